@@ -1,0 +1,73 @@
+"""Every exception dupfinder raises on purpose, in one tree.
+
+``DupfinderError`` is the root. Per-file problems during a scan are never raised to the
+caller: they are caught and recorded as ``ScanError`` values in the result. The classes
+below are what the pieces raise internally (and what a library user may catch):
+
+- ``FileProblem``: one file cannot be fingerprinted; its message is shown to the user.
+  - ``UnsupportedFile``: not a format dupfinder reads (binary data with a text suffix...).
+  - ``TooLittleContent``: too little text, or a flat image, to compare reliably.
+  - ``TooLarge``: over a size or pixel limit (also decompression bombs).
+  - ``CorruptFile``: truncated, malformed, or a decoder failed.
+  - ``EncryptedFile``: password protected.
+- ``CacheError``: the fingerprint cache cannot be opened even after a rebuild.
+- ``ResultFormatError``: a saved result file is not a dupfinder result (also ``ValueError``).
+- ``ActionError``: an action was refused as a whole (e.g. it would remove every member).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ActionError",
+    "CacheError",
+    "CorruptFile",
+    "DupfinderError",
+    "EncryptedFile",
+    "FileProblem",
+    "ResultFormatError",
+    "TooLarge",
+    "TooLittleContent",
+    "UnsupportedFile",
+]
+
+
+class DupfinderError(Exception):
+    """Root of every error dupfinder raises on purpose."""
+
+
+class FileProblem(DupfinderError):
+    """One file cannot be fingerprinted; ``code`` is a stable machine-readable reason."""
+
+    code = "unreadable"
+
+
+class UnsupportedFile(FileProblem):
+    code = "unsupported"
+
+
+class TooLittleContent(FileProblem):
+    code = "too-little-content"
+
+
+class TooLarge(FileProblem):
+    code = "too-large"
+
+
+class CorruptFile(FileProblem):
+    code = "corrupt"
+
+
+class EncryptedFile(FileProblem):
+    code = "encrypted"
+
+
+class CacheError(DupfinderError):
+    """The fingerprint cache could not be opened or rebuilt."""
+
+
+class ResultFormatError(DupfinderError, ValueError):
+    """A saved result file is malformed or of an unknown version."""
+
+
+class ActionError(DupfinderError):
+    """An action plan was refused as a whole."""

@@ -1,0 +1,228 @@
+"""Plain values that flow through a scan: what was found, what it hashed to, how it grouped.
+
+Every type here is immutable and free of I/O so that the CLI, the GUI, the cache and the
+report writers can share them without surprises.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "DEFAULT_IMAGE_THRESHOLD",
+    "DEFAULT_TEXT_THRESHOLD",
+    "FileEntry",
+    "Fingerprint",
+    "Group",
+    "Kind",
+    "Member",
+    "Phase",
+    "Progress",
+    "ProgressCallback",
+    "ScanError",
+    "ScanOptions",
+    "ScanResult",
+    "ScanStats",
+    "no_progress",
+]
+
+#: Hamming radius for text SimHashes, chosen from the accuracy benchmark (bench/text_accuracy.py).
+DEFAULT_TEXT_THRESHOLD = 3
+#: Hamming radius for 64-bit image hashes, chosen from the accuracy benchmark (bench/image_accuracy.py).
+DEFAULT_IMAGE_THRESHOLD = 10
+
+HASH_BITS = 64
+_HASH_MASK = (1 << HASH_BITS) - 1
+
+
+class Kind(enum.StrEnum):
+    """What a file is compared as; text never meets image in one index."""
+
+    TEXT = "text"
+    IMAGE = "image"
+
+
+class Phase(enum.StrEnum):
+    """Stages of a scan, in the order they run."""
+
+    WALKING = "walking"
+    FINGERPRINTING = "fingerprinting"
+    COMPARING = "comparing"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """A file found by the walk, with the stat values that key the cache and guard actions."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    kind: Kind
+
+    @property
+    def mtime(self) -> float:
+        return self.mtime_ns / 1e9
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """A 64-bit hash of one file's content; ``a - b`` is the Hamming distance."""
+
+    kind: Kind
+    value: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, int) or not 0 <= self.value <= _HASH_MASK:
+            raise ValueError(f"fingerprint must be an unsigned 64-bit int, got {self.value!r}")
+
+    def distance(self, other: Fingerprint) -> int:
+        if other.kind is not self.kind:
+            raise ValueError(f"cannot compare a {self.kind} fingerprint with a {other.kind} one")
+        return (self.value ^ other.value).bit_count()
+
+    def __sub__(self, other: Fingerprint) -> int:
+        return self.distance(other)
+
+    def hex(self) -> str:
+        """Sixteen lowercase hex digits, most significant first; stable across versions."""
+        return f"{self.value:016x}"
+
+    @classmethod
+    def from_hex(cls, kind: Kind | str, text: str) -> Fingerprint:
+        if len(text) != 16:
+            raise ValueError(f"fingerprint hex must have 16 digits, got {text!r}")
+        return cls(Kind(kind), int(text, 16))
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.hex()}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScanError:
+    """One file that could not be compared, and why (shown to the user as is)."""
+
+    path: str
+    error: str
+    code: str = "unreadable"
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One file of a group, with its distance (bits) to the group's representative."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    distance: int
+    fingerprint: Fingerprint
+    width: int | None = None
+    height: int | None = None
+
+    @property
+    def mtime(self) -> float:
+        return self.mtime_ns / 1e9
+
+    @property
+    def similarity(self) -> float:
+        """Share of equal bits with the representative, 0..1."""
+        return 1.0 - self.distance / HASH_BITS
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Files that are near-duplicates of each other; ``members[0]`` is the representative."""
+
+    kind: Kind
+    members: tuple[Member, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.members) < 2:
+            raise ValueError("a group needs at least two members")
+
+    @property
+    def representative(self) -> Member:
+        return self.members[0]
+
+    @property
+    def reclaimable_bytes(self) -> int:
+        """Bytes freed by keeping only the largest member."""
+        sizes = [m.size for m in self.members]
+        return sum(sizes) - max(sizes)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanStats:
+    files_seen: int = 0
+    files_fingerprinted: int = 0
+    files_from_cache: int = 0
+    pairs: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    groups: tuple[Group, ...] = ()
+    errors: tuple[ScanError, ...] = ()
+    stats: ScanStats = field(default_factory=ScanStats)
+
+
+def _default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOptions:
+    """Everything that changes what a scan finds; the CLI and the GUI both build one of these."""
+
+    roots: tuple[Path, ...]
+    kinds: frozenset[Kind] = frozenset({Kind.TEXT, Kind.IMAGE})
+    text_threshold: int = DEFAULT_TEXT_THRESHOLD
+    image_threshold: int = DEFAULT_IMAGE_THRESHOLD
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    min_size: int = 1
+    max_size: int | None = None
+    include_hidden: bool = False
+    follow_symlinks: bool = False
+    image_invariance: bool = False
+    jobs: int = field(default_factory=_default_jobs)
+    use_cache: bool = True
+    cache_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("text_threshold", "image_threshold"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or not 0 <= value <= 32:
+                raise ValueError(f"{name} must be an int from 0 to 32, got {value!r}")
+        if self.jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {self.jobs}")
+        if self.min_size < 0:
+            raise ValueError("min_size must not be negative")
+        if not self.kinds:
+            raise ValueError("choose at least one kind of file to scan")
+
+    def threshold(self, kind: Kind) -> int:
+        return self.text_threshold if kind is Kind.TEXT else self.image_threshold
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A progress sample: ``done`` of ``total`` items in ``phase`` (total None while unknown)."""
+
+    phase: Phase
+    done: int
+    total: int | None = None
+    current: str | None = None
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def no_progress(_: Progress) -> None:
+    """The do-nothing progress sink that the CLI and tests get by default."""
