@@ -1,0 +1,218 @@
+"""``dupfinder scan``: find near-duplicates headless and print them for people or scripts."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+import threading
+from pathlib import Path
+from typing import Any, TextIO
+
+from dupfinder.cli.progress import TerminalProgress
+from dupfinder.core.model import (
+    DEFAULT_IMAGE_THRESHOLD,
+    DEFAULT_TEXT_THRESHOLD,
+    Kind,
+    ScanOptions,
+    ScanResult,
+)
+
+__all__ = ["options_from_args", "register", "run_scan_cancellable"]
+
+_KINDS = {
+    "text": frozenset({Kind.TEXT}),
+    "image": frozenset({Kind.IMAGE}),
+    "all": frozenset({Kind.TEXT, Kind.IMAGE}),
+}
+
+
+def _threshold(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 32:
+        raise argparse.ArgumentTypeError("must be from 0 to 32 bits")
+    return value
+
+
+def _size(text: str) -> int:
+    """Bytes, with an optional K/M/G suffix (powers of 1024)."""
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    text = text.strip().lower().removesuffix("b")
+    factor = units.get(text[-1:], 1)
+    number = text[:-1] if text[-1:] in units else text
+    try:
+        value = int(float(number) * factor)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
+
+def _jobs(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "scan",
+        help="find near-duplicate files in folders",
+        description="Find near-duplicate documents and images under PATH... and print the groups.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to scan")
+    parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
+    parser.add_argument(
+        "--kind", choices=tuple(_KINDS), default="all", help="what to compare (default: all)"
+    )
+    parser.add_argument(
+        "--text-threshold",
+        type=_threshold,
+        default=DEFAULT_TEXT_THRESHOLD,
+        metavar="K",
+        help=f"max differing bits of 64 for documents (default {DEFAULT_TEXT_THRESHOLD})",
+    )
+    parser.add_argument(
+        "--image-threshold",
+        type=_threshold,
+        default=DEFAULT_IMAGE_THRESHOLD,
+        metavar="K",
+        help=f"max differing bits of 64 for images (default {DEFAULT_IMAGE_THRESHOLD})",
+    )
+    parser.add_argument("--include", action="append", default=[], metavar="GLOB")
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    parser.add_argument("--min-size", type=_size, default=1, metavar="BYTES")
+    parser.add_argument("--max-size", type=_size, default=None, metavar="BYTES")
+    parser.add_argument("--hidden", action="store_true", help="include hidden files and folders")
+    parser.add_argument("--follow-symlinks", action="store_true")
+    parser.add_argument(
+        "--mirror-rotate",
+        action="store_true",
+        help="also match images that are mirrored or rotated by 90 degrees",
+    )
+    parser.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    parser.add_argument("--cache-dir", metavar="DIR")
+    try:
+        from dupfinder.cli.actions_cmd import add_action_options
+    except ImportError:  # pragma: no cover - present in every release
+        add_action_options = None  # type: ignore[assignment]
+    if add_action_options is not None:
+        add_action_options(parser)
+    parser.set_defaults(handler=_handle)
+
+
+def options_from_args(args: argparse.Namespace) -> ScanOptions:
+    extra: dict[str, Any] = {}
+    if args.jobs is not None:
+        extra["jobs"] = args.jobs
+    return ScanOptions(
+        roots=tuple(Path(p) for p in args.paths),
+        kinds=_KINDS[args.kind],
+        text_threshold=args.text_threshold,
+        image_threshold=args.image_threshold,
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
+        min_size=args.min_size,
+        max_size=args.max_size,
+        include_hidden=args.hidden,
+        follow_symlinks=args.follow_symlinks,
+        image_invariance=args.mirror_rotate,
+        use_cache=not args.no_cache,
+        cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+        **extra,
+    )
+
+
+def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
+    """Run the scan on a worker thread so Ctrl-C in this one cancels it cleanly."""
+    from dupfinder.core import scan
+
+    cancel = threading.Event()
+    bar = TerminalProgress(err)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = scan.run(options, bar, cancel)
+        except BaseException as exc:  # handed to the main thread and raised there
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name="dupfinder-scan", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        cancel.set()
+        err.write("\ncancelling…\n")
+        thread.join()
+    finally:
+        bar.finish()
+    if "error" in box:
+        raise box["error"]
+    result: ScanResult = box["result"]
+    return result
+
+
+def write_result(result: ScanResult, fmt: str, out: TextIO) -> None:
+    from dupfinder.core import report
+
+    writer = {"json": report.write_json, "csv": report.write_csv, "text": report.write_text}[fmt]
+    writer(result, out)
+
+
+def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from dupfinder.cli import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_USAGE
+
+    try:
+        options = options_from_args(args)
+    except ValueError as exc:
+        err.write(f"dupfinder scan: error: {exc}\n")
+        return EXIT_USAGE
+    missing = [p for p in options.roots if not p.exists()]
+    if missing:
+        err.write(f"dupfinder scan: error: no such file or folder: {missing[0]}\n")
+        return EXIT_USAGE
+    try:
+        result = run_scan_cancellable(options, err)
+    except Exception as exc:
+        err.write(f"dupfinder: scan failed: {exc}\n")
+        return EXIT_FATAL
+    if result.stats.cancelled:
+        err.write("dupfinder: scan cancelled\n")
+        return EXIT_CANCELLED
+    buffer = io.StringIO()
+    write_result(result, args.format, buffer)
+    text = buffer.getvalue()
+    try:
+        if args.output:
+            with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as handle:
+                handle.write(text)
+        else:
+            _write_stdout(out, text)
+    except OSError as exc:
+        err.write(f"dupfinder: cannot write the result: {exc}\n")
+        return EXIT_FATAL
+    if getattr(args, "action", None) or getattr(args, "keep", None):
+        from dupfinder.cli.actions_cmd import run_actions
+
+        return int(run_actions(result, args, out if args.output else err, err))
+    return EXIT_OK
+
+
+def _write_stdout(out: TextIO, text: str) -> None:
+    """File names that are not valid UTF-8 go out as their original bytes."""
+    if out is sys.stdout and hasattr(out, "buffer"):
+        out.flush()
+        out.buffer.write(text.encode("utf-8", "surrogateescape"))
+        out.buffer.flush()
+        return
+    with contextlib.suppress(UnicodeEncodeError):
+        out.write(text)
+        return
+    out.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))

@@ -1,0 +1,213 @@
+"""SQLite cache of fingerprints, so a rescan of unchanged files costs a stat, not a decode.
+
+The key holds everything that changes the answer: path, size, mtime_ns and the algorithm
+id (algorithm, its version and the settings that matter). WAL mode and a busy timeout let
+the CLI and the GUI use one cache at once; every batch is its own transaction, so a
+killed scan keeps what it committed. A corrupt or old-schema file is set aside and
+rebuilt, and a cache that cannot be written at all turns itself off: the scan goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from dupfinder.core.fingerprint import Outcome
+
+__all__ = ["SCHEMA_VERSION", "FingerprintCache", "default_cache_dir"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+_LOOKUP_CHUNK = 500
+_SIGN_BIT = 1 << 63
+_WRAP = 1 << 64
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS fingerprints (
+    path BLOB NOT NULL,
+    algorithm TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    value INTEGER,
+    width INTEGER,
+    height INTEGER,
+    variants TEXT,
+    error TEXT,
+    code TEXT,
+    PRIMARY KEY (path, algorithm)
+) WITHOUT ROWID
+"""
+
+
+def default_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("dupfinder", appauthor=False))
+
+
+def _to_signed(value: int) -> int:
+    return value - _WRAP if value >= _SIGN_BIT else value
+
+
+def _to_unsigned(value: int) -> int:
+    return value + _WRAP if value < 0 else value
+
+
+class FingerprintCache:
+    """Fingerprint outcomes keyed by (path, size, mtime_ns, algorithm)."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        self.path = self.directory / "fingerprints.sqlite3"
+        self.problem: str | None = None
+        self._db: sqlite3.Connection | None = None
+        try:
+            self._db = self._open()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self._set_aside(exc)
+
+    @property
+    def enabled(self) -> bool:
+        return self._db is not None
+
+    def _open(self) -> sqlite3.Connection:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
+        try:
+            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            if version not in (0, SCHEMA_VERSION):
+                log.warning("fingerprint cache %s has schema %s; rebuilding", self.path, version)
+                db.execute("DROP TABLE IF EXISTS fingerprints")
+            db.execute(_SCHEMA)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.commit()
+            db.execute("SELECT 1 FROM fingerprints LIMIT 1").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _set_aside(self, exc: Exception) -> None:
+        """A damaged cache is moved aside and rebuilt once; if that fails, caching is off."""
+        if isinstance(exc, sqlite3.DatabaseError) and self.path.exists():
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            log.warning("fingerprint cache %s is damaged (%s); rebuilding", self.path, exc)
+            try:
+                os.replace(self.path, aside)
+                for suffix in ("-wal", "-shm"):
+                    Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+                self._db = self._open()
+                return
+            except (sqlite3.DatabaseError, OSError) as second:
+                exc = second
+        self.problem = f"fingerprint cache disabled: {exc}"
+        log.warning("%s", self.problem)
+        self._db = None
+
+    def lookup(self, algorithm: str, keys: Sequence[tuple[str, int, int]]) -> dict[int, Outcome]:
+        """Cached outcomes for ``keys`` (path, size, mtime_ns), by position in ``keys``."""
+        found: dict[int, Outcome] = {}
+        if self._db is None:
+            return found
+        try:
+            for start in range(0, len(keys), _LOOKUP_CHUNK):
+                chunk = keys[start : start + _LOOKUP_CHUNK]
+                encoded = [os.fsencode(path) for path, _, _ in chunk]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    "SELECT path, size, mtime_ns, value, width, height, variants, error, code "
+                    f"FROM fingerprints WHERE algorithm = ? AND path IN ({marks})",
+                    [algorithm, *encoded],
+                ).fetchall()
+                by_path = {row[0]: row for row in rows}
+                for offset, (raw, (_, size, mtime_ns)) in enumerate(
+                    zip(encoded, chunk, strict=True)
+                ):
+                    row = by_path.get(raw)
+                    if row is None or row[1] != size or row[2] != mtime_ns:
+                        continue
+                    found[start + offset] = _outcome_from_row(start + offset, row)
+        except sqlite3.DatabaseError as exc:
+            self._disable(exc)
+        return found
+
+    def store(
+        self,
+        algorithm: str,
+        items: Iterable[tuple[tuple[str, int, int], Outcome]],
+    ) -> None:
+        """Save outcomes in one transaction; transient failures are not cached."""
+        if self._db is None:
+            return
+        rows = [
+            (
+                os.fsencode(path),
+                algorithm,
+                size,
+                mtime_ns,
+                None if o.value is None else _to_signed(o.value),
+                o.width,
+                o.height,
+                ",".join(f"{v:016x}" for v in o.variants) or None,
+                o.error,
+                o.code,
+            )
+            for (path, size, mtime_ns), o in items
+            if o.cacheable
+        ]
+        if not rows:
+            return
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO fingerprints "
+                    "(path, algorithm, size, mtime_ns, value, width, height, variants, error, code)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self._disable(exc)
+
+    def _disable(self, exc: Exception) -> None:
+        self.problem = f"fingerprint cache disabled: {exc}"
+        log.warning("%s", self.problem)
+        self.close()
+
+    def clear(self) -> None:
+        if self._db is not None:
+            with self._db:
+                self._db.execute("DELETE FROM fingerprints")
+
+    def close(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            finally:
+                self._db = None
+
+    def __enter__(self) -> FingerprintCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _outcome_from_row(position: int, row: tuple[object, ...]) -> Outcome:
+    _, _, _, value, width, height, variants, error, code = row
+    return Outcome(
+        row=position,
+        value=None if value is None else _to_unsigned(int(value)),  # type: ignore[call-overload]
+        width=width,  # type: ignore[arg-type]
+        height=height,  # type: ignore[arg-type]
+        variants=tuple(int(v, 16) for v in str(variants).split(",")) if variants else (),
+        error=error,  # type: ignore[arg-type]
+        code=code,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,238 @@
+"""Write and read scan results: the JSON contract, CSV and a human-readable table.
+
+The JSON shape is a public contract (see the README): fields may be added, never renamed
+or removed, and ``version`` changes only when an existing field changes meaning.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from dupfinder.core.errors import ResultFormatError
+from dupfinder.core.model import (
+    Fingerprint,
+    Group,
+    Kind,
+    Member,
+    ScanError,
+    ScanResult,
+    ScanStats,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "format_size",
+    "load_result",
+    "result_from_dict",
+    "result_to_dict",
+    "save_result",
+    "write_csv",
+    "write_json",
+    "write_text",
+]
+
+FORMAT_VERSION = 1
+CSV_COLUMNS = (
+    "group",
+    "kind",
+    "representative",
+    "path",
+    "size",
+    "mtime",
+    "distance",
+    "similarity",
+    "width",
+    "height",
+    "fingerprint",
+)
+
+
+def _member_to_dict(member: Member) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "path": member.path,
+        "size": member.size,
+        "mtime": member.mtime,
+        "mtime_ns": member.mtime_ns,
+        "distance": member.distance,
+        "fingerprint": member.fingerprint.hex(),
+    }
+    if member.width is not None and member.height is not None:
+        data["width"] = member.width
+        data["height"] = member.height
+    return data
+
+
+def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON contract as a dict; ``extra`` adds top-level keys (e.g. saved marks)."""
+    data: dict[str, Any] = {
+        "version": FORMAT_VERSION,
+        "groups": [
+            {
+                "kind": str(group.kind),
+                "representative": group.representative.path,
+                "members": [_member_to_dict(m) for m in group.members],
+            }
+            for group in result.groups
+        ],
+        "errors": [{"path": e.path, "error": e.error, "code": e.code} for e in result.errors],
+        "stats": {
+            "files_seen": result.stats.files_seen,
+            "files_fingerprinted": result.stats.files_fingerprinted,
+            "files_from_cache": result.stats.files_from_cache,
+            "pairs": result.stats.pairs,
+            "seconds": round(result.stats.seconds, 3),
+            "cancelled": result.stats.cancelled,
+        },
+    }
+    if extra:
+        data.update(extra)
+    return data
+
+
+def _member_from_dict(kind: Kind, raw: Mapping[str, Any]) -> Member:
+    mtime_ns = raw.get("mtime_ns")
+    if mtime_ns is None:
+        mtime_ns = round(float(raw["mtime"]) * 1e9)
+    hex_value = raw.get("fingerprint")
+    fingerprint = Fingerprint.from_hex(kind, hex_value) if hex_value else Fingerprint(kind, 0)
+    return Member(
+        path=str(raw["path"]),
+        size=int(raw["size"]),
+        mtime_ns=int(mtime_ns),
+        distance=int(raw["distance"]),
+        fingerprint=fingerprint,
+        width=raw.get("width"),
+        height=raw.get("height"),
+    )
+
+
+def result_from_dict(data: Mapping[str, Any]) -> ScanResult:
+    """Rebuild a result from the JSON contract; raises ResultFormatError when it is not one."""
+    if not isinstance(data, Mapping) or data.get("version") != FORMAT_VERSION:
+        raise ResultFormatError(
+            f"not a dupfinder result of version {FORMAT_VERSION} "
+            f"(found version {data.get('version') if isinstance(data, Mapping) else None!r})"
+        )
+    try:
+        groups = []
+        for raw_group in data["groups"]:
+            kind = Kind(raw_group["kind"])
+            members = tuple(_member_from_dict(kind, m) for m in raw_group["members"])
+            groups.append(Group(kind, members))
+        errors = tuple(
+            ScanError(str(e["path"]), str(e["error"]), str(e.get("code", "unreadable")))
+            for e in data.get("errors", [])
+        )
+        raw_stats = data.get("stats", {})
+        stats = ScanStats(
+            files_seen=int(raw_stats.get("files_seen", 0)),
+            files_fingerprinted=int(raw_stats.get("files_fingerprinted", 0)),
+            files_from_cache=int(raw_stats.get("files_from_cache", 0)),
+            pairs=int(raw_stats.get("pairs", 0)),
+            seconds=float(raw_stats.get("seconds", 0.0)),
+            cancelled=bool(raw_stats.get("cancelled", False)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ResultFormatError(f"malformed dupfinder result: {exc}") from exc
+    return ScanResult(tuple(groups), errors, stats)
+
+
+def write_json(result: ScanResult, out: TextIO, extra: Mapping[str, Any] | None = None) -> None:
+    """UTF-8 JSON; file names that are not valid UTF-8 are written as \\udcXX escapes."""
+    data = result_to_dict(result, extra)
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from undecodable file names
+        text = json.dumps(data, ensure_ascii=True, indent=2)
+    out.write(text + "\n")
+
+
+def save_result(
+    result: ScanResult, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None
+) -> None:
+    """Write atomically (temp file + rename) so a crash never leaves half a result."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        write_json(result, out, extra)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, target)
+
+
+def load_result(path: str | os.PathLike[str]) -> tuple[ScanResult, dict[str, Any]]:
+    """Read a saved result; returns it with the raw dict (for extra keys such as marks)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise ResultFormatError(f"{path}: not JSON ({exc})") from exc
+    return result_from_dict(data), data
+
+
+def _csv_rows(result: ScanResult) -> Iterable[list[Any]]:
+    for number, group in enumerate(result.groups, start=1):
+        for index, m in enumerate(group.members):
+            yield [
+                number,
+                str(group.kind),
+                int(index == 0),
+                m.path,
+                m.size,
+                f"{m.mtime:.3f}",
+                m.distance,
+                f"{m.similarity:.3f}",
+                "" if m.width is None else m.width,
+                "" if m.height is None else m.height,
+                m.fingerprint.hex(),
+            ]
+
+
+def write_csv(result: ScanResult, out: TextIO) -> None:
+    """One row per member, numbered by group; errors are not part of the CSV."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(_csv_rows(result))
+
+
+def format_size(size: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    raise AssertionError("unreachable")
+
+
+def write_text(result: ScanResult, out: TextIO) -> None:
+    """A table for people: one block per group, representative first, then the problems."""
+    buffer = io.StringIO()
+    for number, group in enumerate(result.groups, start=1):
+        reclaim = format_size(group.reclaimable_bytes)
+        buffer.write(
+            f"Group {number} · {group.kind} · {len(group.members)} files · {reclaim} reclaimable\n"
+        )
+        for index, m in enumerate(group.members):
+            marker = "*" if index == 0 else " "
+            dims = f"  {m.width}x{m.height}" if m.width and m.height else ""
+            buffer.write(
+                f"  {marker} {m.distance:>2} bits {m.similarity:>6.1%}  "
+                f"{format_size(m.size):>9}{dims}  {m.path}\n"
+            )
+        buffer.write("\n")
+    for error in result.errors:
+        buffer.write(f"! {error.path}: {error.error}\n")
+    stats = result.stats
+    state = " (cancelled)" if stats.cancelled else ""
+    buffer.write(
+        f"{len(result.groups)} groups in {stats.files_seen} files "
+        f"({stats.files_fingerprinted} fingerprinted, {stats.files_from_cache} from cache, "
+        f"{len(result.errors)} problems) in {stats.seconds:.2f} s{state}\n"
+    )
+    out.write(buffer.getvalue())

@@ -1,0 +1,309 @@
+"""The scan pipeline: walk → cache → fingerprint (process pool) → index → cluster.
+
+``run`` is the one entry point the CLI and the GUI share. It reports progress by phase
+through a callback (sampled, never per file) and stops between chunks when ``cancel`` is
+set; a cancelled scan returns an empty, flagged result and keeps what it cached.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+import numpy as np
+
+from dupfinder.core.cache import FingerprintCache
+from dupfinder.core.cluster import cluster_unique
+from dupfinder.core.fingerprint import (
+    Outcome,
+    Task,
+    algorithm_id,
+    fingerprint_batch,
+    worker_init,
+)
+from dupfinder.core.model import (
+    FileEntry,
+    Fingerprint,
+    Group,
+    Kind,
+    Member,
+    Phase,
+    Progress,
+    ProgressCallback,
+    ScanError,
+    ScanOptions,
+    ScanResult,
+    ScanStats,
+    no_progress,
+)
+from dupfinder.core.pairs import near_pairs
+from dupfinder.core.walk import WalkReport, walk
+
+__all__ = ["run"]
+
+#: Below this many files to fingerprint, worker start-up costs more than it saves.
+_IN_PROCESS_LIMIT = 48
+_SAMPLE_SECONDS = 0.1
+
+
+class _Sampler:
+    """Forwards at most one progress sample per interval, plus every phase change."""
+
+    def __init__(self, sink: ProgressCallback) -> None:
+        self._sink = sink
+        self._last = 0.0
+        self._phase: Phase | None = None
+
+    def __call__(self, sample: Progress, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or sample.phase is not self._phase or now - self._last >= _SAMPLE_SECONDS:
+            self._phase = sample.phase
+            self._last = now
+            self._sink(sample)
+
+
+def run(
+    options: ScanOptions,
+    progress: ProgressCallback = no_progress,
+    cancel: threading.Event | None = None,
+) -> ScanResult:
+    """Scan ``options.roots`` and return the groups of near-duplicate files."""
+    started = time.monotonic()
+    cancel = cancel if cancel is not None else threading.Event()
+    sample = _Sampler(progress)
+    walk_report = WalkReport()
+    entries: list[FileEntry] = []
+    for entry in walk(
+        options,
+        walk_report,
+        cancel,
+        on_file=lambda found: sample(Progress(Phase.WALKING, found)),
+    ):
+        entries.append(entry)
+    sample(Progress(Phase.WALKING, len(entries), len(entries)), force=True)
+    if cancel.is_set():
+        return _cancelled(len(entries), started)
+
+    outcomes, from_cache = _fingerprint_all(entries, options, sample, cancel)
+    if cancel.is_set():
+        return _cancelled(len(entries), started, from_cache)
+
+    errors = list(walk_report.errors)
+    for entry, outcome in zip(entries, outcomes, strict=True):
+        if outcome is not None and outcome.error is not None:
+            errors.append(ScanError(entry.path, outcome.error, outcome.code or "unreadable"))
+    groups, pair_count = _compare(entries, outcomes, options, sample)
+    sample(Progress(Phase.DONE, len(entries), len(entries)), force=True)
+    fingerprinted = sum(1 for o in outcomes if o is not None and o.value is not None)
+    stats = ScanStats(
+        files_seen=len(entries),
+        files_fingerprinted=fingerprinted,
+        files_from_cache=from_cache,
+        pairs=pair_count,
+        seconds=time.monotonic() - started,
+    )
+    errors.sort(key=lambda e: e.path)
+    return ScanResult(tuple(groups), tuple(errors), stats)
+
+
+def _cancelled(seen: int, started: float, from_cache: int = 0) -> ScanResult:
+    stats = ScanStats(
+        files_seen=seen,
+        files_from_cache=from_cache,
+        seconds=time.monotonic() - started,
+        cancelled=True,
+    )
+    return ScanResult(stats=stats)
+
+
+def _fingerprint_all(
+    entries: Sequence[FileEntry],
+    options: ScanOptions,
+    sample: _Sampler,
+    cancel: threading.Event,
+) -> tuple[list[Outcome | None], int]:
+    """Outcomes for every entry: from the cache where it is fresh, else computed."""
+    outcomes: list[Outcome | None] = [None] * len(entries)
+    algorithms = {
+        kind: algorithm_id(kind, image_invariance=options.image_invariance)
+        for kind in {e.kind for e in entries}
+    }
+    cache = FingerprintCache(options.cache_dir) if options.use_cache else None
+    try:
+        from_cache = 0
+        if cache is not None:
+            for kind, algorithm in algorithms.items():
+                rows = [i for i, e in enumerate(entries) if e.kind is kind]
+                keys = [(entries[i].path, entries[i].size, entries[i].mtime_ns) for i in rows]
+                for position, outcome in cache.lookup(algorithm, keys).items():
+                    row = rows[position]
+                    outcomes[row] = Outcome(
+                        row,
+                        outcome.value,
+                        outcome.width,
+                        outcome.height,
+                        outcome.variants,
+                        outcome.error,
+                        outcome.code,
+                    )
+                    from_cache += 1
+        tasks = [Task(i, e.path, e.kind) for i, e in enumerate(entries) if outcomes[i] is None]
+        done = from_cache
+        sample(Progress(Phase.FINGERPRINTING, done, len(entries)), force=True)
+        for batch in _outcomes(tasks, options, cancel):
+            for outcome in batch:
+                outcomes[outcome.row] = outcome
+            done += len(batch)
+            if cache is not None:
+                for kind, algorithm in algorithms.items():
+                    cache.store(
+                        algorithm,
+                        (
+                            ((entries[o.row].path, entries[o.row].size, entries[o.row].mtime_ns), o)
+                            for o in batch
+                            if entries[o.row].kind is kind
+                        ),
+                    )
+            last = entries[batch[-1].row].path if batch else None
+            sample(Progress(Phase.FINGERPRINTING, done, len(entries), last))
+        return outcomes, from_cache
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def _outcomes(
+    tasks: list[Task], options: ScanOptions, cancel: threading.Event
+) -> Iterator[list[Outcome]]:
+    if options.jobs <= 1 or len(tasks) <= _IN_PROCESS_LIMIT:
+        for start in range(0, len(tasks), 8):
+            if cancel.is_set():
+                return
+            yield fingerprint_batch(tasks[start : start + 8], options.image_invariance)
+        return
+    yield from _pool_outcomes(tasks, options, cancel)
+
+
+def _mp_context() -> multiprocessing.context.BaseContext:
+    """forkserver where it exists (safe beside GUI threads, cheap starts); spawn when frozen."""
+    if getattr(sys, "frozen", False) or sys.platform in ("win32", "darwin"):
+        return multiprocessing.get_context("spawn")
+    return multiprocessing.get_context("forkserver")
+
+
+def _pool_outcomes(
+    tasks: list[Task], options: ScanOptions, cancel: threading.Event
+) -> Iterator[list[Outcome]]:
+    """Fingerprint in a process pool; a file that kills its worker is isolated and reported.
+
+    When a worker dies, every chunk in flight fails with it, so those files are retried one
+    at a time with a single file in flight: the one that breaks the pool then is the culprit.
+    """
+    chunk_size = max(1, min(32, len(tasks) // (options.jobs * 8) or 1))
+    pending: deque[list[Task]] = deque(
+        tasks[i : i + chunk_size] for i in range(0, len(tasks), chunk_size)
+    )
+    suspects: deque[Task] = deque()
+    while pending or suspects:
+        pool = ProcessPoolExecutor(
+            max_workers=options.jobs, mp_context=_mp_context(), initializer=worker_init
+        )
+        inflight: dict[Future[list[Outcome]], list[Task]] = {}
+        try:
+            while pending or suspects or inflight:
+                if suspects:
+                    if not inflight:
+                        lone = [suspects.popleft()]
+                        inflight[pool.submit(fingerprint_batch, lone, options.image_invariance)] = (
+                            lone
+                        )
+                else:
+                    while pending and len(inflight) < options.jobs * 4:
+                        chunk = pending.popleft()
+                        future = pool.submit(fingerprint_batch, chunk, options.image_invariance)
+                        inflight[future] = chunk
+                finished, _ = wait(inflight, timeout=0.1, return_when=FIRST_COMPLETED)
+                if cancel.is_set():
+                    return
+                broken = False
+                for future in finished:
+                    chunk = inflight.pop(future)
+                    try:
+                        yield future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        if len(chunk) == 1 and not inflight:
+                            yield [_crashed(chunk[0])]
+                        else:
+                            suspects.extend(chunk)
+                if broken:
+                    for chunk in inflight.values():
+                        suspects.extend(chunk)
+                    inflight.clear()
+                    break
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _crashed(task: Task) -> Outcome:
+    return Outcome(task.row, error="the file crashed its reader; skipped", code="crashed")
+
+
+def _compare(
+    entries: Sequence[FileEntry],
+    outcomes: Sequence[Outcome | None],
+    options: ScanOptions,
+    sample: _Sampler,
+) -> tuple[list[Group], int]:
+    """Index each kind on its own, pair within its threshold, and cluster the pairs."""
+    groups: list[Group] = []
+    total_pairs = 0
+    kinds = sorted({e.kind for e in entries})
+    for step, kind in enumerate(kinds):
+        sample(Progress(Phase.COMPARING, step, len(kinds)), force=True)
+        rows = [
+            i
+            for i, e in enumerate(entries)
+            if e.kind is kind and (o := outcomes[i]) is not None and o.value is not None
+        ]
+        if len(rows) < 2:
+            continue
+        values = np.fromiter(
+            (outcomes[i].value for i in rows),  # type: ignore[union-attr]
+            dtype=np.uint64,
+            count=len(rows),
+        )
+        variants = None
+        if kind is Kind.IMAGE and options.image_invariance:
+            variants = [outcomes[i].variants for i in rows]  # type: ignore[union-attr]
+        pairs = near_pairs(values, options.threshold(kind), variants)
+        total_pairs += len(pairs)
+        paths = [entries[i].path for i in rows]
+        for found in cluster_unique(values, pairs, paths):
+            members = []
+            for local, distance in zip(found.rows, found.distances, strict=True):
+                entry = entries[rows[local]]
+                outcome = outcomes[rows[local]]
+                if outcome is None or outcome.value is None:  # rows hold only fingerprinted files
+                    continue
+                members.append(
+                    Member(
+                        path=entry.path,
+                        size=entry.size,
+                        mtime_ns=entry.mtime_ns,
+                        distance=distance,
+                        fingerprint=Fingerprint(kind, outcome.value),
+                        width=outcome.width,
+                        height=outcome.height,
+                    )
+                )
+            groups.append(Group(kind, tuple(members)))
+    sample(Progress(Phase.COMPARING, len(kinds), len(kinds)), force=True)
+    groups.sort(key=lambda g: (-len(g.members), g.representative.path))
+    return groups, total_pairs

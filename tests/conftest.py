@@ -1,0 +1,17 @@
+"""Test-wide isolation: no test may touch the user's real trash, cache, config or display.
+
+These variables are set at import time, before any test module imports send2trash
+(which reads XDG_DATA_HOME once) or creates a QApplication.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+_SANDBOX = tempfile.mkdtemp(prefix="dupfinder-tests-")
+for _name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+    os.environ[_name] = os.path.join(_SANDBOX, _name.lower())
+    os.makedirs(os.environ[_name], exist_ok=True)
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")

@@ -1,0 +1,82 @@
+"""Clusters are the connected components of the pair graph, with a deterministic layout."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dupfinder.core.cluster import cluster_unique
+
+
+def _brute_pairs(unique: np.ndarray, k: int) -> np.ndarray:
+    pairs = [
+        (i, j)
+        for i, j in itertools.combinations(range(len(unique)), 2)
+        if int(unique[i] ^ unique[j]).bit_count() <= k
+    ]
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def _components(values: list[int], k: int) -> set[frozenset[int]]:
+    """Reference: flood fill over rows with a plain Python loop."""
+    n = len(values)
+    seen: set[int] = set()
+    out = set()
+    for start in range(n):
+        if start in seen:
+            continue
+        stack, comp = [start], {start}
+        while stack:
+            row = stack.pop()
+            for other in range(n):
+                if other not in comp and (values[row] ^ values[other]).bit_count() <= k:
+                    comp.add(other)
+                    stack.append(other)
+        seen |= comp
+        if len(comp) > 1:
+            out.add(frozenset(comp))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from([0, 1, 3, 7, 0xFF, 0xF0F0, 2**63, 2**64 - 1]), max_size=25),
+    st.integers(min_value=0, max_value=4),
+)
+def test_components_match_flood_fill(values: list[int], k: int) -> None:
+    array = np.array(values, dtype=np.uint64)
+    unique = np.unique(array)
+    clusters = cluster_unique(
+        array, _brute_pairs(unique, k), [f"/f{i:03d}" for i in range(len(values))]
+    )
+    assert {frozenset(c.rows) for c in clusters} == _components(values, k)
+    for c in clusters:
+        rep = values[c.rows[0]]
+        assert list(c.distances) == [(rep ^ values[r]).bit_count() for r in c.rows]
+        assert c.distances[0] == 0
+
+
+def test_representative_has_most_matches_and_ties_break_by_key() -> None:
+    # a chain 0 - 1 - 3 (bits): the middle value matches both ends
+    values = np.array([0b11, 0b0, 0b1], dtype=np.uint64)
+    unique = np.unique(values)
+    clusters = cluster_unique(values, _brute_pairs(unique, 1), ["/c", "/a", "/b"])
+    assert clusters[0].rows[0] == 2  # 0b1 is one bit from both others
+    ties = np.array([5, 5], dtype=np.uint64)
+    (only,) = cluster_unique(ties, np.zeros((0, 2), dtype=np.int64), ["/z", "/y"])
+    assert only.rows == (1, 0)
+
+
+def test_identical_copies_are_one_node_and_order_is_by_size() -> None:
+    values = np.array([9] * 1000 + [1, 1, 1], dtype=np.uint64)
+    keys = [f"/{i:05d}" for i in range(len(values))]
+    clusters = cluster_unique(values, np.zeros((0, 2), dtype=np.int64), keys)
+    assert [len(c.rows) for c in clusters] == [1000, 3]
+
+
+def test_empty_and_singletons() -> None:
+    assert cluster_unique(np.array([], dtype=np.uint64), np.zeros((0, 2)), []) == []
+    assert cluster_unique(np.array([1, 2], dtype=np.uint64), np.zeros((0, 2)), ["a", "b"]) == []

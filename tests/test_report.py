@@ -1,0 +1,113 @@
+"""The JSON contract round-trips; CSV and text say the same things for people and sheets."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from dupfinder.core.errors import ResultFormatError
+from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanError, ScanResult, ScanStats
+from dupfinder.core.report import (
+    load_result,
+    result_from_dict,
+    result_to_dict,
+    save_result,
+    write_csv,
+    write_json,
+    write_text,
+)
+
+
+def _result(path_b: str = "/docs/b.txt") -> ScanResult:
+    text = Group(
+        Kind.TEXT,
+        (
+            Member("/docs/a.txt", 1200, 1_700_000_000_123_456_789, 0, Fingerprint(Kind.TEXT, 7)),
+            Member(path_b, 1180, 1_700_000_001_000_000_000, 2, Fingerprint(Kind.TEXT, 4)),
+        ),
+    )
+    image = Group(
+        Kind.IMAGE,
+        (
+            Member("/p/1.jpg", 5000, 1, 0, Fingerprint(Kind.IMAGE, 2**64 - 1), 640, 480),
+            Member("/p/2.webp", 3000, 2, 5, Fingerprint(Kind.IMAGE, 2**64 - 32), 320, 240),
+        ),
+    )
+    return ScanResult(
+        (text, image),
+        (ScanError("/docs/bad.pdf", "password-protected PDF", "encrypted"),),
+        ScanStats(files_seen=5, files_fingerprinted=4, pairs=2, seconds=0.25),
+    )
+
+
+def test_json_matches_the_documented_contract() -> None:
+    data = json.loads(json.dumps(result_to_dict(_result())))
+    assert data["version"] == 1
+    group = data["groups"][0]
+    assert group["kind"] == "text"
+    assert group["representative"] == "/docs/a.txt"
+    assert set(group["members"][0]) >= {"path", "size", "mtime", "distance"}
+    assert data["groups"][1]["members"][1]["width"] == 320
+    assert data["errors"] == [
+        {"path": "/docs/bad.pdf", "error": "password-protected PDF", "code": "encrypted"}
+    ]
+    assert set(data["stats"]) >= {"files_seen", "files_fingerprinted", "seconds"}
+
+
+def test_round_trip_keeps_every_value(tmp_path: Path) -> None:
+    original = _result()
+    save_result(original, tmp_path / "r.json", extra={"marks": ["/docs/b.txt"]})
+    loaded, raw = load_result(tmp_path / "r.json")
+    assert loaded == original
+    assert raw["marks"] == ["/docs/b.txt"]
+
+
+def test_undecodable_names_stay_valid_json(tmp_path: Path) -> None:
+    weird = os.fsdecode(b"/docs/caf\xe9.txt")
+    buffer = io.StringIO()
+    write_json(_result(weird), buffer)
+    buffer.getvalue().encode("utf-8")  # strict: no lone surrogates in the output
+    assert result_from_dict(json.loads(buffer.getvalue())).groups[0].members[1].path == weird
+
+
+@pytest.mark.parametrize(
+    "data", [{"version": 2, "groups": []}, {"version": 1, "groups": [{"kind": "x"}]}, []]
+)
+def test_bad_input_is_a_format_error(data: object) -> None:
+    with pytest.raises(ResultFormatError):
+        result_from_dict(data)  # type: ignore[arg-type]
+
+
+def test_not_json_is_a_format_error(tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text("{")
+    with pytest.raises(ResultFormatError, match="not JSON"):
+        load_result(tmp_path / "r.json")
+
+
+def test_csv_has_one_row_per_member() -> None:
+    buffer = io.StringIO()
+    write_csv(_result(), buffer)
+    rows = list(csv.DictReader(io.StringIO(buffer.getvalue())))
+    assert [(r["group"], r["path"], r["representative"]) for r in rows] == [
+        ("1", "/docs/a.txt", "1"),
+        ("1", "/docs/b.txt", "0"),
+        ("2", "/p/1.jpg", "1"),
+        ("2", "/p/2.webp", "0"),
+    ]
+    assert rows[3]["width"] == "320"
+    assert rows[2]["fingerprint"] == "ffffffffffffffff"
+
+
+def test_text_lists_groups_errors_and_totals() -> None:
+    buffer = io.StringIO()
+    write_text(_result(), buffer)
+    text = buffer.getvalue()
+    assert "Group 1 · text · 2 files" in text
+    assert "640x480" in text
+    assert "! /docs/bad.pdf: password-protected PDF" in text
+    assert text.rstrip().endswith("in 0.25 s")
