@@ -172,6 +172,8 @@ def _fingerprint_all(
                     )
             last = entries[batch[-1].row].path if batch else None
             sample(Progress(Phase.FINGERPRINTING, done, len(entries), last))
+        if not cancel.is_set():
+            sample(Progress(Phase.FINGERPRINTING, done, len(entries)), force=True)
         return outcomes, from_cache
     finally:
         if cache is not None:

@@ -1,0 +1,75 @@
+"""Shared builders for scan tests: realistic documents and pictures written to a folder.
+
+Also a worker function that dies on purpose, importable by pool workers.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from dupfinder.core.fingerprint import Outcome, Task, fingerprint_batch
+
+WORDS = (
+    "river bridge garden window morning evening kitchen market letter station winter "
+    "summer harbour village mountain forest valley meadow orchard library teacher doctor "
+    "painter baker farmer sailor engine ladder basket candle lantern mirror pocket ribbon "
+    "saddle thimble wagon anchor barrel bottle button carpet feather hammer needle pillow "
+    "shovel spoon table thread tunnel violin wheel yellow purple silver golden quiet gentle "
+    "narrow ancient bright heavy careful sudden"
+).split()
+
+
+def essay(seed: int, words: int = 400) -> str:
+    """A document of pseudo-random sentences; different seeds share vocabulary only."""
+    rng = random.Random(seed)
+    sentences = []
+    count = 0
+    while count < words:
+        length = rng.randint(8, 16)
+        sentence = " ".join(rng.choice(WORDS) for _ in range(length))
+        sentences.append(sentence.capitalize() + ".")
+        count += length
+    paragraphs = [" ".join(sentences[i : i + 5]) for i in range(0, len(sentences), 5)]
+    return "\n\n".join(paragraphs) + "\n"
+
+
+def edit(text: str, seed: int, changes: int = 2) -> str:
+    """Change a few words, as a person revising a document would."""
+    rng = random.Random(seed)
+    words = text.split(" ")
+    for _ in range(changes):
+        words[rng.randrange(len(words))] = rng.choice(WORDS)
+    return " ".join(words)
+
+
+def picture(seed: int, size: tuple[int, int] = (320, 240)) -> Image.Image:
+    """A smooth picture with structure at several scales, like a photo."""
+    rng = np.random.default_rng(seed)
+    width, height = size
+    field = np.zeros((height, width))
+    for octave in range(1, 6):
+        cells = 2**octave + 1
+        small = Image.fromarray((rng.random((cells, cells)) * 255).astype(np.uint8))
+        field += np.asarray(small.resize(size, Image.Resampling.BICUBIC), dtype=float) / octave
+    field = (field - field.min()) / (np.ptp(field) or 1)
+    rgb = np.stack([field, field**2, 1 - field], axis=-1)
+    return Image.fromarray((rgb * 255).astype(np.uint8))
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def crashing_batch(tasks: list[Task], image_invariance: bool = False) -> list[Outcome]:
+    """Like the real worker, but the process dies on any file named *crash*."""
+    for task in tasks:
+        if "crash" in os.path.basename(task.path):
+            os._exit(3)
+    return fingerprint_batch(tasks, image_invariance)
