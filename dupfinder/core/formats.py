@@ -25,12 +25,12 @@ PLAIN_TEXT_SUFFIXES = frozenset(
     .py .pyi .c .h .cc .cpp .cxx .hpp .hh .cs .java .kt .kts .scala .go .rs .swift .m .mm
     .js .mjs .cjs .ts .tsx .jsx .vue .svelte .css .scss .less .php .rb .pl .pm .lua .r
     .sh .bash .zsh .fish .ps1 .bat .cmd .sql .hs .ml .ex .exs .erl .clj .dart .jl .f90 .vb
-    """.split()  # noqa: SIM905 - a table of suffixes reads better as words
+    """.split()
 )
 #: Formats with markup or a container: text is extracted by a format-specific reader.
-DOCUMENT_SUFFIXES = frozenset(".html .htm .xhtml .pdf .docx .odt .rtf .epub".split())  # noqa: SIM905
+DOCUMENT_SUFFIXES = frozenset(".html .htm .xhtml .pdf .docx .odt .rtf .epub".split())
 IMAGE_SUFFIXES = frozenset(
-    ".jpg .jpeg .jpe .jfif .png .webp .gif .bmp .dib .tif .tiff .heic .heif .avif".split()  # noqa: SIM905
+    ".jpg .jpeg .jpe .jfif .png .webp .gif .bmp .dib .tif .tiff .heic .heif .avif".split()
 )
 
 
