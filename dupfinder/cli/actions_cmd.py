@@ -1,0 +1,292 @@
+"""Actions on the command line: ``--keep``/``--action`` options, ``apply``, ``undo``, decisions.
+
+The plan is always printed first; without ``--yes`` nothing is changed (a dry run). Exit codes
+follow ``dupfinder.cli``: 0 when every planned action succeeded, 3 when some were skipped or
+failed (each listed with its reason), 2 for usage errors or a refused plan, 1 for fatal errors,
+130 when cancelled with Ctrl-C (the file in progress is finished and journalled first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from typing import Any, TextIO
+
+from dupfinder.core.actions import Action, ApplyReport, Plan, apply, make_plan
+from dupfinder.core.decisions import DecisionStore, apply_decisions
+from dupfinder.core.errors import ActionError, DupfinderError
+from dupfinder.core.journal import Journal, iter_sessions, undo
+from dupfinder.core.marks import RULE_NAMES, KeepRule, parse_rule, select
+from dupfinder.core.model import ScanResult
+from dupfinder.core.report import format_size, load_result
+from dupfinder.core.session import load_session
+
+__all__ = ["add_action_options", "register", "run_actions"]
+
+EXIT_OK, EXIT_FATAL, EXIT_USAGE, EXIT_PROBLEMS, EXIT_CANCELLED = 0, 1, 2, 3, 130
+
+
+def _rule(text: str) -> KeepRule:
+    try:
+        return parse_rule(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _action(text: str) -> Action:
+    try:
+        return Action.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_action_options(parser: argparse.ArgumentParser) -> None:
+    """The options shared by ``scan`` and ``apply``."""
+    group = parser.add_argument_group(
+        "actions (the plan is printed; nothing changes without --yes)"
+    )
+    group.add_argument(
+        "--keep",
+        action="append",
+        type=_rule,
+        default=[],
+        metavar="RULE",
+        help=f"which file of each group to keep: {', '.join(RULE_NAMES)}; repeat to break "
+        "ties in order, e.g. --keep in:/photos --keep oldest (the path breaks the last tie)",
+    )
+    group.add_argument(
+        "--action",
+        type=_action,
+        default=None,
+        metavar="ACTION",
+        help="what to do with the others: trash (default), move:DIR, hardlink, symlink, delete",
+    )
+    group.add_argument("--dry-run", action="store_true", help="only print the plan (default)")
+    group.add_argument("--yes", "-y", action="store_true", help="carry out the plan")
+    group.add_argument(
+        "--force-all", action="store_true", help="allow acting on every member of a group"
+    )
+    group.add_argument("--journal", metavar="PATH", help="journal file (default: user data dir)")
+    group.add_argument("--decisions", metavar="PATH", help="decisions file (default: user data)")
+
+
+def _print_plan(plan: Plan, out: TextIO) -> None:
+    verb = str(plan.action.kind)
+    for group in plan.groups:
+        if not group.act:
+            continue
+        out.write(
+            f"Group {group.index + 1} · {group.group.kind} · keep {len(group.keep)}, "
+            f"{verb} {len(group.act)} ({format_size(group.bytes)})\n"
+        )
+        for member in group.keep:
+            out.write(f"  keep     {member.path}\n")
+        for item in group.act:
+            where = f"  ->  {item.dest}" if item.dest else ""
+            out.write(f"  {verb:<8} {item.path}{where}\n")
+    out.write(f"\n{plan.confirmation_text()}\n")
+
+
+def _print_report(report: ApplyReport, out: TextIO, err: TextIO) -> None:
+    for outcome in report.outcomes:
+        if outcome.status != "done":
+            err.write(f"  {outcome.status}: {outcome.path}: {outcome.reason}\n")
+    out.write(
+        f"{len(report.done)} done ({format_size(report.bytes_done)}), "
+        f"{len(report.skipped)} skipped, {len(report.failed)} failed"
+        f"{' (cancelled)' if report.cancelled else ''}. "
+        f"Journal session {report.session}; undo with: dupfinder undo --session {report.session}\n"
+    )
+
+
+def _apply_cancellable(plan: Plan, journal: Journal | None) -> ApplyReport:
+    """Apply on a worker thread so Ctrl-C stops cleanly between two files."""
+    cancel = threading.Event()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["report"] = apply(plan, journal=journal, cancel=cancel)
+        except BaseException as exc:  # raised again on the main thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name="dupfinder-apply", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        cancel.set()
+        thread.join()
+    if "error" in box:
+        raise box["error"]
+    report: ApplyReport = box["report"]
+    return report
+
+
+def run_actions(result: ScanResult, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Plan from ``--keep`` (or saved marks in ``args.marks``), print it, apply with ``--yes``."""
+    try:
+        result = apply_decisions(result, DecisionStore(args.decisions).load())
+    except DupfinderError as exc:
+        err.write(f"dupfinder: {exc}\n")
+        return EXIT_FATAL
+    rules: list[KeepRule] = args.keep or []
+    marks = getattr(args, "marks", None)
+    if rules:
+        selection = select(result, rules)
+    elif marks is not None:
+        selection = frozenset(marks)
+    else:
+        err.write("dupfinder: choose what to keep with --keep RULE (e.g. --keep oldest)\n")
+        return EXIT_USAGE
+    try:
+        plan = make_plan(
+            result,
+            selection,
+            args.action,
+            force_all=args.force_all,
+            roots=tuple(getattr(args, "paths", None) or ()),
+        )
+    except ActionError as exc:
+        err.write(f"dupfinder: refused: {exc}\n")
+        return EXIT_USAGE
+    _print_plan(plan, out)
+    if plan.empty:
+        out.write("Nothing to do.\n")
+        return EXIT_OK
+    if args.dry_run or not args.yes:
+        out.write("Dry run: nothing was changed. Add --yes to carry out the plan.\n")
+        return EXIT_OK
+    journal = Journal(args.journal) if args.journal else None
+    try:
+        report = _apply_cancellable(plan, journal)
+    except OSError as exc:  # the journal cannot be written: nothing was done without one
+        err.write(f"dupfinder: cannot write the journal, nothing was changed: {exc}\n")
+        return EXIT_FATAL
+    _print_report(report, out, err)
+    if report.cancelled:
+        return EXIT_CANCELLED
+    return EXIT_OK if report.ok else EXIT_PROBLEMS
+
+
+def _handle_apply(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        session = load_session(args.result)
+    except (OSError, DupfinderError) as exc:
+        err.write(f"dupfinder apply: cannot read {args.result}: {exc}\n")
+        return EXIT_FATAL
+    for label, paths in (("missing", session.missing), ("changed", session.changed)):
+        if paths:
+            err.write(f"{len(paths)} file(s) {label} since the scan; they will be skipped\n")
+    args.marks = session.marks if not args.keep else None
+    if not args.keep and not session.marks:
+        err.write("dupfinder apply: the result has no marks; choose with --keep RULE\n")
+        return EXIT_USAGE
+    return run_actions(session.result, args, out, err)
+
+
+def _handle_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    journal = Journal(args.journal) if args.journal else Journal()
+    if args.list:
+        for s in iter_sessions(journal):
+            counts = ", ".join(
+                f"{s.count(state)} {state}"
+                for state in ("done", "skipped", "failed", "interrupted")
+                if s.count(state)
+            )
+            undone = "" if s.kind != "apply" or s.restorable else " · undone"
+            out.write(f"{s.id}  {s.time}  {s.kind} {s.action or ''}  {counts}{undone}\n")
+        return EXIT_OK
+    if args.session and journal.find(args.session) is None:
+        err.write(f"dupfinder undo: no apply session {args.session} in {journal.path}\n")
+        return EXIT_USAGE
+    report = undo(args.session, journal=journal)
+    if report.session is None:
+        out.write("Nothing to undo.\n")
+        return EXIT_OK
+    for outcome in report.outcomes:
+        note = f" ({outcome.reason})" if outcome.reason else ""
+        stream = out if outcome.status == "restored" else err
+        stream.write(f"  {outcome.status}: {outcome.path}{note}\n")
+    out.write(
+        f"Session {report.session}: {len(report.restored)} restored, "
+        f"{len(report.problems)} not restored.\n"
+    )
+    return EXIT_OK if report.ok else EXIT_PROBLEMS
+
+
+def _handle_ignore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        result, _ = load_result(args.result)
+    except (OSError, DupfinderError) as exc:
+        err.write(f"dupfinder ignore: cannot read {args.result}: {exc}\n")
+        return EXIT_FATAL
+    store = DecisionStore(args.decisions)
+    if args.group is not None:
+        if not 1 <= args.group <= len(result.groups):
+            err.write(f"dupfinder ignore: no group {args.group} (1..{len(result.groups)})\n")
+            return EXIT_USAGE
+        store.ignore_group(result.groups[args.group - 1])
+        out.write(f"Group {args.group} is hidden until a new member joins it.\n")
+        return EXIT_OK
+    members = {m.path: m for g in result.groups for m in g.members}
+    first, second = (members.get(p) for p in args.pair)
+    if first is None or second is None:
+        err.write("dupfinder ignore: both files of --pair must be members of the result\n")
+        return EXIT_USAGE
+    try:
+        store.ignore_pair(first, second)
+    except ValueError as exc:
+        err.write(f"dupfinder ignore: {exc}\n")
+        return EXIT_USAGE
+    out.write("These two files will no longer be reported as duplicates of each other.\n")
+    return EXIT_OK
+
+
+def _handle_decisions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    store = DecisionStore(args.decisions)
+    try:
+        if args.what == "clear":
+            out.write(f"Forgot {store.clear()} decision(s).\n")
+            return EXIT_OK
+        for number, decision in enumerate(store.list(), start=1):
+            paths = ", ".join(decision.paths)
+            out.write(f"{number}. {decision.kind} · {decision.time} · {paths}\n")
+    except DupfinderError as exc:
+        err.write(f"dupfinder decisions: {exc}\n")
+        return EXIT_FATAL
+    return EXIT_OK
+
+
+def register(commands: Any) -> None:
+    """Add ``apply``, ``undo``, ``ignore`` and ``decisions`` to the ``dupfinder`` commands."""
+    parser = commands.add_parser(
+        "apply",
+        help="act on a saved result (its saved marks, or --keep rules)",
+        description="Plan and carry out actions on a result saved with --format json.",
+    )
+    parser.add_argument("result", metavar="RESULT.json")
+    add_action_options(parser)
+    parser.set_defaults(handler=_handle_apply)
+
+    parser = commands.add_parser("undo", help="undo the last apply (or a given session)")
+    parser.add_argument("--session", metavar="ID", help="the apply session to undo")
+    parser.add_argument("--list", action="store_true", help="list journal sessions")
+    parser.add_argument("--journal", metavar="PATH", help="journal file (default: user data dir)")
+    parser.set_defaults(handler=_handle_undo)
+
+    parser = commands.add_parser(
+        "ignore", help="remember that files of a saved result are not duplicates"
+    )
+    parser.add_argument("result", metavar="RESULT.json")
+    choice = parser.add_mutually_exclusive_group(required=True)
+    choice.add_argument("--group", type=int, metavar="N", help="hide group N (as numbered)")
+    choice.add_argument("--pair", nargs=2, metavar="PATH", help="these two are not duplicates")
+    parser.add_argument("--decisions", metavar="PATH", help="decisions file (default: user data)")
+    parser.set_defaults(handler=_handle_ignore)
+
+    parser = commands.add_parser("decisions", help="list or clear remembered decisions")
+    parser.add_argument("what", choices=("list", "clear"))
+    parser.add_argument("--decisions", metavar="PATH", help="decisions file (default: user data)")
+    parser.set_defaults(handler=_handle_decisions)

@@ -1,0 +1,137 @@
+"""PDF through pypdf: the text layer, page by page, without page furniture.
+
+Page numbers alone on a page's first or last line are dropped; a header or footer line
+repeated on most pages is kept once (headers at the start, footers at the end, as a Word
+document's header and footer are) so a PDF and its source document match. Words broken
+by a hyphen at a line end are joined. Encrypted files open only with the empty password.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from collections import Counter
+
+from pypdf import PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
+from dupfinder.core.errors import EncryptedFile, FileProblem, TooLarge, TooLittleContent
+from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt
+from dupfinder.core.extract.limits import MAX_PDF_PAGES, PDF_FACTOR, format_size
+
+__all__ = ["extract_pdf", "remove_page_furniture"]
+
+# pypdf reports recoverable damage through logging; without a handler Python would print
+# those records to stderr from every worker. The application's own logging setup still
+# receives them (records propagate past a NullHandler).
+logging.getLogger("pypdf").addHandler(logging.NullHandler())
+
+_PAGE_NUMBER = re.compile(
+    r"^[\s\-–—(\[]*(?:page|p\.|seite|pagina|página)?\s*"
+    r"(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:/|of|von|de|sur)\s*\d{1,5})?[\s\-–—)\]]*$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_PDF_ERRORS: tuple[type[BaseException], ...] = (PyPdfError, *LIBRARY_ERRORS)
+_BROKEN_WORD = re.compile(r"(\w)-\n[ \t]*(?=[^\W\d_])")
+
+
+def _is_page_number(line: str) -> bool:
+    return bool(line.strip()) and _PAGE_NUMBER.match(line.strip()) is not None
+
+
+def _repeated(pages: list[list[str]], index: int) -> str | None:
+    """A line found at ``index`` (0 first, -1 last) on most pages, digits ignored."""
+    if len(pages) < 2:
+        return None
+    keys = Counter(_DIGITS.sub("#", page[index].strip()) for page in pages if page)
+    key, count = keys.most_common(1)[0] if keys else ("", 0)
+    return key if key and count >= max(2, (len(pages) * 3 + 4) // 5) else None
+
+
+def remove_page_furniture(pages: list[list[str]]) -> list[str]:
+    """Lines of all pages with page numbers dropped and running heads kept only once."""
+    pages = [[line for line in page if line.strip()] for page in pages]
+    for page in pages:
+        while page and _is_page_number(page[0]):
+            del page[0]
+        while page and _is_page_number(page[-1]):
+            del page[-1]
+    heads: list[str] = []
+    feet: list[str] = []
+    for _ in range(2):  # a running head may be two lines deep
+        for index, kept in ((0, heads), (-1, feet)):
+            key = _repeated(pages, index)
+            if key is None:
+                continue
+            first: str | None = None
+            for page in pages:
+                if page and _DIGITS.sub("#", page[index].strip()) == key:
+                    line = page.pop(index)
+                    first = first or line
+            if first is not None and not _is_page_number(first):
+                kept.append(first)
+    lines = heads + [line for page in pages for line in page] + feet[::-1]
+    return lines
+
+
+def _join_broken_words(text: str) -> str:
+    """'exam-\\nple' → 'example' when the next line starts in lower case (a hyphenation)."""
+
+    def join(match: re.Match[str]) -> str:
+        following = text[match.end() : match.end() + 1]
+        return match.group(1) if following.islower() else match.group(0)
+
+    return _BROKEN_WORD.sub(join, text)
+
+
+def _open(reader: PdfReader) -> None:
+    """Decrypt with the empty password (many PDFs restrict only printing or editing)."""
+    if not reader.is_encrypted:
+        return
+    try:
+        opened = reader.decrypt("")
+    except DependencyError as exc:
+        raise EncryptedFile(f"encrypted PDF whose cipher needs an extra package: {exc}") from exc
+    except NotImplementedError as exc:
+        raise EncryptedFile(f"encrypted PDF with an unsupported cipher: {exc}") from exc
+    if not opened:
+        raise EncryptedFile("password-protected PDF")
+
+
+def extract_pdf(path: str, max_bytes: int) -> str:
+    """Text layer of a PDF; TooLittleContent when its pages carry no text (a scan)."""
+    size_limit = max_bytes * PDF_FACTOR
+    with open(path, "rb") as stream, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pypdf warns about every repairable flaw
+        stream.seek(0, 2)
+        if stream.tell() > size_limit:
+            raise TooLarge(f"larger than the {format_size(size_limit)} limit for PDF files")
+        stream.seek(0)
+        try:
+            reader = PdfReader(stream, strict=False)
+            _open(reader)
+            count = len(reader.pages)
+            if count > MAX_PDF_PAGES:
+                raise TooLarge(f"more than {MAX_PDF_PAGES:,} pages ({count:,})")
+            pages: list[list[str]] = []
+            chars = 0
+            for page in reader.pages:
+                text = page.extract_text()
+                chars += len(text)
+                if chars > max_bytes:
+                    raise TooLarge(f"holds more than {max_bytes:,} characters of text")
+                pages.append(text.splitlines())
+        except FileNotDecryptedError as exc:
+            raise EncryptedFile("password-protected PDF") from exc
+        except FileProblem:
+            raise
+        except _PDF_ERRORS as exc:
+            raise corrupt("PDF", exc) from exc
+    if count == 0:
+        raise TooLittleContent("PDF without pages")
+    text = "\n".join(remove_page_furniture(pages))
+    if not text.strip():
+        raise TooLittleContent("no text layer (scanned PDF?)")
+    return _join_broken_words(text)

@@ -1,0 +1,132 @@
+"""Mark rules: which member of each group to keep, so that the rest can be acted on.
+
+A rule ranks members (a lower key means "rather keep this one"). Rules are applied in order, each
+one breaking the ties of the ones before it, and the path breaks any tie left, so a selection is
+always the same for the same result. A reference-folder rule (``in:DIR``) also *protects* its
+files: every member inside a reference folder is kept, never just the best of them.
+
+A selection is the set of paths to act on; the kept files are the other members of each group.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from dupfinder.core.model import Group, Member, ScanResult
+
+__all__ = [
+    "RULE_NAMES",
+    "KeepRule",
+    "Selection",
+    "kept_members",
+    "parse_rule",
+    "parse_rules",
+    "reference_folder",
+    "select",
+    "select_group",
+]
+
+#: Paths to act on (trash, move, link...); every other member of a group is kept.
+Selection = frozenset[str]
+
+RuleKey = Callable[[Member], int]
+
+
+@dataclass(frozen=True, slots=True)
+class KeepRule:
+    """One way to prefer a member; ``key`` is smaller for the member to keep."""
+
+    name: str
+    key: RuleKey = field(compare=False)
+    protects: Callable[[Member], bool] | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _pixels(member: Member) -> int:
+    if member.width is None or member.height is None:
+        return 0
+    return member.width * member.height
+
+
+def _is_inside(path: str, folder: str) -> bool:
+    try:
+        return PurePath(os.path.abspath(path)).is_relative_to(folder)
+    except ValueError:
+        return False
+
+
+def reference_folder(folder: str | os.PathLike[str]) -> KeepRule:
+    """Keep every member inside ``folder`` (and prefer them over members outside it)."""
+    root = os.path.abspath(os.fspath(folder))
+
+    def inside(member: Member) -> bool:
+        return _is_inside(member.path, root)
+
+    return KeepRule(f"in:{root}", key=lambda m: 0 if inside(m) else 1, protects=inside)
+
+
+_SIMPLE_RULES: dict[str, KeepRule] = {
+    rule.name: rule
+    for rule in (
+        KeepRule("oldest", key=lambda m: m.mtime_ns),
+        KeepRule("newest", key=lambda m: -m.mtime_ns),
+        KeepRule("largest", key=lambda m: -m.size),
+        KeepRule("smallest", key=lambda m: m.size),
+        KeepRule("resolution", key=lambda m: -_pixels(m)),
+        KeepRule("shortest-path", key=lambda m: len(m.path)),
+    )
+}
+
+#: Names accepted by :func:`parse_rule`, besides ``in:DIR``.
+RULE_NAMES: tuple[str, ...] = (*_SIMPLE_RULES, "in:DIR")
+
+
+def parse_rule(text: str) -> KeepRule:
+    """Turn ``oldest``, ``newest``, ``largest``, ``smallest``, ``resolution``,
+    ``shortest-path`` or ``in:DIR`` into a rule; raises ValueError for anything else."""
+    if not isinstance(text, str):
+        raise TypeError(f"a rule name must be a string, got {type(text).__name__}")
+    name = text.strip()
+    if name.startswith("in:"):
+        folder = name[3:]
+        if not folder:
+            raise ValueError("in: needs a folder, e.g. in:/photos/originals")
+        return reference_folder(folder)
+    rule = _SIMPLE_RULES.get(name.lower())
+    if rule is None:
+        raise ValueError(f"unknown keep rule {text!r}; choose from {', '.join(RULE_NAMES)}")
+    return rule
+
+
+def parse_rules(texts: Iterable[str]) -> tuple[KeepRule, ...]:
+    return tuple(parse_rule(t) for t in texts)
+
+
+def _rank(member: Member, rules: Sequence[KeepRule]) -> tuple[tuple[int, ...], str]:
+    return tuple(rule.key(member) for rule in rules), member.path
+
+
+def kept_members(group: Group, rules: Sequence[KeepRule]) -> tuple[Member, ...]:
+    """The members the rules keep: the best ranked one plus every protected one, in group order."""
+    best = min(group.members, key=lambda m: _rank(m, rules))
+    protected = {m.path for m in group.members if any(r.protects and r.protects(m) for r in rules)}
+    return tuple(m for m in group.members if m is best or m.path in protected)
+
+
+def select_group(group: Group, rules: Sequence[KeepRule]) -> Selection:
+    """Paths of one group to act on: every member the rules do not keep."""
+    keep = {m.path for m in kept_members(group, rules)}
+    return frozenset(m.path for m in group.members if m.path not in keep)
+
+
+def select(result: ScanResult, rules: Sequence[KeepRule]) -> Selection:
+    """Paths to act on across the result; at least one member of every group is kept."""
+    selection: set[str] = set()
+    for group in result.groups:
+        selection |= select_group(group, rules)
+    return frozenset(selection)
