@@ -15,6 +15,7 @@ _LABELS = {
     Phase.FINGERPRINTING: "Fingerprinting",
     Phase.COMPARING: "Comparing",
     Phase.DONE: "Done",
+    Phase.APPLYING: "Applying",
 }
 
 

@@ -186,6 +186,7 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if result.stats.cancelled:
         err.write("dupfinder: scan cancelled\n")
         return EXIT_CANCELLED
+    result = _without_ignored(result, getattr(args, "decisions", None))
     buffer = io.StringIO()
     write_result(result, args.format, buffer)
     text = buffer.getvalue()
@@ -203,6 +204,13 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         return int(run_actions(result, args, out if args.output else err, err))
     return EXIT_OK
+
+
+def _without_ignored(result: ScanResult, decisions_path: str | None) -> ScanResult:
+    """Hide what the user marked "not a duplicate" (remembered by content, not by path)."""
+    from dupfinder.core.decisions import DecisionStore, apply_decisions
+
+    return apply_decisions(result, DecisionStore(decisions_path).load())
 
 
 def _write_stdout(out: TextIO, text: str) -> None:

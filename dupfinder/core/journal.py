@@ -53,8 +53,8 @@ __all__ = [
 ]
 
 JOURNAL_NAME = "journal.jsonl"
-#: Phase sent with undo progress: model.Phase names scan stages only, and the scan is done.
-ACTING = Phase.DONE
+#: Phase sent with apply and undo progress.
+ACTING = Phase.APPLYING
 _LINK_UNSUPPORTED = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
 
 

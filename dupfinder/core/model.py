@@ -53,6 +53,7 @@ class Phase(enum.StrEnum):
     FINGERPRINTING = "fingerprinting"
     COMPARING = "comparing"
     DONE = "done"
+    APPLYING = "applying"  # keep/delete actions and undo, after a scan
 
 
 @dataclass(frozen=True, slots=True)
