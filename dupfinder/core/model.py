@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: Hamming radius for text SimHashes, chosen from the accuracy benchmark (bench/text_accuracy.py).
-DEFAULT_TEXT_THRESHOLD = 3
+DEFAULT_TEXT_THRESHOLD = 8
 #: Hamming radius for 64-bit image hashes, chosen from the accuracy benchmark (bench/image_accuracy.py).
 DEFAULT_IMAGE_THRESHOLD = 10
 

@@ -1,0 +1,329 @@
+"""Text fingerprints: a 64-bit Charikar SimHash over weighted shingles, for any script.
+
+Pipeline (defined exactly here, so that a fingerprint is the same on every platform):
+
+1. ``normalize``: Unicode NFKC, then ``str.casefold``. Every code point is then put in a class by
+   its Unicode category: letters, marks and numbers are *word* characters; Han, Hiragana,
+   Katakana, Hangul and the unsegmented South-East Asian scripts (Thai, Lao, Khmer, Myanmar) are
+   *CJK* characters (one token each, since those scripts put no spaces between words); format
+   characters (soft hyphen, zero-width joiners, BOM) and variation selectors are *dropped*;
+   everything else (punctuation P*, symbols S*, separators Z*, controls, unassigned, private use,
+   and every code point above U+3FFFF) separates tokens.
+2. Tokens: each maximal run of word characters, and each CJK character.
+3. Token hash: Horner polynomial of the code points, ``h = h * P + c`` mod 2**64, then the
+   murmur3 ``fmix64`` finaliser. Shingle hash: Horner polynomial of ``SHINGLE`` consecutive token
+   hashes with multiplier ``Q``, then ``fmix64`` again. Both are computed vectorised in numpy with
+   wrapping uint64 arithmetic, which is why the scheme is fast (no per-feature Python call).
+4. Weight of each distinct shingle: ``sqrt(count)``, quantised to an integer number of
+   ``1/WEIGHT_SCALE`` so that the tally is exact in float64 whatever order BLAS sums in.
+5. SimHash: bit ``b`` (bit 0 = least significant) of the result is 1 when the weights of the
+   features whose hash has bit ``b`` set outweigh those with it clear. Bits are read through an
+   explicit little-endian view, so byte order never changes the answer.
+
+Bump ``ALGORITHM_VERSION`` whenever any output of this module changes: the cache keys on it.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.errors import TooLittleContent
+
+__all__ = [
+    "ALGORITHM_VERSION",
+    "MIN_TOKENS",
+    "SHINGLE",
+    "features",
+    "normalize",
+    "simhash",
+    "simhash_features",
+    "tokens",
+]
+
+#: Changes whenever a fingerprint of the same text would change; part of the cache key.
+ALGORITHM_VERSION = "textsim-1"
+#: Tokens per shingle (words, or CJK characters), chosen on bench/text_accuracy.py.
+SHINGLE = 3
+#: Fewer tokens than this give fingerprints that flip on a one-word edit; refuse them.
+MIN_TOKENS = 20
+#: Weights are rounded to multiples of 1/WEIGHT_SCALE so sums are exact integers.
+WEIGHT_SCALE = 256
+
+# Odd multipliers (invertible mod 2**64) for the token and shingle polynomials.
+_P = np.uint64(0x9E3779B97F4A7C15)
+_Q = np.uint64(0xC2B2AE3D27D4EB4F)
+_M1 = np.uint64(0xFF51AFD7ED558CCD)
+_M2 = np.uint64(0xC4CEB9FE1A85EC53)
+
+# Character classes.
+_SEP = 0
+_DROP = 1
+_WORD = 2
+_CJK = 3
+_TABLE_SIZE = 0x40000  # code points above U+3FFFF (tags, private use planes) are separators
+
+# Scripts written without spaces between words: every letter is its own token.
+_CJK_RANGES = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x1780, 0x17FF),  # Khmer
+    (0x2E80, 0x2FDF),  # CJK radicals
+    (0x3005, 0x3007),  # 々 〆 〇
+    (0x3021, 0x3029),  # Hangzhou numerals
+    (0x3031, 0x3035),  # kana repeat marks
+    (0x3038, 0x303C),
+    (0x3040, 0x30FF),  # Hiragana, Katakana (incl. ー)
+    (0x3130, 0x318F),  # Hangul compatibility Jamo
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xA960, 0xA97F),  # Hangul Jamo extended A
+    (0xAC00, 0xD7FF),  # Hangul syllables, Jamo extended B
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # halfwidth Katakana
+    (0x1B000, 0x1B16F),  # Kana supplement / extended
+    (0x20000, 0x3FFFF),  # CJK extensions B..H
+)
+_VARIATION_SELECTORS = ((0xFE00, 0xFE0F), (0x180B, 0x180F))
+
+U64 = npt.NDArray[np.uint64]
+F64 = npt.NDArray[np.float64]
+
+
+@functools.cache
+def _class_table() -> npt.NDArray[np.uint8]:
+    """Class of every code point below U+40000; built once per process (~60 ms)."""
+    table = np.zeros(_TABLE_SIZE + 1, dtype=np.uint8)
+    for cp in range(_TABLE_SIZE):
+        cat = unicodedata.category(chr(cp))
+        first = cat[0]
+        if first in "LMN":
+            table[cp] = _WORD
+        elif cat == "Cf":
+            table[cp] = _DROP
+    word = table == _WORD
+    for lo, hi in _CJK_RANGES:
+        seg = slice(lo, hi + 1)
+        table[seg] = np.where(word[seg], _CJK, table[seg])
+    for lo, hi in _VARIATION_SELECTORS:
+        table[lo : hi + 1] = _DROP
+    table[_TABLE_SIZE] = _SEP
+    return table
+
+
+@functools.cache
+def _powers(base: int, count: int) -> U64:
+    """``base**i`` mod 2**64 for i in 0..count-1 (count rounded up by the caller to reuse)."""
+    out = np.empty(count, dtype=np.uint64)
+    out[0] = 1
+    if count > 1:
+        out[1:] = np.cumprod(np.full(count - 1, base, dtype=np.uint64), dtype=np.uint64)
+    out.flags.writeable = False
+    return out
+
+
+def _pow_table(base: np.uint64, length: int) -> U64:
+    size = 64
+    while size < length:
+        size *= 4
+    if size > 1 << 16:  # a freak token (base64 blob): do not keep a huge table alive
+        return _powers.__wrapped__(int(base), size)
+    return _powers(int(base), size)
+
+
+def _fmix64(h: U64) -> U64:
+    """murmur3's 64-bit finaliser: every input bit flips each output bit with p ~ 1/2."""
+    h = h ^ (h >> np.uint64(33))
+    h *= _M1
+    h ^= h >> np.uint64(33)
+    h *= _M2
+    h ^= h >> np.uint64(33)
+    return h
+
+
+def _nfkc(text: str) -> str:
+    """NFKC, normalising only the lines that need it (CPython's full pass is ~20 MB/s).
+
+    Equal to ``unicodedata.normalize("NFKC", text)``: a line feed is a starter that nothing
+    composes with or reorders across, so normalisation never crosses it.
+    """
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    return "\n".join(
+        line if unicodedata.is_normalized("NFKC", line) else unicodedata.normalize("NFKC", line)
+        for line in text.split("\n")
+    )
+
+
+def _code_points(text: str) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]:
+    """NFKC + casefold, as UTF-32 code points with their classes, dropped characters removed."""
+    folded = _nfkc(text).casefold()
+    if folded.isascii():  # encoding ASCII as UTF-32 is slow; widen bytes instead
+        cps = np.frombuffer(folded.encode("ascii"), dtype=np.uint8).astype(np.uint32)
+    else:
+        cps = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    cls = _class_table()[np.minimum(cps, _TABLE_SIZE)]
+    keep = cls != _DROP
+    if not keep.all():
+        cps, cls = cps[keep], cls[keep]
+    return cps, cls
+
+
+def _token_spans(
+    cls: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Mask of token characters, and each token's start and length in the masked array."""
+    is_tok = cls >= _WORD
+    word = cls == _WORD
+    cont = np.zeros(cls.shape, dtype=np.bool_)
+    cont[1:] = word[1:] & word[:-1]  # a word character right after another one continues it
+    starts_mask = (is_tok & ~cont)[is_tok]
+    starts = np.flatnonzero(starts_mask)
+    lengths = np.diff(np.append(starts, starts_mask.size))
+    return is_tok, starts, lengths
+
+
+def normalize(text: str) -> str:
+    """The text as it is compared: NFKC, casefolded, punctuation and symbols gone, spaces single.
+
+    CJK text keeps its characters together (only its punctuation becomes a space).
+    """
+    cps, cls = _code_points(text)
+    out = np.where(cls >= _WORD, cps, np.uint32(32)).astype("<u4")
+    spaced = out.tobytes().decode("utf-32-le", "surrogatepass")
+    return " ".join(spaced.split())
+
+
+def tokens(text: str) -> list[str]:
+    """Words, and single CJK characters, in order (for display and debugging)."""
+    cps, cls = _code_points(text)
+    is_tok, starts, lengths = _token_spans(cls)
+    chars = cps[is_tok].astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    return [chars[s : s + n] for s, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
+
+
+def _token_hashes(text: str) -> U64:
+    cps, cls = _code_points(text)
+    is_tok, starts, lengths = _token_spans(cls)
+    if starts.size == 0:
+        return np.empty(0, dtype=np.uint64)
+    chars = cps[is_tok].astype(np.uint64)
+    # Exponent of each character in its token's Horner polynomial: distance to the token's end.
+    ends = np.repeat(starts + lengths, lengths)
+    expo = ends - 1 - np.arange(chars.size)
+    chars *= _pow_table(_P, int(lengths.max()))[expo]
+    poly = np.add.reduceat(chars, starts)
+    return _fmix64(poly)
+
+
+def _shingle_hashes(token_hashes: U64, size: int) -> U64:
+    count = token_hashes.size - size + 1
+    if count <= 0:
+        size, count = token_hashes.size, 1  # shorter than one shingle: the whole text is one
+    if size == 0:
+        return np.empty(0, dtype=np.uint64)
+    acc = token_hashes[:count].copy()
+    for k in range(1, size):
+        acc *= _Q
+        acc += token_hashes[k : k + count]
+    return _fmix64(acc)
+
+
+def _raw(counts: F64) -> F64:
+    return counts
+
+
+_WEIGHTINGS: dict[str, Callable[[F64], F64]] = {
+    "binary": np.ones_like,
+    "raw": _raw,
+    "sqrt": np.sqrt,
+    "log": np.log1p,
+}
+#: How a shingle's count in the document becomes its weight; chosen on bench/text_accuracy.py.
+WEIGHTING = "sqrt"
+
+
+def features(text: str, *, shingle: int = SHINGLE, weighting: str = WEIGHTING) -> tuple[U64, F64]:
+    """Distinct shingle hashes (uint64, sorted) and their weights, the input of the SimHash.
+
+    ``shingle`` and ``weighting`` exist for the accuracy benchmark; ``simhash`` uses the defaults.
+    """
+    if shingle < 1:
+        raise ValueError(f"shingle must be at least 1, got {shingle}")
+    if weighting not in _WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {sorted(_WEIGHTINGS)}, got {weighting!r}")
+    return _features(_token_hashes(text), shingle, weighting)
+
+
+def _features(token_hashes: U64, shingle: int, weighting: str) -> tuple[U64, F64]:
+    hashes, counts = np.unique(_shingle_hashes(token_hashes, shingle), return_counts=True)
+    weights: F64 = _WEIGHTINGS[weighting](counts.astype(np.float64))
+    return hashes, weights
+
+
+_CHUNK = 8192
+
+
+def _bits(h: U64) -> npt.NDArray[np.uint8]:
+    """(n, 64) matrix of bits, column b = bit b, independent of the machine's byte order."""
+    return np.unpackbits(h.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+
+
+_LANE_ROWS = 255  # a byte lane can add this many 0/1 values without carrying into the next
+
+
+def _bit_counts(h: U64) -> F64:
+    """How many hashes have each bit set, summing eight bit columns per uint64 add (SWAR)."""
+    counts = np.zeros(64, dtype=np.int64)
+    step = _LANE_ROWS * 256
+    for lo in range(0, h.size, step):
+        bits = _bits(h[lo : lo + step])
+        pad = -bits.shape[0] % _LANE_ROWS
+        if pad:
+            bits = np.concatenate([bits, np.zeros((pad, 64), dtype=np.uint8)])
+        lanes = bits.view(np.uint64).reshape(-1, _LANE_ROWS, 8).sum(axis=1, dtype=np.uint64)
+        counts += lanes.view(np.uint8).reshape(-1, 64).sum(axis=0, dtype=np.int64)
+    return counts.astype(np.float64)
+
+
+def simhash_features(hashes: npt.ArrayLike, weights: npt.ArrayLike) -> int:
+    """Charikar SimHash of weighted 64-bit features, as an unsigned int.
+
+    Weights are rounded to multiples of 1/WEIGHT_SCALE first, so the per-bit sums are exact and
+    the result cannot depend on summation order (BLAS, platform).
+    """
+    h = np.ascontiguousarray(hashes, dtype="<u8").reshape(-1)
+    w = np.rint(np.asarray(weights, dtype=np.float64).reshape(-1) * WEIGHT_SCALE)
+    if h.size != w.size:
+        raise ValueError(f"{h.size} hashes but {w.size} weights")
+    if h.size and w.min() < 0:
+        raise ValueError("weights must not be negative")
+    # Most features share the smallest weight (they occur once): count their bits as integers
+    # and multiply once; only the others go through a float matrix product.
+    sums = np.zeros(64, dtype=np.float64)
+    if h.size:
+        base = float(w.min())
+        rest = np.flatnonzero(w != base)
+        sums += base * _bit_counts(h)
+        for lo in range(0, rest.size, _CHUNK):
+            idx = rest[lo : lo + _CHUNK]
+            sums += (w[idx] - base) @ _bits(h[idx])
+    total = float(w.sum())
+    on = 2.0 * sums > total  # weight with the bit set outweighs weight with it clear
+    return int.from_bytes(np.packbits(on, bitorder="little").tobytes(), "little")
+
+
+def simhash(text: str) -> int:
+    """64-bit SimHash of a document; raises TooLittleContent when it is too short to compare."""
+    token_hashes = _token_hashes(text)
+    if token_hashes.size < MIN_TOKENS:
+        raise TooLittleContent(
+            f"too little text to compare ({token_hashes.size} words; at least {MIN_TOKENS} needed)"
+        )
+    return simhash_features(*_features(token_hashes, SHINGLE, WEIGHTING))
