@@ -64,7 +64,12 @@ def register(commands: Any) -> None:
         description="Find near-duplicate documents and images under PATH... and print the groups.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to scan")
-    parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "csv"),
+        default="text",
+        help="text for people (default), json (the documented contract) or csv",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
     parser.add_argument(
         "--kind", choices=tuple(_KINDS), default="all", help="what to compare (default: all)"
@@ -83,20 +88,43 @@ def register(commands: Any) -> None:
         metavar="K",
         help=f"max differing bits of 64 for images (default {DEFAULT_IMAGE_THRESHOLD})",
     )
-    parser.add_argument("--include", action="append", default=[], metavar="GLOB")
-    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB")
-    parser.add_argument("--min-size", type=_size, default=1, metavar="BYTES")
+    parser.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files whose name or path matches (repeatable), e.g. '*.md'",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip files and folders whose name or path matches (repeatable), e.g. node_modules",
+    )
+    parser.add_argument(
+        "--min-size", type=_size, default=1, metavar="BYTES", help="skip smaller files (1, 10K, 2M)"
+    )
     parser.add_argument("--max-size", type=_size, default=None, metavar="BYTES")
     parser.add_argument("--hidden", action="store_true", help="include hidden files and folders")
-    parser.add_argument("--follow-symlinks", action="store_true")
+    parser.add_argument(
+        "--follow-symlinks", action="store_true", help="follow symbolic links (loops are detected)"
+    )
     parser.add_argument(
         "--mirror-rotate",
         action="store_true",
         help="also match images that are mirrored or rotated by 90 degrees",
     )
-    parser.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N")
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="worker processes (default: cores)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    parser.add_argument("--cache-dir", metavar="DIR")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where the fingerprint cache lives")
     try:
         from dupfinder.cli.actions_cmd import add_action_options
     except ImportError:  # pragma: no cover - present in every release
