@@ -8,7 +8,9 @@ imagehash), which are vectorised and exact.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -32,13 +34,13 @@ def _popcount(values: np.ndarray) -> np.ndarray:
 def cluster_unique(
     values: np.ndarray,
     pairs: np.ndarray,
-    sort_keys: list[str],
+    sort_keys: Sequence[Any],
 ) -> list[Cluster]:
     """Group rows whose fingerprints are linked by ``pairs`` (over the unique values).
 
     ``values`` holds one uint64 fingerprint per row (duplicates allowed); ``pairs`` is an
-    (P, 2) array of indices into ``np.unique(values)``; ``sort_keys`` (one per row, e.g. the
-    path) breaks every tie so the output never depends on input order. The representative
+    (P, 2) array of indices into ``np.unique(values)``; ``sort_keys`` (one per row, unique and
+    comparable, e.g. the path) breaks every tie so the output never depends on input order. The representative
     is the row with most matches (copies count as matches); groups come largest first.
     """
     values = np.asarray(values, dtype=np.uint64)

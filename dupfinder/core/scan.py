@@ -257,6 +257,13 @@ def _crashed(task: Task) -> Outcome:
     return Outcome(task.row, error="the file crashed its reader; skipped", code="crashed")
 
 
+def _preference(entry: FileEntry, outcome: Outcome | None) -> tuple[int, int, str]:
+    """Among equally connected files the representative is the most complete copy:
+    most pixels, then largest, then the first path."""
+    pixels = (outcome.width or 0) * (outcome.height or 0) if outcome is not None else 0
+    return (-pixels, -entry.size, entry.path)
+
+
 def _compare(
     entries: Sequence[FileEntry],
     outcomes: Sequence[Outcome | None],
@@ -286,8 +293,9 @@ def _compare(
             variants = [outcomes[i].variants for i in rows]  # type: ignore[union-attr]
         pairs = near_pairs(values, options.threshold(kind), variants)
         total_pairs += len(pairs)
-        paths = [entries[i].path for i in rows]
-        for found in cluster_unique(values, pairs, paths):
+        for found in cluster_unique(
+            values, pairs, [_preference(entries[i], outcomes[i]) for i in rows]
+        ):
             members = []
             for local, distance in zip(found.rows, found.distances, strict=True):
                 entry = entries[rows[local]]
