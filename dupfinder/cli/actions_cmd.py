@@ -9,9 +9,9 @@ failed (each listed with its reason), 2 for usage errors or a refused plan, 1 fo
 from __future__ import annotations
 
 import argparse
-import threading
 from typing import Any, TextIO
 
+from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.core.actions import Action, ApplyReport, Plan, apply, make_plan
 from dupfinder.core.decisions import DecisionStore, apply_decisions
 from dupfinder.core.errors import ActionError, DupfinderError
@@ -101,27 +101,9 @@ def _print_report(report: ApplyReport, out: TextIO, err: TextIO) -> None:
 
 def _apply_cancellable(plan: Plan, journal: Journal | None) -> ApplyReport:
     """Apply on a worker thread so Ctrl-C stops cleanly between two files."""
-    cancel = threading.Event()
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["report"] = apply(plan, journal=journal, cancel=cancel)
-        except BaseException as exc:  # raised again on the main thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=work, name="dupfinder-apply", daemon=True)
-    thread.start()
-    try:
-        while thread.is_alive():
-            thread.join(0.2)
-    except KeyboardInterrupt:
-        cancel.set()
-        thread.join()
-    if "error" in box:
-        raise box["error"]
-    report: ApplyReport = box["report"]
-    return report
+    return run_cancellable(
+        lambda cancel: apply(plan, journal=journal, cancel=cancel), "dupfinder-apply"
+    )
 
 
 def run_actions(result: ScanResult, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

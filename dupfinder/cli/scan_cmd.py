@@ -6,10 +6,10 @@ import argparse
 import contextlib
 import io
 import sys
-import threading
 from pathlib import Path
 from typing import Any, TextIO
 
+from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
     DEFAULT_IMAGE_THRESHOLD,
@@ -160,31 +160,15 @@ def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
     """Run the scan on a worker thread so Ctrl-C in this one cancels it cleanly."""
     from dupfinder.core import scan
 
-    cancel = threading.Event()
     bar = TerminalProgress(err)
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = scan.run(options, bar, cancel)
-        except BaseException as exc:  # handed to the main thread and raised there
-            box["error"] = exc
-
-    thread = threading.Thread(target=work, name="dupfinder-scan", daemon=True)
-    thread.start()
     try:
-        while thread.is_alive():
-            thread.join(0.2)
-    except KeyboardInterrupt:
-        cancel.set()
-        err.write("\ncancelling…\n")
-        thread.join()
+        return run_cancellable(
+            lambda cancel: scan.run(options, bar, cancel),
+            "dupfinder-scan",
+            on_interrupt=lambda: err.write("\ncancelling…\n"),
+        )
     finally:
         bar.finish()
-    if "error" in box:
-        raise box["error"]
-    result: ScanResult = box["result"]
-    return result
 
 
 def write_result(result: ScanResult, fmt: str, out: TextIO) -> None:
