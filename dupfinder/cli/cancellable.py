@@ -31,15 +31,18 @@ def run_cancellable(
             box["error"] = exc
 
     thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
     try:
+        thread.start()
         while thread.is_alive():
             thread.join(0.2)
     except KeyboardInterrupt:
         cancel.set()
         if on_interrupt is not None:
             on_interrupt()
-        thread.join()
+        if thread.ident is not None:  # Ctrl-C may land while the thread is starting
+            thread.join()
+        else:
+            raise
     if "error" in box:
         raise box["error"]
     value: T = box["value"]
