@@ -1,4 +1,4 @@
-"""Test-wide isolation: no test may touch the user's real trash, cache, config or display.
+"""Test-wide isolation: no test may touch the user's real home, trash, cache, config or display.
 
 These variables are set at import time, before any test module imports send2trash
 (which reads XDG_DATA_HOME once) or creates a QApplication.
@@ -13,5 +13,9 @@ _SANDBOX = tempfile.mkdtemp(prefix="dupfinder-tests-")
 for _name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
     os.environ[_name] = os.path.join(_SANDBOX, _name.lower())
     os.makedirs(os.environ[_name], exist_ok=True)
+# send2trash picks the home trash only for files on the same device as HOME: keep HOME beside
+# the test files, or a tmpfs /tmp would send them to a per-volume trash instead.
+os.environ["HOME"] = os.path.join(_SANDBOX, "home")
+os.makedirs(os.environ["HOME"], exist_ok=True)
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")

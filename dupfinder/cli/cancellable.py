@@ -22,6 +22,7 @@ def run_cancellable(
     of being torn down mid-write by KeyboardInterrupt.
     """
     cancel = threading.Event()
+    finished = threading.Event()
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -29,20 +30,23 @@ def run_cancellable(
             box["value"] = work(cancel)
         except BaseException as exc:  # handed to the main thread and raised there
             box["error"] = exc
+        finally:
+            finished.set()
 
+    # Waiting on an Event, not Thread.join: a join interrupted by Ctrl-C can mark the thread
+    # as stopped while it still runs, and a second join would then return at once.
     thread = threading.Thread(target=target, name=name, daemon=True)
     try:
         thread.start()
-        while thread.is_alive():
-            thread.join(0.2)
+        while not finished.wait(0.2):
+            pass
     except KeyboardInterrupt:
         cancel.set()
         if on_interrupt is not None:
             on_interrupt()
-        if thread.ident is not None:  # Ctrl-C may land while the thread is starting
-            thread.join()
-        else:
+        if thread.ident is None:  # Ctrl-C landed before the thread existed
             raise
+        finished.wait()
     if "error" in box:
         raise box["error"]
     value: T = box["value"]
