@@ -1,0 +1,157 @@
+"""How responsive the window stays during a large scan: event-loop stalls, as figures.
+
+    python bench/gui_responsiveness.py [--files 20000] [--keep DIR]
+
+Writes a synthetic folder (half originals, half lightly edited copies, so the result has
+thousands of groups), opens the real window (offscreen unless a display is chosen with
+QT_QPA_PLATFORM), and runs what a user does: scan, show the groups, sort by another column,
+apply a keep rule, filter. A 10 ms timer runs throughout; a stall is any gap between ticks
+longer than expected. Prints the longest stall and how many exceeded 100 ms, per step and in
+total. The issue's bar: no stall over 100 ms on a 20,000-file scan. This is a figure to
+watch, not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+TICK_MS = 10
+STALL_MS = 100
+WORDS = (
+    "river bridge garden window morning evening kitchen market letter station winter summer "
+    "harbour village mountain forest valley meadow orchard library teacher doctor painter "
+    "baker farmer sailor engine ladder basket candle lantern mirror pocket ribbon saddle"
+).split()
+
+
+def write_corpus(folder: Path, files: int, seed: int = 1) -> None:
+    """``files`` text files: originals and copies with one word changed, in 100 folders."""
+    rng = random.Random(seed)
+    for i in range(files // 2):
+        sub = folder / f"part-{i % 100:03d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        words = [rng.choice(WORDS) for _ in range(160)]
+        (sub / f"doc-{i:06d}.txt").write_text(" ".join(words), encoding="utf-8")
+        words[rng.randrange(len(words))] = "changed"
+        (sub / f"doc-{i:06d}-copy.txt").write_text(" ".join(words), encoding="utf-8")
+
+
+class StallMeter:
+    """Counts gaps between timer ticks: a long gap is a frozen window."""
+
+    def __init__(self) -> None:
+        self.last = time.perf_counter()
+        self.gaps: list[float] = []
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append((now - self.last) * 1000 - TICK_MS)
+        self.last = now
+
+    def take(self) -> list[float]:
+        gaps, self.gaps = self.gaps, []
+        return gaps
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=20_000)
+    parser.add_argument("--keep", type=Path, help="write the corpus here and keep it")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="dupfinder-bench-gui-") as temp_name:
+        temp = Path(temp_name)
+        for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+            (temp / name.lower()).mkdir()
+            os.environ[name] = str(temp / name.lower())
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        corpus = args.keep or temp / "corpus"
+        started = time.perf_counter()
+        write_corpus(corpus, args.files)
+        print(f"wrote {args.files:,} files in {time.perf_counter() - started:.1f} s")
+        return _run(corpus, temp)
+
+
+def _run(corpus: Path, temp: Path) -> int:
+    from PySide6.QtCore import QSettings, Qt, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from dupfinder.core.decisions import DecisionStore
+    from dupfinder.core.journal import Journal
+    from dupfinder.gui.main_window import MainWindow
+    from dupfinder.gui.results_model import Column
+    from dupfinder.gui.settings import Settings
+
+    app = QApplication.instance() or QApplication(["dupfinder-bench"])
+    window = MainWindow(
+        Settings(QSettings(str(temp / "settings.ini"), QSettings.Format.IniFormat)),
+        journal=Journal(temp / "journal.jsonl"),
+        decisions=DecisionStore(temp / "decisions.json"),
+    )
+    window.resize(1280, 800)
+    window.show()
+    meter = StallMeter()
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.timeout.connect(meter.tick)
+    timer.start(TICK_MS)
+
+    def run_until(condition: Callable[[], bool], timeout: float = 900.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError("the step did not finish")
+            app.processEvents()
+            time.sleep(0.001)  # the loop stays free; the timer measures every gap
+
+    rows: list[tuple[str, float, list[float]]] = []
+
+    def step(name: str, start: Callable[[], object], done: Callable[[], bool]) -> None:
+        meter.take()
+        meter.last = time.perf_counter()
+        began = time.perf_counter()
+        start()
+        run_until(done)
+        for _ in range(20):  # repaints after the step
+            app.processEvents()
+        rows.append((name, time.perf_counter() - began, meter.take()))
+
+    window.panel.add_folders([str(corpus)])
+    step("scan + show groups", window.start_scan, lambda: not window.busy())
+    step(
+        "sort by name",
+        lambda: window.view.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder),
+        lambda: True,
+    )
+    step("keep the oldest", lambda: window.apply_keep_rule("oldest"), lambda: not window.busy())
+    step(
+        "filter",
+        lambda: window.filter.setText("part-007"),
+        lambda: window.model.rowCount() < window.model.totals()[0],
+    )
+    timer.stop()
+    groups, files, _ = window.model.totals()
+    print(f"result: {groups:,} groups, {files:,} files, {len(window.model.marks()):,} marked")
+    print(f"{'step':22s} {'seconds':>8s} {'longest stall ms':>17s} {'stalls > 100 ms':>16s}")
+    everything: list[float] = []
+    for name, seconds, gaps in rows:
+        everything += gaps
+        longest = max(gaps, default=0.0)
+        over = sum(1 for g in gaps if g > STALL_MS)
+        print(f"{name:22s} {seconds:8.2f} {longest:17.0f} {over:16d}")
+    longest = max(everything, default=0.0)
+    over = sum(1 for g in everything if g > STALL_MS)
+    print(f"longest stall: {longest:.0f} ms; stalls over {STALL_MS} ms: {over}")
+    window.shutdown()
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

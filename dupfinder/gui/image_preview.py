@@ -1,0 +1,328 @@
+"""The image preview: representative and selected member side by side at the same scale.
+
+Decoding happens off the GUI thread (Pillow, with EXIF orientation, reduced to a preview size);
+only the finished ``QImage`` crosses over. Both views always share one zoom factor measured in
+*original* pixels, so a 4000-pixel photo and its 1000-pixel copy show their real size ratio.
+"Show differences" replaces the member with a map of where the two images differ.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PIL import Image, ImageChops, ImageOps
+from PySide6.QtCore import QRectF, Qt, Signal, Slot
+from PySide6.QtGui import QImage, QPainter, QPixmap, QTransform
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QGraphicsPixmapItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from dupfinder.core.model import Progress
+from dupfinder.core.report import format_size
+from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
+from dupfinder.gui.worker import Job
+
+__all__ = ["ImagePreview", "LoadedImage", "difference_map", "load_preview_image"]
+
+#: Longest side of the decoded preview; enough for a sharp view on a 4K screen.
+PREVIEW_SIDE = 3000
+_ORIENTATION = 0x0112  # the EXIF tag
+_ZOOMS = (("Fit", 0.0), ("25%", 0.25), ("50%", 0.5), ("100%", 1.0), ("200%", 2.0), ("400%", 4.0))
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedImage:
+    """A decoded preview and what the captions show about the original file."""
+
+    path: str
+    image: Image.Image | None
+    width: int
+    height: int
+    format: str
+    size: int
+    problem: str | None = None
+
+    def caption(self) -> str:
+        name = os.path.basename(self.path)
+        if self.problem:
+            return f"{name} — cannot show: {self.problem}"
+        return f"{name} — {self.width} × {self.height} · {self.format} · {format_size(self.size)}"
+
+
+def _heif_support() -> None:
+    try:
+        from pillow_heif import register_heif_opener
+    except ImportError:
+        return
+    register_heif_opener()
+
+
+def load_preview_image(path: str, side: int = PREVIEW_SIDE) -> LoadedImage:
+    """Decode ``path`` upright and at most ``side`` pixels long; problems become data."""
+    try:
+        size = os.path.getsize(path)
+        with Image.open(path) as opened:
+            fmt = opened.format or os.path.splitext(path)[1].lstrip(".").upper()
+            width, height = opened.size
+            if opened.getexif().get(_ORIENTATION, 1) in (5, 6, 7, 8):  # rotated a quarter turn
+                width, height = height, width
+            opened.draft("RGB", (side, side))  # JPEG decodes reduced, several times faster
+            upright = ImageOps.exif_transpose(opened)
+            upright.thumbnail((side, side))
+            image = upright.convert("RGBA")
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        return LoadedImage(path, None, 0, 0, "", 0, str(exc) or type(exc).__name__)
+    return LoadedImage(path, image, width, height, fmt, size)
+
+
+def difference_map(a: Image.Image, b: Image.Image) -> tuple[Image.Image, float]:
+    """Where ``b`` differs from ``a``: red over a dimmed ``b``; and the mean difference 0..1."""
+    base = b.convert("RGB").resize(a.size, Image.Resampling.BILINEAR)
+    diff = ImageChops.difference(a.convert("RGB"), base).convert("L")
+    histogram = diff.histogram()
+    mean = sum(i * n for i, n in enumerate(histogram)) / max(1, sum(histogram)) / 255
+    # Scale so that the largest difference is fully red: small edits must stay visible.
+    peak = max(diff.getextrema()[1], 24)
+    strength = diff.point(lambda v: min(255, v * 255 // peak))
+    dimmed = ImageOps.grayscale(base).point(lambda v: 40 + v * 2 // 5).convert("RGB")
+    red = Image.new("RGB", a.size, (230, 20, 20))
+    return Image.composite(red, dimmed, strength).convert("RGBA"), mean
+
+
+def _to_qimage(image: Image.Image) -> QImage:
+    data = image.tobytes("raw", "RGBA")
+    qimage = QImage(data, image.width, image.height, image.width * 4, QImage.Format.Format_RGBA8888)
+    return qimage.copy()  # own the pixels: ``data`` is freed with this frame
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    left: LoadedImage
+    right: LoadedImage
+    left_image: QImage | None
+    right_image: QImage | None
+    difference: QImage | None
+    mean_difference: float
+
+
+def _load_pair(
+    left_path: str, right_path: str
+) -> Callable[[Callable[[Progress], None], threading.Event], _Loaded]:
+    def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> _Loaded:
+        _heif_support()
+        loaded = []
+        for path in (left_path, right_path):
+            loaded.append(load_preview_image(path))
+        left, right = loaded
+        difference = None
+        mean = 0.0
+        if left.image is not None and right.image is not None:
+            overlay, mean = difference_map(left.image, right.image)
+            difference = _to_qimage(overlay)
+        return _Loaded(
+            left,
+            right,
+            _to_qimage(left.image) if left.image is not None else None,
+            _to_qimage(right.image) if right.image is not None else None,
+            difference,
+            mean,
+        )
+
+    return job
+
+
+class _ImageView(QGraphicsView):
+    """One image, drawn at ``scale`` original pixels per screen pixel."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self._item: QGraphicsPixmapItem | None = None
+        self._original = (0, 0)
+
+    def set_image(self, image: QImage | None, original: tuple[int, int]) -> None:
+        self.scene().clear()
+        self._item = None
+        self._original = original
+        if image is None or image.isNull():
+            return
+        self._item = self.scene().addPixmap(QPixmap.fromImage(image))
+        self._item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        # Stretch the (possibly reduced) preview to the original size in scene units.
+        if image.width() and original[0]:
+            factor = original[0] / image.width()
+            self._item.setTransform(QTransform.fromScale(factor, factor))
+        self.scene().setSceneRect(QRectF(0, 0, original[0], original[1]))
+
+    def fit_scale(self) -> float | None:
+        width, height = self._original
+        if not width or not height:
+            return None
+        viewport = self.viewport().size()
+        return min((viewport.width() - 4) / width, (viewport.height() - 4) / height)
+
+    def apply_scale(self, scale: float) -> None:
+        self.setTransform(QTransform.fromScale(scale, scale))
+
+
+class _Side(QWidget):
+    def __init__(self, role: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.role = QLabel(role)
+        self.role.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.view = _ImageView()
+        self.caption = QLabel()
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.role)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.caption)
+
+
+class ImagePreview(QWidget):
+    """Two images at one scale, with zoom and a difference overlay."""
+
+    #: Emitted after both images are shown (tests and screenshots wait for it).
+    rendered = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.zoom = QComboBox()
+        for label, _ in _ZOOMS:
+            self.zoom.addItem(label)
+        self.show_difference = QCheckBox("Show differences")
+        self.show_difference.setToolTip(
+            "Red where the selected image differs from the representative"
+        )
+        self.summary = QLabel()
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        toolbar = QHBoxLayout()
+        toolbar.addWidget(self.summary, 1)
+        toolbar.addWidget(QLabel("Zoom:"))
+        toolbar.addWidget(self.zoom)
+        toolbar.addWidget(self.show_difference)
+        self.left = _Side("Representative")
+        self.right = _Side("Selected")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.left)
+        splitter.addWidget(self.right)
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(toolbar)
+        layout.addWidget(splitter, 1)
+        for a, b in ((self.left.view, self.right.view), (self.right.view, self.left.view)):
+            a.horizontalScrollBar().valueChanged.connect(b.horizontalScrollBar().setValue)
+            a.verticalScrollBar().valueChanged.connect(b.verticalScrollBar().setValue)
+        self.zoom.currentIndexChanged.connect(self._apply_zoom)
+        self.show_difference.toggled.connect(self._show_right)
+        self._job: Job | None = None
+        self._pending: tuple[str, str] | None = None
+        self._paths: tuple[str, str] | None = None
+        self._loaded: _Loaded | None = None
+
+    def show_pair(self, representative: str, member: str) -> None:
+        self._paths = (representative, member)
+        self.summary.setText("Loading…")
+        if self._job is not None:
+            self._pending = self._paths
+            return
+        self._start(self._paths)
+
+    def clear(self) -> None:
+        self._paths = None
+        self._pending = None
+        self._loaded = None
+        for side in (self.left, self.right):
+            side.view.set_image(None, (0, 0))
+            side.caption.clear()
+        self.summary.clear()
+
+    def stop(self) -> None:
+        self._pending = None
+        if self._job is not None:
+            self._job.stop()
+
+    def _start(self, paths: tuple[str, str]) -> None:
+        job = Job(_load_pair(*paths))
+        job.finished.connect(self._on_loaded)
+        job.failed.connect(lambda message: self.summary.setText(f"Cannot show: {message}"))
+        job.done.connect(self._on_done)
+        self._job = job
+        job.start()
+
+    @Slot()
+    def _on_done(self) -> None:
+        self._job = None
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._start(pending)
+
+    @Slot(object)
+    def _on_loaded(self, loaded: _Loaded) -> None:
+        if self._pending is not None or self._paths != (loaded.left.path, loaded.right.path):
+            return
+        self._loaded = loaded
+        self.left.view.set_image(loaded.left_image, (loaded.left.width, loaded.left.height))
+        self.left.caption.setText(loaded.left.caption())
+        self.right.caption.setText(loaded.right.caption())
+        self._show_right()
+        if loaded.difference is not None:
+            self.summary.setText(f"Mean difference {loaded.mean_difference:.1%}")
+        else:
+            self.summary.setText("")
+        self.rendered.emit()
+
+    @Slot()
+    def _show_right(self) -> None:
+        loaded = self._loaded
+        if loaded is None:
+            return
+        if self.show_difference.isChecked() and loaded.difference is not None:
+            # The map has the representative's size: show it at the representative's scale.
+            self.right.role.setText("Differences (red) over the selected image")
+            self.right.view.set_image(loaded.difference, (loaded.left.width, loaded.left.height))
+        else:
+            self.right.role.setText("Selected")
+            self.right.view.set_image(loaded.right_image, (loaded.right.width, loaded.right.height))
+        self._apply_zoom()
+
+    @Slot()
+    def _apply_zoom(self) -> None:
+        scale = _ZOOMS[self.zoom.currentIndex()][1]
+        if scale == 0.0:
+            fits = [s for s in (self.left.view.fit_scale(), self.right.view.fit_scale()) if s]
+            scale = min(fits) if fits else 1.0
+            scale = min(scale, 1.0)  # never blow small images up to fit
+        for side in (self.left, self.right):
+            side.view.apply_scale(scale)
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        if self.zoom.currentIndex() == 0:
+            self._apply_zoom()
+
+    def scale(self) -> float:
+        """The current shared scale (screen pixels per original pixel)."""
+        return self.left.view.transform().m11()

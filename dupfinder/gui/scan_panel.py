@@ -1,0 +1,415 @@
+"""The left-hand panel: what to scan (folders, patterns, kinds), how close counts as a
+duplicate (thresholds), and the Scan/Cancel buttons with progress.
+
+It only builds a ``ScanOptions`` and shows progress; running the scan is the window's job.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSlider,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from dupfinder.core.model import (
+    DEFAULT_IMAGE_THRESHOLD,
+    DEFAULT_TEXT_THRESHOLD,
+    HASH_BITS,
+    Kind,
+    Phase,
+    Progress,
+    ScanOptions,
+)
+from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
+from dupfinder.gui.settings import FolderEntry, ScanSettings
+
+__all__ = ["FolderList", "ProgressEstimate", "ScanPanel", "split_patterns", "threshold_text"]
+
+_KIND_CHOICES = (
+    ("Text and images", frozenset({Kind.TEXT, Kind.IMAGE})),
+    ("Text only", frozenset({Kind.TEXT})),
+    ("Images only", frozenset({Kind.IMAGE})),
+)
+
+
+def split_patterns(text: str) -> tuple[str, ...]:
+    """``*.pdf; *.docx`` → ('*.pdf', '*.docx'): semicolons, commas and new lines separate."""
+    return tuple(p.strip() for p in re.split(r"[;,\n]", text) if p.strip())
+
+
+def threshold_text(bits: int) -> str:
+    """What a Hamming radius means to a person: bits and the equivalent similarity."""
+    similarity = 1 - bits / HASH_BITS
+    return f"up to {bits} bits different · ≥ {similarity:.0%} similar"
+
+
+class ProgressEstimate:
+    """Turns progress samples into a line of text with counts and a time estimate."""
+
+    _LABELS: ClassVar[dict[Phase, str]] = {
+        Phase.WALKING: "Finding files",
+        Phase.FINGERPRINTING: "Fingerprinting",
+        Phase.COMPARING: "Comparing",
+        Phase.DONE: "Finishing",
+    }
+
+    def __init__(self) -> None:
+        self._phase: Phase | None = None
+        self._phase_start = 0.0
+        self._done_at_start = 0
+
+    def describe(self, sample: Progress, now: float | None = None) -> str:
+        now = time.monotonic() if now is None else now
+        if sample.phase != self._phase:
+            self._phase = sample.phase
+            self._phase_start = now
+            self._done_at_start = sample.done
+        label = self._LABELS.get(sample.phase, str(sample.phase).capitalize())
+        if sample.total is None:
+            return f"{label}: {sample.done:,} so far"
+        text = f"{label}: {sample.done:,} of {sample.total:,}"
+        remaining = self.remaining_seconds(sample, now)
+        if remaining is not None:
+            text += f" · about {_duration(remaining)} left"
+        return text
+
+    def remaining_seconds(self, sample: Progress, now: float) -> float | None:
+        elapsed = now - self._phase_start
+        advanced = sample.done - self._done_at_start
+        if sample.total is None or elapsed < 1.0 or advanced <= 0:
+            return None
+        return elapsed / advanced * max(sample.total - sample.done, 0)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class FolderList(QTreeWidget):
+    """Folders to scan, with a "Reference" check box each; folders can be dropped on it."""
+
+    folders_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setColumnCount(2)
+        self.setHeaderLabels(["Folder", "Reference"])
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setAcceptDrops(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.headerItem().setToolTip(1, "Files in a reference folder are always kept")
+        self.itemChanged.connect(lambda *_: self.folders_changed.emit())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(300, 140)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.selectedItems():
+            self.remove_selected()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def add_folder(self, path: str, reference: bool = False) -> bool:
+        """Add a folder unless it is already listed; False when it was not added."""
+        path = os.path.abspath(path)
+        if not os.path.isdir(path) or path in self.paths():
+            return False
+        item = QTreeWidgetItem([path, ""])
+        item.setToolTip(0, path)
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(1, Qt.CheckState.Checked if reference else Qt.CheckState.Unchecked)
+        self.addTopLevelItem(item)
+        self.folders_changed.emit()
+        return True
+
+    def remove_selected(self) -> None:
+        for item in self.selectedItems():
+            self.takeTopLevelItem(self.indexOfTopLevelItem(item))
+        self.folders_changed.emit()
+
+    def entries(self) -> tuple[FolderEntry, ...]:
+        return tuple(
+            FolderEntry(item.text(0), item.checkState(1) == Qt.CheckState.Checked)
+            for item in (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
+        )
+
+    def paths(self) -> list[str]:
+        return [self.topLevelItem(i).text(0) for i in range(self.topLevelItemCount())]
+
+    @staticmethod
+    def _dropped_folders(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[str]:
+        mime = event.mimeData()
+        if not mime.hasUrls():
+            return []
+        return [
+            url.toLocalFile()
+            for url in mime.urls()
+            if url.isLocalFile() and os.path.isdir(url.toLocalFile())
+        ]
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if self._dropped_folders(event):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
+        if self._dropped_folders(event):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        folders = self._dropped_folders(event)
+        for folder in folders:
+            self.add_folder(folder)
+        if folders:
+            event.acceptProposedAction()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if self.topLevelItemCount() == 0:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().placeholderText().color())
+            painter.drawText(
+                self.viewport().rect().adjusted(8, 8, -8, -8),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                "Drop folders here\nor use “Add folder…”",
+            )
+            painter.end()
+
+
+class _ThresholdSlider(QWidget):
+    """A slider for a Hamming radius with its meaning spelled out beside it."""
+
+    def __init__(self, maximum: int, default: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._default = default
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, maximum)
+        self.slider.setPageStep(2)
+        self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.slider.setTickInterval(max(1, maximum // 8))
+        self.label = QLabel()
+        self.label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.slider)
+        layout.addWidget(self.label)
+        self.slider.valueChanged.connect(self._update_label)
+        self.slider.setValue(default)
+        self._update_label(default)
+
+    @Slot(int)
+    def _update_label(self, value: int) -> None:
+        suffix = " (default)" if value == self._default else ""
+        self.label.setText(threshold_text(value) + suffix)
+
+    def value(self) -> int:
+        return self.slider.value()
+
+    def set_value(self, value: int) -> None:
+        self.slider.setValue(value)
+
+
+class ScanPanel(QWidget):
+    """Scan settings and controls; emits ``scan_requested`` and ``cancel_requested``."""
+
+    scan_requested = Signal()
+    cancel_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.folders = FolderList()
+        add = QPushButton("Add folder…")
+        add.clicked.connect(self.choose_folder)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.folders.remove_selected)
+        buttons = QHBoxLayout()
+        buttons.addWidget(add)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch()
+        folder_box = QGroupBox("Folders")
+        folder_layout = QVBoxLayout(folder_box)
+        folder_layout.addWidget(self.folders)
+        folder_layout.addLayout(buttons)
+
+        self.kinds = QComboBox()
+        for label, _ in _KIND_CHOICES:
+            self.kinds.addItem(label)
+        self.include = QLineEdit()
+        self.include.setPlaceholderText("all files, or e.g. *.pdf; *.jpg")
+        self.exclude = QLineEdit()
+        self.exclude.setPlaceholderText("e.g. */node_modules/*; *.tmp")
+        files_box = QGroupBox("Files")
+        files_form = QFormLayout(files_box)
+        files_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        files_form.addRow("Compare:", self.kinds)
+        files_form.addRow("Include:", self.include)
+        files_form.addRow("Exclude:", self.exclude)
+
+        self.text_threshold = _ThresholdSlider(16, DEFAULT_TEXT_THRESHOLD)
+        self.image_threshold = _ThresholdSlider(24, DEFAULT_IMAGE_THRESHOLD)
+        sensitivity_box = QGroupBox("Sensitivity")
+        sensitivity_box.setToolTip(
+            "How many of the 64 fingerprint bits may differ for two files to count as "
+            "near-duplicates. Lower finds only very close copies; higher finds looser matches."
+        )
+        sensitivity = QFormLayout(sensitivity_box)
+        sensitivity.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        sensitivity.addRow("Text:", self.text_threshold)
+        sensitivity.addRow("Images:", self.image_threshold)
+
+        self.scan_button = QPushButton("Scan")
+        self.scan_button.setDefault(True)
+        self.scan_button.clicked.connect(self.scan_requested)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button.setEnabled(False)
+        run_buttons = QHBoxLayout()
+        run_buttons.addWidget(self.scan_button, 1)
+        run_buttons.addWidget(self.cancel_button)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setTextVisible(False)
+        self.progress_bar.setVisible(False)
+        self.progress_label = QLabel("Add folders, then press Scan.")
+        self.progress_label.setWordWrap(True)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(folder_box, 1)
+        layout.addWidget(files_box)
+        layout.addWidget(sensitivity_box)
+        layout.addLayout(run_buttons)
+        layout.addWidget(self.progress_bar)
+        layout.addWidget(self.progress_label)
+        self._estimate = ProgressEstimate()
+        self.folders.folders_changed.connect(self._update_buttons)
+        self._update_buttons()
+
+    # --- folders ------------------------------------------------------------------------------
+
+    @Slot()
+    def choose_folder(self) -> None:
+        start = self.folders.paths()[-1] if self.folders.paths() else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder to scan", start)
+        if folder:
+            self.folders.add_folder(folder)
+
+    def add_folders(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self.folders.add_folder(path)
+
+    @Slot()
+    def _update_buttons(self) -> None:
+        if not self.cancel_button.isEnabled():
+            self.scan_button.setEnabled(self.folders.topLevelItemCount() > 0)
+
+    def reference_folders(self) -> tuple[str, ...]:
+        return tuple(entry.path for entry in self.folders.entries() if entry.reference)
+
+    # --- options ------------------------------------------------------------------------------
+
+    def scan_options(self) -> ScanOptions:
+        """The options for a scan; raises ValueError when they are incomplete."""
+        folders = self.folders.paths()
+        if not folders:
+            raise ValueError("add at least one folder to scan")
+        return ScanOptions(
+            roots=tuple(Path(p) for p in folders),
+            kinds=_KIND_CHOICES[self.kinds.currentIndex()][1],
+            text_threshold=self.text_threshold.value(),
+            image_threshold=self.image_threshold.value(),
+            include=split_patterns(self.include.text()),
+            exclude=split_patterns(self.exclude.text()),
+        )
+
+    def state(self) -> ScanSettings:
+        return ScanSettings(
+            folders=self.folders.entries(),
+            include=self.include.text(),
+            exclude=self.exclude.text(),
+            kinds=_KIND_CHOICES[self.kinds.currentIndex()][1],
+            text_threshold=self.text_threshold.value(),
+            image_threshold=self.image_threshold.value(),
+        )
+
+    def set_state(self, state: ScanSettings) -> None:
+        self.folders.clear()
+        for entry in state.folders:
+            self.folders.add_folder(entry.path, entry.reference)
+        self.include.setText(state.include)
+        self.exclude.setText(state.exclude)
+        for i, (_, kinds) in enumerate(_KIND_CHOICES):
+            if kinds == state.kinds:
+                self.kinds.setCurrentIndex(i)
+        self.text_threshold.set_value(state.text_threshold)
+        self.image_threshold.set_value(state.image_threshold)
+        self._update_buttons()
+
+    # --- running ------------------------------------------------------------------------------
+
+    def set_running(self, running: bool) -> None:
+        """Lock the settings while a scan or an action runs."""
+        for box in self.findChildren(QGroupBox):
+            box.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.scan_button.setEnabled(not running and self.folders.topLevelItemCount() > 0)
+        self.progress_bar.setVisible(running)
+        if running:
+            self._estimate = ProgressEstimate()
+            self.progress_bar.setRange(0, 0)
+            self.progress_label.setText("Starting…")
+
+    def show_progress(self, sample: Progress) -> None:
+        if sample.total:
+            self.progress_bar.setRange(0, sample.total)
+            self.progress_bar.setValue(min(sample.done, sample.total))
+        else:
+            self.progress_bar.setRange(0, 0)
+        self.progress_label.setText(self._estimate.describe(sample))
+
+    def show_message(self, text: str) -> None:
+        self.progress_label.setText(text)

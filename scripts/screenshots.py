@@ -1,0 +1,168 @@
+"""Regenerate the screenshots in docs/ from the sample folder (resources/sample).
+
+    python scripts/screenshots.py [--out docs] [--size 1280x800]
+
+Runs without a display (Qt's offscreen platform renders exactly what a real window shows) on
+copies of the sample files in a temporary folder, with its own settings, cache, trash,
+journal and decisions, so nothing of the user's is read or changed. Each state is a real
+scan or a real selection in the app; nothing is painted by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "resources" / "sample"
+WORDS = (
+    "river bridge garden window morning evening kitchen market letter station winter summer "
+    "harbour village mountain forest valley meadow orchard library teacher doctor painter"
+).split()
+
+
+def _isolate(temp: Path) -> None:
+    """Point every per-user folder at ``temp`` before dupfinder (and send2trash) is imported."""
+    for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+        folder = temp / name.lower()
+        folder.mkdir()
+        os.environ[name] = str(folder)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def _many_files(folder: Path, count: int) -> None:
+    """Enough small documents for the scan to be caught while it fingerprints."""
+    folder.mkdir()
+    rng = random.Random(7)
+    for i in range(count):
+        text = " ".join(rng.choice(WORDS) for _ in range(120))
+        (folder / f"note-{i:05d}.txt").write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    parser.add_argument("--size", default="1280x800", help="window size, WIDTHxHEIGHT")
+    args = parser.parse_args(argv)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="dupfinder-shots-") as temp_name:
+        temp = Path(temp_name)
+        _isolate(temp)
+        demo = temp / "Documents"
+        shutil.copytree(SAMPLE, demo)
+        many = temp / "Archive"
+        _many_files(many, 4000)
+        return _shoot(args.out, width, height, temp, demo, many)
+
+
+def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Path) -> int:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from dupfinder.core.actions import Action, make_plan
+    from dupfinder.core.decisions import DecisionStore
+    from dupfinder.core.journal import Journal
+    from dupfinder.gui.app import create_application
+    from dupfinder.gui.dialogs import PlanDialog
+    from dupfinder.gui.main_window import MainWindow
+    from dupfinder.gui.settings import Settings
+
+    app = create_application([])
+    if not QFontMetrics(app.font()).inFontUcs4(ord("中")):
+        print("warning: no font with Chinese glyphs: install fonts-wqy-microhei", file=sys.stderr)
+
+    def wait(condition: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"gave up waiting for {what}")
+            app.processEvents()
+            time.sleep(0.005)
+        for _ in range(5):  # let layouts and repaints settle
+            app.processEvents()
+
+    def shot(widget: QWidget, name: str) -> None:
+        path = out / name
+        widget.grab().save(str(path))
+        print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+
+    settings = Settings(QSettings(str(temp / "settings.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(
+        settings, journal=Journal(temp / "journal.jsonl"), decisions=DecisionStore(temp / "d.json")
+    )
+    window.resize(width, height)
+    window.show()
+    wait(lambda: window.isVisible(), "the window")
+    shot(window, "screenshot-empty.png")
+
+    # Scanning: a few thousand files, caught while they are fingerprinted.
+    window.panel.add_folders([str(demo), str(many)])
+    window.start_scan()
+    wait(
+        lambda: (
+            window.panel.progress_label.text().startswith("Fingerprinting")
+            and "left" in window.panel.progress_label.text()
+        ),
+        "the fingerprinting phase",
+    )
+    shot(window, "screenshot-scanning.png")
+    window.cancel_job()
+    wait(lambda: not window.busy(), "the cancelled scan")
+
+    # Results: scan the documents only, then look at groups one by one.
+    window.panel.folders.clear()
+    window.panel.add_folders([str(demo)])
+    window.start_scan()
+    wait(lambda: not window.busy(), "the scan")
+
+    def select(relative: str, preview: QWidget) -> None:
+        index = window.model.index_of_path(str(demo / relative))
+        if not index.isValid():
+            raise LookupError(f"{relative} is in no group")
+        rendered = []
+        preview.rendered.connect(lambda: rendered.append(True))  # type: ignore[attr-defined]
+        window.view.setCurrentIndex(index)
+        window.view.scrollTo(index)
+        wait(lambda: bool(rendered), f"the preview of {relative}")
+
+    select("articles/river-walk.txt", window.text_preview)
+    shot(window, "screenshot-main.png")
+    select("中文/泡茶笔记.txt", window.text_preview)
+    shot(window, "screenshot-text-cjk.png")
+    select("reports/maintenance-report.pdf", window.text_preview)
+    shot(window, "screenshot-text-pdf-docx.png")
+    select("photos/hills-small.jpg", window.image_preview)
+    shot(window, "screenshot-images.png")
+    window.image_preview.show_difference.setChecked(True)
+    select("photos/hills.webp", window.image_preview)
+    shot(window, "screenshot-image-difference.png")
+    window.image_preview.show_difference.setChecked(False)
+
+    # The confirmation the window shows before trashing: keep the newest of each group.
+    window.apply_keep_rule("newest")
+    wait(lambda: not window.busy(), "the mark rule")
+    shot(window, "screenshot-marked.png")
+    plan = make_plan(window.model.result(), window.model.marks(), Action())
+    dialog = PlanDialog(plan, window)
+    dialog.show()
+    wait(lambda: dialog.isVisible(), "the dialog")
+    shot(dialog, "screenshot-confirm.png")
+    dialog.close()
+
+    window.shutdown()
+    window.close()
+    QApplication.processEvents()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

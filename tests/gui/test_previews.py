@@ -1,0 +1,178 @@
+"""Selecting a member shows it against its group's representative."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gui_helpers import (
+    EDITED_FROM,
+    EDITED_TO,
+    picture,
+    scan_folder,
+    write_image_corpus,
+    write_text_corpus,
+)
+from PySide6.QtCore import QModelIndex
+
+from dupfinder.core.model import Kind
+from dupfinder.gui.image_preview import difference_map, load_preview_image
+from dupfinder.gui.main_window import MainWindow
+from dupfinder.gui.results_model import MEMBER_ROLE
+
+
+def find_member(window: MainWindow, path: Path) -> QModelIndex:
+    index = window.model.index_of_path(str(path))
+    assert index.isValid(), path
+    return index
+
+
+def highlighted(html: str, color: str) -> str:
+    marker = f'background-color:{color};">'
+    return "".join(part.split("<", 1)[0] for part in html.split(marker)[1:])
+
+
+def test_selecting_a_text_member_shows_the_word_diff(
+    qtbot: object, window: MainWindow, tmp_path: Path
+) -> None:
+    files = write_text_corpus(tmp_path / "docs")
+    scan_folder(qtbot, window, tmp_path / "docs")
+    index = find_member(window, files["edited"])
+    group = window.model.group_at(index)
+    assert group is not None
+    assert group.kind is Kind.TEXT
+    other = (
+        files["original"]
+        if group.representative.path != str(files["original"])
+        else files["edited"]
+    )
+    target = find_member(window, other)
+    window.view.setCurrentIndex(QModelIndex())  # the scan selected a pair already: start over
+    assert window.preview.currentWidget() is window.preview_hint
+    with qtbot.waitSignal(window.text_preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        window.view.setCurrentIndex(target)
+    assert window.preview.currentWidget() is window.text_preview
+    diff = window.text_preview.last_diff
+    assert diff is not None
+    assert not diff.identical
+    left_words = [s.text for r in diff.rows for s in (r.left or ()) if s.changed]
+    right_words = [s.text for r in diff.rows for s in (r.right or ()) if s.changed]
+    assert {*left_words, *right_words} == {EDITED_FROM, EDITED_TO}
+    assert window.text_preview.left.title.toolTip() == group.representative.path
+    assert window.text_preview.right.title.toolTip() == str(other)
+    assert other.name in window.text_preview.right.title.text()
+    # The panes show it: one block per row, the selected file's word on the right.
+    right_html = window.text_preview.right.view.toHtml()
+    assert window.text_preview.left.view.document().blockCount() == len(diff.rows)
+    assert window.text_preview.right.view.document().blockCount() == len(diff.rows)
+    assert str(other).endswith("edited.txt") == (EDITED_TO in right_html)
+    assert "changed line" in window.text_preview.summary.text()
+
+
+def test_chinese_pair_and_ignore_toggles(qtbot: object, window: MainWindow, tmp_path: Path) -> None:
+    files = write_text_corpus(tmp_path / "docs")
+    preview = window.text_preview
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(files["chinese"]), str(files["chinese_copy"]))
+    diff = preview.last_diff
+    assert diff is not None
+    assert [s.text for r in diff.rows for s in (r.left or ()) if s.changed] == ["红"]
+    assert [s.text for r in diff.rows for s in (r.right or ()) if s.changed] == ["黑"]
+    # Ignore case on a case-only difference: same text.
+    upper = tmp_path / "upper.txt"
+    upper.write_text(files["original"].read_text(encoding="utf-8").upper(), encoding="utf-8")
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(files["original"]), str(upper))
+    assert preview.last_diff is not None
+    assert not preview.last_diff.identical
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.ignore_case.setChecked(True)
+    assert preview.last_diff.identical
+    assert "Same text" in preview.summary.text()
+
+
+def test_scrolling_one_text_pane_scrolls_the_other(
+    qtbot: object, window: MainWindow, tmp_path: Path
+) -> None:
+    left = tmp_path / "left.txt"
+    right = tmp_path / "right.txt"
+    lines = [f"line {i} of a long document" for i in range(400)]
+    left.write_text("\n".join(lines), encoding="utf-8")
+    right.write_text("\n".join([*lines[:200], "an inserted line", *lines[200:]]), encoding="utf-8")
+    window.resize(1280, 800)
+    window.show()
+    preview = window.text_preview
+    window.preview.setCurrentWidget(preview)
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(left), str(right))
+    left_bar = preview.left.view.verticalScrollBar()
+    right_bar = preview.right.view.verticalScrollBar()
+    assert left_bar.maximum() > 0
+    left_bar.setValue(left_bar.maximum() // 2)
+    top_left = preview.left.view.cursorForPosition(preview.left.view.rect().topLeft()).blockNumber()
+    top_right = preview.right.view.cursorForPosition(
+        preview.right.view.rect().topLeft()
+    ).blockNumber()
+    assert right_bar.value() > 0
+    assert abs(top_left - top_right) <= 1
+
+
+def test_an_unreadable_file_is_reported_not_raised(
+    qtbot: object, window: MainWindow, tmp_path: Path
+) -> None:
+    files = write_text_corpus(tmp_path / "docs")
+    preview = window.text_preview
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(files["original"]), str(tmp_path / "gone.txt"))
+    assert "Cannot read" in preview.summary.text()
+
+
+def test_selecting_an_image_member_shows_both_at_one_scale(
+    qtbot: object, window: MainWindow, tmp_path: Path
+) -> None:
+    files = write_image_corpus(tmp_path / "pictures")
+    scan_folder(qtbot, window, tmp_path / "pictures")
+    index = find_member(window, files["small"])
+    member = index.data(MEMBER_ROLE)
+    group = window.model.group_at(index)
+    assert group is not None
+    assert group.kind is Kind.IMAGE
+    target = (
+        index if member.path != group.representative.path else find_member(window, files["marked"])
+    )
+    window.resize(1280, 800)
+    window.show()
+    window.view.setCurrentIndex(QModelIndex())
+    with qtbot.waitSignal(window.image_preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        window.view.setCurrentIndex(target)
+    preview = window.image_preview
+    assert window.preview.currentWidget() is preview
+    captions = preview.left.caption.text() + preview.right.caption.text()
+    assert "640 × 400" in captions
+    assert "PNG" in captions
+    assert preview.left.view.transform().m11() == preview.right.view.transform().m11()
+    preview.zoom.setCurrentIndex(3)  # 100%
+    assert preview.scale() == 1.0
+    preview.show_difference.setChecked(True)
+    assert preview.right.role.text().startswith("Differences")
+    assert "Mean difference" in preview.summary.text()
+
+
+def test_difference_map_and_preview_loading(tmp_path: Path) -> None:
+    base = picture(200, 120)
+    marked = base.copy()
+    marked.paste((255, 0, 0), (10, 10, 40, 40))
+    overlay, mean = difference_map(base, marked)
+    assert overlay.size == base.size
+    assert 0 < mean < 0.2
+    assert overlay.getpixel((20, 20))[0] > 200  # red where they differ
+    _, same = difference_map(base, base)
+    assert same == 0
+    path = tmp_path / "p.jpg"
+    picture(4000, 100).save(path)
+    loaded = load_preview_image(str(path), side=1000)
+    assert (loaded.width, loaded.height) == (4000, 100)  # the original size for captions
+    assert loaded.image is not None
+    assert max(loaded.image.size) <= 1000
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    assert load_preview_image(str(broken)).problem

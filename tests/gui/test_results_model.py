@@ -1,0 +1,140 @@
+"""The results model: Qt's model tester with real data, sorting, filtering and marks."""
+
+from __future__ import annotations
+
+from gui_helpers import synthetic_result
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+
+from dupfinder.core.model import ScanResult
+from dupfinder.gui.results_model import MEMBER_ROLE, Column, ResultsModel, prepare
+
+CHECK = Qt.ItemDataRole.CheckStateRole
+
+
+def member_paths(model: ResultsModel, row: int) -> list[str]:
+    parent = model.index(row, 0)
+    return [model.index(r, 0, parent).data(MEMBER_ROLE).path for r in range(model.rowCount(parent))]
+
+
+def test_model_tester_with_no_groups(qtmodeltester: object) -> None:
+    model = ResultsModel()
+    model.set_result(ScanResult())
+    qtmodeltester.check(model)  # type: ignore[attr-defined]
+    assert model.rowCount() == 0
+    assert model.totals() == (0, 0, 0)
+
+
+def test_model_tester_with_many_groups_sorted_and_filtered(qtmodeltester: object) -> None:
+    model = ResultsModel()
+    model.set_result(synthetic_result(400))
+    qtmodeltester.check(model)  # type: ignore[attr-defined]
+    model.sort(Column.SIZE, Qt.SortOrder.DescendingOrder)
+    model.set_filter("set3")
+    qtmodeltester.check(model)  # type: ignore[attr-defined]
+    assert 0 < model.rowCount() < 400
+
+
+def test_two_levels_and_columns() -> None:
+    result = synthetic_result(3, members=4)
+    model = ResultsModel()
+    model.set_result(result)
+    assert model.rowCount() == 3
+    group = model.index(0, 0)
+    assert model.rowCount(group) == 4
+    assert model.rowCount(model.index(0, 1)) == 0  # children hang off column 0 only
+    member = model.index(1, 0, group)
+    assert member.parent() == group
+    first = result.groups[0].members[1]
+    assert member.data() == first.path.rsplit("/", 1)[1]
+    assert member.siblingAtColumn(Column.FOLDER).data() == "/data/set0"
+    assert member.siblingAtColumn(Column.DISTANCE).data() == f"{first.distance} bits"
+    assert model.index(0, 0, group).siblingAtColumn(Column.DISTANCE).data() == "representative"
+    assert group.data() == "Group 1 · 4 text files"
+    assert group.siblingAtColumn(Column.FOLDER).data().endswith("reclaimable")
+    image_member = model.index(0, 0, model.index(1, 0))
+    assert image_member.siblingAtColumn(Column.DIMENSIONS).data() == "800 × 600"
+
+
+def test_sort_keeps_the_representative_first_and_the_selection() -> None:
+    model = ResultsModel()
+    model.set_result(synthetic_result(30, members=5))
+    group_index = model.index(5, 0)
+    tracked = QPersistentModelIndex(model.index(3, 0, group_index))
+    path = tracked.data(MEMBER_ROLE).path
+    for column in Column:
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            model.sort(column, order)
+            assert tracked.isValid()
+            assert tracked.data(MEMBER_ROLE).path == path
+            for row in range(model.rowCount()):
+                paths = member_paths(model, row)
+                group = next(g for g in model.result().groups if g.members[0].path == paths[0])
+                assert paths[0] == group.representative.path
+    model.sort(Column.SIZE, Qt.SortOrder.DescendingOrder)
+    sizes = [model.group_at(model.index(r, 0)).reclaimable_bytes for r in range(model.rowCount())]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_filter_matches_every_word_in_any_member_path() -> None:
+    model = ResultsModel()
+    model.set_result(synthetic_result(50))
+    model.set_filter("SET2 file00009")
+    assert model.rowCount() == 1
+    assert "file00009" in member_paths(model, 0)[0]
+    model.set_filter("")
+    assert model.rowCount() == 50
+    model.set_filter("no-such-file")
+    assert model.rowCount() == 0
+    assert model.totals()[0] == 50  # totals are over the whole result
+
+
+def test_check_boxes_mark_members(qtbot: object) -> None:
+    model = ResultsModel()
+    model.set_result(synthetic_result(2))
+    member = model.index(1, 0, model.index(0, 0))
+    assert member.flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert not model.index(0, 0).flags() & Qt.ItemFlag.ItemIsUserCheckable
+    with qtbot.waitSignal(model.marks_changed):  # type: ignore[attr-defined]
+        assert model.setData(member, Qt.CheckState.Checked, CHECK)
+    assert member.data(CHECK) == Qt.CheckState.Checked
+    assert model.marks() == {member.data(MEMBER_ROLE).path}
+    assert model.marked_bytes() == member.data(MEMBER_ROLE).size
+    assert model.toggle_mark(member.siblingAtColumn(Column.SIZE))
+    assert model.marks() == frozenset()
+    assert not model.toggle_mark(model.index(0, 0))  # a group row is not a file
+
+
+def test_set_marks_announces_changed_rows(qtbot: object) -> None:
+    model = ResultsModel()
+    result = synthetic_result(10)
+    model.set_result(result)
+    wanted = {g.members[1].path for g in result.groups} | {"/not/in/result"}
+    changed: list[QModelIndex] = []
+    model.dataChanged.connect(lambda top, _bottom, _roles: changed.append(top))
+    model.set_marks(wanted)
+    assert model.marks() == wanted - {"/not/in/result"}
+    assert len(changed) == 10
+
+
+def test_protected_members_cannot_be_marked() -> None:
+    result = synthetic_result(4)
+    model = ResultsModel()
+    model.set_prepared(prepare(result, lambda m: "/set1/" in m.path))
+    locked = {m.path for g in result.groups for m in g.members if "/set1/" in m.path}
+    assert locked
+    model.set_marks(m.path for g in result.groups for m in g.members)
+    assert not (model.marks() & locked)
+    row = next(r for r in range(model.rowCount()) if "/set1/" in member_paths(model, r)[0])
+    index = model.index(0, 0, model.index(row, 0))
+    assert index.data(CHECK) is None
+    assert not index.flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert "reference folder" in index.data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_one_reset_per_result(qtbot: object) -> None:
+    model = ResultsModel()
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.set_result(synthetic_result(1000))
+    assert len(resets) == 1
+    assert model.rowCount() == 1000

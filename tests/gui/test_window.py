@@ -1,0 +1,207 @@
+"""The window as a whole: settings round-trip, keyboard, scan panel, About, entry point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from gui_helpers import scan_folder, synthetic_result, write_text_corpus
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from dupfinder import __version__
+from dupfinder.core.model import DEFAULT_TEXT_THRESHOLD, Kind, Phase, Progress
+from dupfinder.gui import GuiUnavailable, display_available
+from dupfinder.gui.dialogs import AboutDialog
+from dupfinder.gui.main_window import MainWindow
+from dupfinder.gui.results_model import Column
+from dupfinder.gui.scan_panel import ProgressEstimate, split_patterns, threshold_text
+from dupfinder.gui.settings import FolderEntry, ScanSettings, Settings
+
+
+def test_scan_settings_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "s.ini"
+    state = ScanSettings(
+        folders=(FolderEntry(str(tmp_path), True), FolderEntry("/photos", False)),
+        include="*.txt; *.pdf",
+        exclude="*/tmp/*",
+        kinds=frozenset({Kind.IMAGE}),
+        text_threshold=5,
+        image_threshold=12,
+    )
+    Settings(QSettings(str(path), QSettings.Format.IniFormat)).save_scan(state)
+    again = Settings(QSettings(str(path), QSettings.Format.IniFormat)).load_scan()
+    assert again == state
+
+
+def test_damaged_settings_fall_back_to_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "s.ini"
+    path.write_text("[scan]\ntext_threshold=banana\nimage_threshold=99\nkinds=sound\n")
+    loaded = Settings(QSettings(str(path), QSettings.Format.IniFormat)).load_scan()
+    assert loaded == ScanSettings()
+
+
+def test_window_remembers_folders_thresholds_geometry_and_columns(
+    make_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    first = make_window()
+    first.panel.folders.add_folder(str(tmp_path), reference=True)
+    first.panel.text_threshold.set_value(6)
+    first.panel.image_threshold.set_value(14)
+    first.panel.include.setText("*.md")
+    first.resize(760, 540)  # within the offscreen screen (800x600): restoring clamps to it
+    first.view.setColumnWidth(Column.FOLDER, 333)
+    first.save_settings()
+
+    second = make_window()
+    assert second.panel.folders.entries() == (FolderEntry(str(tmp_path), True),)
+    assert second.panel.text_threshold.value() == 6
+    assert second.panel.image_threshold.value() == 14
+    assert second.panel.include.text() == "*.md"
+    assert (second.width(), second.height()) == (760, 540)
+    assert second.view.columnWidth(Column.FOLDER) == 333
+
+
+def test_threshold_labels_show_bits_and_similarity(window: MainWindow) -> None:
+    assert threshold_text(3) == "up to 3 bits different · ≥ 95% similar"
+    window.panel.text_threshold.set_value(DEFAULT_TEXT_THRESHOLD)
+    assert window.panel.text_threshold.label.text().endswith("(default)")
+    other = 5 if DEFAULT_TEXT_THRESHOLD != 5 else 6
+    window.panel.text_threshold.set_value(other)
+    assert window.panel.text_threshold.label.text() == threshold_text(other)
+    assert split_patterns("*.pdf; *.docx,*.txt\n") == ("*.pdf", "*.docx", "*.txt")
+
+
+def test_scan_options_come_from_the_panel(window: MainWindow, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="folder"):
+        window.panel.scan_options()
+    window.panel.add_folders([str(tmp_path)])
+    window.panel.kinds.setCurrentIndex(1)
+    window.panel.exclude.setText("*.log; */cache/*")
+    window.panel.image_threshold.set_value(7)
+    options = window.panel.scan_options()
+    assert options.roots == (tmp_path,)
+    assert options.kinds == frozenset({Kind.TEXT})
+    assert options.exclude == ("*.log", "*/cache/*")
+    assert options.image_threshold == 7
+
+
+def test_progress_text_has_counts_and_an_estimate() -> None:
+    estimate = ProgressEstimate()
+    assert estimate.describe(Progress(Phase.WALKING, 120), now=0.0) == "Finding files: 120 so far"
+    estimate.describe(Progress(Phase.FINGERPRINTING, 0, 1000), now=10.0)
+    text = estimate.describe(Progress(Phase.FINGERPRINTING, 250, 1000), now=15.0)
+    assert text == "Fingerprinting: 250 of 1,000 · about 15 s left"
+
+
+def test_folders_can_be_dropped_on_the_window(window: MainWindow, tmp_path: Path) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path)), QUrl.fromLocalFile(str(tmp_path / "none"))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.panel.folders.dropEvent(event)
+    assert window.panel.folders.paths() == [str(tmp_path)]
+    window.dropEvent(event)  # already listed: not added twice
+    assert window.panel.folders.paths() == [str(tmp_path)]
+
+
+def test_keyboard_filter_and_arrows(qtbot: object, window: MainWindow, tmp_path: Path) -> None:
+    write_text_corpus(tmp_path / "docs")
+    scan_folder(qtbot, window, tmp_path / "docs")
+    with qtbot.waitActive(window):  # type: ignore[attr-defined]
+        window.show()
+        window.activateWindow()
+    window.view.setFocus()
+    group = window.model.index(0, 0)
+    window.view.setCurrentIndex(group)
+    qtbot.keyClick(window.view, Qt.Key.Key_Down)  # type: ignore[attr-defined]
+    assert window.view.currentIndex() == window.model.index(0, 0, group)
+    qtbot.keyClick(window.view, Qt.Key.Key_Space)  # type: ignore[attr-defined]
+    assert len(window.model.marks()) == 1
+    qtbot.keyClick(window.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)  # type: ignore[attr-defined]
+    assert window.filter.hasFocus()
+    qtbot.keyClicks(window.filter, "no-such-name")  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0)  # type: ignore[attr-defined]
+    assert window.view.placeholder == "No group matches the filter."
+    assert "showing 0 of" in window.totals_label.text()
+    window.filter.clear()
+    qtbot.waitUntil(lambda: window.model.rowCount() > 0)  # type: ignore[attr-defined]
+
+
+def test_model_scales_to_many_groups_in_the_view(window: MainWindow) -> None:
+    from dupfinder.gui.results_model import prepare
+
+    window.model.set_prepared(prepare(synthetic_result(20_000)))
+    assert window.model.rowCount() == 20_000
+    assert window.view.uniformRowHeights()
+    window.view.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
+    first = window.model.index(0, 0)
+    assert window.model.group_at(first) is not None
+
+
+def test_about_shows_the_version(window: MainWindow) -> None:
+    dialog = AboutDialog(window.windowIcon(), window)
+    assert __version__ in dialog.text.text()
+    assert not window.windowIcon().isNull()
+    assert window.windowTitle() == "dupfinder"
+
+
+def test_quit_shortcut_is_ctrl_q(window: MainWindow) -> None:
+    assert window.act_quit.shortcut().toString() == "Ctrl+Q"
+    assert window.act_filter.shortcut().toString() == "Ctrl+F"
+
+
+def test_main_opens_the_window_with_folders_and_returns(tmp_path: Path) -> None:
+    from dupfinder.gui import app
+
+    def close_windows() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow):
+                assert str(tmp_path) in widget.panel.folders.paths()
+                widget.close()
+
+    QTimer.singleShot(0, close_windows)
+    assert app.main([str(tmp_path)]) == 0
+
+
+def test_core_and_gui_package_import_without_qt() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        import dupfinder.core.scan, dupfinder.gui
+        assert not any(name.startswith("PySide6") for name in sys.modules), "Qt loaded"
+        sys.modules["PySide6"] = None  # as if PySide6 were not installed
+        try:
+            import dupfinder.gui.app
+        except ImportError as exc:
+            assert type(exc).__name__ == "GuiUnavailable", type(exc)
+            print(exc)
+        else:
+            raise SystemExit("imported without PySide6")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'dupfinder[gui]'" in done.stdout
+    assert issubclass(GuiUnavailable, ImportError)
+
+
+def test_display_detection(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert not display_available()
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert display_available()
