@@ -196,10 +196,16 @@ def _csv_rows(result: ScanResult) -> Iterable[list[Any]]:
 
 
 def write_csv(result: ScanResult, out: TextIO) -> None:
-    """One row per member, numbered by group; errors are not part of the CSV."""
+    """One row per member, numbered by group; errors are not part of the CSV.
+
+    The csv module quotes only the characters of its line terminator, so a row whose file
+    name holds a carriage return is written fully quoted: unquoted, readers split it there.
+    """
     writer = csv.writer(out, lineterminator="\n")
+    quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(CSV_COLUMNS)
-    writer.writerows(_csv_rows(result))
+    for row in _csv_rows(result):
+        (quoted if "\r" in row[3] else writer).writerow(row)
 
 
 def format_size(size: float) -> str:

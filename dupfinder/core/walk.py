@@ -119,6 +119,10 @@ def _visit(
     except OSError as exc:
         if kind_for_path(name) is not None:
             report.errors.append(ScanError(child.path, describe_os_error(exc)))
+        elif _listed_as_folder(child):  # its files would be missed without a word
+            report.errors.append(
+                ScanError(child.path, f"cannot read folder: {describe_os_error(exc)}")
+            )
         return None
     if stat.S_ISDIR(info.st_mode):
         if options.exclude and _matches(options.exclude, name, child.path):
@@ -129,6 +133,14 @@ def _visit(
             stack.append(child.path)
         return None
     return _entry_for(child.path, name, info, options, report)
+
+
+def _listed_as_folder(child: os.DirEntry[str]) -> bool:
+    """The folder's listing says this entry is a folder (no stat: it just failed)."""
+    try:
+        return child.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _entry_for(

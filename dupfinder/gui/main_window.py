@@ -77,6 +77,11 @@ KEEP_RULES = (
 )
 
 
+#: Results with more groups than this open only their first groups (layout cost).
+_EXPAND_ALL_LIMIT = 1_500
+_EXPAND_FIRST = 200
+
+
 class MainWindow(QMainWindow):
     """dupfinder's one window."""
 
@@ -266,6 +271,9 @@ class MainWindow(QMainWindow):
         actions_menu.addAction(self.act_undo)
         actions_menu.addSeparator()
         actions_menu.addActions([self.act_not_pair, self.act_not_group])
+        view_menu = bar.addMenu("&View")
+        view_menu.addAction("Expand all groups", self.view.expandAll)
+        view_menu.addAction("Collapse all groups", self.view.collapseAll)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.act_about)
 
@@ -444,6 +452,19 @@ class MainWindow(QMainWindow):
         self.problems_button.setVisible(bool(errors))
         self.problems_button.setText(f"{count(len(errors), 'file')} skipped…")
 
+    def _expand_groups(self) -> None:
+        """Open every group of a normal result; of a huge one only the first screenfuls.
+
+        Laying out tens of thousands of expanded rows stalls the event loop for a quarter of
+        a second; the rest open on demand (click, arrow keys, or View ▸ Expand all groups).
+        """
+        groups = self.model.rowCount()
+        if groups <= _EXPAND_ALL_LIMIT:
+            self.view.expandAll()
+            return
+        for row in range(_EXPAND_FIRST):
+            self.view.setExpanded(self.model.index(row, 0), True)
+
     def _select_first_pair(self) -> None:
         if self.model.rowCount() == 0:
             return
@@ -454,7 +475,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _after_reset(self) -> None:
-        self.view.expandAll()
+        self._expand_groups()
         self._update_status()
         self._update_view_hint()
         self._current_changed(self.view.currentIndex())

@@ -14,11 +14,12 @@ document and its conversions to other formats yield the same words in the same o
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
 
-from dupfinder.core.errors import TooLarge, TooLittleContent, UnsupportedFile
+from dupfinder.core.errors import CorruptFile, TooLarge, TooLittleContent, UnsupportedFile
 from dupfinder.core.extract.common import tidy
 from dupfinder.core.extract.limits import (
     CONTAINER_FACTOR,
@@ -122,12 +123,22 @@ def extract_text(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_B
         raise ValueError(f"max_bytes must be a positive int, got {max_bytes!r}")
     name = os.fspath(path)
     info = _regular_file(name)
-    fmt = _sniff_file(name)
-    limit = max_bytes * _SIZE_FACTOR.get(fmt, 1)
-    if info.st_size > limit:
-        kind = "text documents" if limit == max_bytes else f"{fmt.value} files"
-        raise TooLarge(f"larger than the {format_size(limit)} limit for {kind}")
-    text = tidy(_reader(fmt)(name, max_bytes))
+    fmt: Format | None = None
+    try:
+        fmt = _sniff_file(name)
+        limit = max_bytes * _SIZE_FACTOR.get(fmt, 1)
+        if info.st_size > limit:
+            kind = "text documents" if limit == max_bytes else f"{fmt.value} files"
+            raise TooLarge(f"larger than the {format_size(limit)} limit for {kind}")
+        text = tidy(_reader(fmt)(name, max_bytes))
+    except OSError as exc:
+        # zipfile seeks to offsets read from the file; a damaged one is a negative seek
+        # (EINVAL), which says nothing about the disk: it is a damaged file, not a transient
+        # failure to retry on every scan.
+        if exc.errno != errno.EINVAL:
+            raise
+        what = fmt.value if fmt is not None else "zip container"
+        raise CorruptFile(f"truncated or damaged {what}: a part lies outside the file") from exc
     if not text.strip():
         raise TooLittleContent("only whitespace" if fmt is Format.PLAIN else "no text")
     return check_text_length(text, max_bytes)
