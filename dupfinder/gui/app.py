@@ -6,6 +6,7 @@ says what to install when Qt cannot be loaded, so the CLI can explain instead of
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -68,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     timer.timeout.connect(lambda: None)
     timer.start(250)
     window.show()
+    if folders:  # folders named on the command line: the user wants them scanned
+        QTimer.singleShot(0, window.start_scan)
+    quit_after = os.environ.get("DUPFINDER_QUIT_AFTER_MS", "")
+    if quit_after.isdigit():  # smoke tests of the bundles close the window the normal way
+        QTimer.singleShot(int(quit_after), window.close)
     try:
         return int(app.exec())
     finally:

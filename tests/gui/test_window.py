@@ -205,3 +205,25 @@ def test_display_detection(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not display_available()
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     assert display_available()
+
+
+def test_folders_on_the_command_line_are_scanned_and_quit_after_closes(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scan_helpers import essay, write
+
+    from dupfinder.gui import app
+
+    write(tmp_path / "a.txt", essay(1))
+    write(tmp_path / "b.txt", essay(1))
+    seen: list[int] = []
+
+    def count_groups() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow) and widget.isVisible():
+                seen.append(widget.model.rowCount())
+
+    monkeypatch.setenv("DUPFINDER_QUIT_AFTER_MS", "3000")
+    QTimer.singleShot(2500, count_groups)
+    assert app.main([str(tmp_path)]) == 0
+    assert seen == [1]
