@@ -267,29 +267,23 @@ def _features(token_hashes: U64, shingle: int, weighting: str) -> tuple[U64, F64
     return hashes, weights
 
 
-_CHUNK = 8192
+#: Row v holds the 8 bits of the byte value v (bit 0 first).
+_BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float64)
 
 
-def _bits(h: U64) -> npt.NDArray[np.uint8]:
-    """(n, 64) matrix of bits, column b = bit b, independent of the machine's byte order."""
-    return np.unpackbits(h.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+def _weighted_bit_sums(h: U64, w: F64) -> F64:
+    """Per bit, the total weight of the hashes that have it set.
 
-
-_LANE_ROWS = 255  # a byte lane can add this many 0/1 values without carrying into the next
-
-
-def _bit_counts(h: U64) -> F64:
-    """How many hashes have each bit set, summing eight bit columns per uint64 add (SWAR)."""
-    counts = np.zeros(64, dtype=np.int64)
-    step = _LANE_ROWS * 256
-    for lo in range(0, h.size, step):
-        bits = _bits(h[lo : lo + step])
-        pad = -bits.shape[0] % _LANE_ROWS
-        if pad:
-            bits = np.concatenate([bits, np.zeros((pad, 64), dtype=np.uint8)])
-        lanes = bits.view(np.uint64).reshape(-1, _LANE_ROWS, 8).sum(axis=1, dtype=np.uint64)
-        counts += lanes.view(np.uint8).reshape(-1, 64).sum(axis=0, dtype=np.int64)
-    return counts.astype(np.float64)
+    One weighted histogram per byte of the (little-endian) hashes, then a 256 x 8 product:
+    eight passes over the features instead of unpacking 64 bits of each. Weights are whole
+    numbers, so every sum is exact in float64 whatever the order of additions.
+    """
+    columns = np.ascontiguousarray(h.view(np.uint8).reshape(-1, 8).T)
+    sums = np.empty(64, dtype=np.float64)
+    for byte in range(8):
+        histogram = np.bincount(columns[byte], weights=w, minlength=256)
+        sums[8 * byte : 8 * byte + 8] = histogram @ _BYTE_BITS
+    return sums
 
 
 def simhash_features(hashes: npt.ArrayLike, weights: npt.ArrayLike) -> int:
@@ -304,16 +298,7 @@ def simhash_features(hashes: npt.ArrayLike, weights: npt.ArrayLike) -> int:
         raise ValueError(f"{h.size} hashes but {w.size} weights")
     if h.size and w.min() < 0:
         raise ValueError("weights must not be negative")
-    # Most features share the smallest weight (they occur once): count their bits as integers
-    # and multiply once; only the others go through a float matrix product.
-    sums = np.zeros(64, dtype=np.float64)
-    if h.size:
-        base = float(w.min())
-        rest = np.flatnonzero(w != base)
-        sums += base * _bit_counts(h)
-        for lo in range(0, rest.size, _CHUNK):
-            idx = rest[lo : lo + _CHUNK]
-            sums += (w[idx] - base) @ _bits(h[idx])
+    sums = _weighted_bit_sums(h, w) if h.size else np.zeros(64, dtype=np.float64)
     total = float(w.sum())
     on = 2.0 * sums > total  # weight with the bit set outweighs weight with it clear
     return int.from_bytes(np.packbits(on, bitorder="little").tobytes(), "little")
