@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -157,16 +159,36 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
 
 
 def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
-    """Run the scan on a worker thread so Ctrl-C in this one cancels it cleanly."""
+    """Run the scan so that Ctrl-C cancels it cleanly.
+
+    On the main thread the scan runs right here and Ctrl-C only sets the cancel event: the
+    per-file time limit (SIGALRM, main thread only) then also guards the files a small scan
+    reads in this process, which a scan on a helper thread would wait on forever. A second
+    Ctrl-C stops at once. Called from another thread, the scan runs on a helper thread.
+    """
     from dupfinder.core import scan
 
     bar = TerminalProgress(err)
     try:
-        return run_cancellable(
-            lambda cancel: scan.run(options, bar, cancel),
-            "dupfinder-scan",
-            on_interrupt=lambda: err.write("\ncancelling…\n"),
-        )
+        if threading.current_thread() is not threading.main_thread():
+            return run_cancellable(
+                lambda cancel: scan.run(options, bar, cancel),
+                "dupfinder-scan",
+                on_interrupt=lambda: err.write("\ncancelling…\n"),
+            )
+        cancel = threading.Event()
+
+        def interrupt(signum: int, frame: object) -> None:
+            if cancel.is_set():
+                raise KeyboardInterrupt
+            cancel.set()
+            err.write("\ncancelling…\n")
+
+        previous = signal.signal(signal.SIGINT, interrupt)
+        try:
+            return scan.run(options, bar, cancel)
+        finally:
+            signal.signal(signal.SIGINT, previous)
     finally:
         bar.finish()
 

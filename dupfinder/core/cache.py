@@ -50,6 +50,20 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("dupfinder", appauthor=False))
 
 
+#: SQLite's primary result codes for a damaged file: SQLITE_CORRUPT and SQLITE_NOTADB.
+_DAMAGE_CODES = frozenset({11, 26})
+
+
+def _is_damage(exc: Exception) -> bool:
+    """True for a damaged database file, False for a full disk, no permission, a lock..."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # raised by the module itself, not by SQLite: damage is its base class
+        return type(exc) is sqlite3.DatabaseError
+    return code & 0xFF in _DAMAGE_CODES
+
+
 def _to_signed(value: int) -> int:
     return value - _WRAP if value >= _SIGN_BIT else value
 
@@ -96,8 +110,12 @@ class FingerprintCache:
         return db
 
     def _set_aside(self, exc: Exception) -> None:
-        """A damaged cache is moved aside and rebuilt once; if that fails, caching is off."""
-        if isinstance(exc, sqlite3.DatabaseError) and self.path.exists():
+        """A damaged cache is moved aside and rebuilt once; if that fails, caching is off.
+
+        Only real damage counts: a full disk, a read-only folder or a locked file also raise
+        sqlite3 errors, and moving a sound cache aside for those would throw it away.
+        """
+        if _is_damage(exc) and self.path.exists():
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
             log.warning("fingerprint cache %s is damaged (%s); rebuilding", self.path, exc)
             try:
@@ -177,9 +195,14 @@ class FingerprintCache:
             self._disable(exc)
 
     def _disable(self, exc: Exception) -> None:
+        """Stop caching for this scan; damage found after opening is set aside and rebuilt,
+        or every later scan would trip over it again."""
+        self.close()
+        if _is_damage(exc):
+            self._set_aside(exc)
+            return
         self.problem = f"fingerprint cache disabled: {exc}"
         log.warning("%s", self.problem)
-        self.close()
 
     def clear(self) -> None:
         if self._db is not None:

@@ -26,7 +26,8 @@ LIBRARY_ERRORS: tuple[type[BaseException], ...] = (
     TypeError,
     AttributeError,
     AssertionError,
-    NotImplementedError,
+    NotImplementedError,  # zipfile: unknown zip version or compression method
+    RuntimeError,  # zipfile: a part flagged as encrypted
     OverflowError,
     RecursionError,
     EOFError,

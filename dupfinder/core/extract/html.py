@@ -14,8 +14,9 @@ import warnings
 from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import PreformattedString
 
-from dupfinder.core.extract.common import join_blocks
+from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt, join_blocks
 from dupfinder.core.extract.limits import read_bounded
+from dupfinder.core.extract.plain import decode_text
 
 __all__ = ["extract_html", "html_to_text"]
 
@@ -172,7 +173,14 @@ def html_to_text(markup: str | bytes) -> str:
     with warnings.catch_warnings():
         # bs4 warns about XHTML parsed as HTML and about input that looks like a file name.
         warnings.simplefilter("ignore")
-        soup = BeautifulSoup(markup, "lxml")
+        try:
+            soup = BeautifulSoup(markup, "lxml")
+        except LIBRARY_ERRORS:
+            if not isinstance(markup, bytes):
+                raise
+            # A damaged <meta charset> can name an "encoding" lxml refuses outright (control
+            # characters): decode as plain text instead and parse the string.
+            soup = BeautifulSoup(decode_text(markup), "lxml")
     out = _Lines()
     _walk(soup, out)
     out.block()
@@ -181,4 +189,8 @@ def html_to_text(markup: str | bytes) -> str:
 
 def extract_html(path: str, max_bytes: int) -> str:
     """Text of an HTML file of at most ``max_bytes``."""
-    return html_to_text(read_bounded(path, max_bytes))
+    data = read_bounded(path, max_bytes)
+    try:
+        return html_to_text(data)
+    except LIBRARY_ERRORS as exc:
+        raise corrupt("HTML page", exc) from exc

@@ -14,7 +14,7 @@ import zipfile
 from pathlib import PurePath
 
 from dupfinder.core.errors import UnsupportedFile
-from dupfinder.core.extract.common import corrupt
+from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt
 from dupfinder.core.extract.plain import bom_encoding, looks_binary
 
 __all__ = ["SNIFF_BYTES", "Format", "sniff"]
@@ -92,7 +92,7 @@ def _sniff_zip(path: str, suffix: str) -> Format:
             mimetype = ""
             if "mimetype" in names and archive.getinfo("mimetype").file_size <= 256:
                 mimetype = archive.read("mimetype").decode("ascii", "replace").strip()
-    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
+    except LIBRARY_ERRORS as exc:  # also an unknown zip version, an encrypted part
         claim = _claimed(suffix)
         raise corrupt("zip container" if claim == "text" else f"zip ({claim})", exc) from exc
     if "word/document.xml" in names:

@@ -1,0 +1,114 @@
+"""Headless parity: the command line and the desktop app find identical groups.
+
+The app's side is driven as a user drives it: folders, kinds, thresholds and globs are set
+on the scan panel's widgets, the panel builds the options, and the scan runs through the
+same job the window starts (``operations.scan_job`` on a ``worker.Job`` thread). The CLI's
+side is ``dupfinder scan --format json`` with the matching flags. Groups are compared
+member by member: path, order, distance to the representative and fingerprint.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scan_helpers import edit, essay, picture, write
+
+from dupfinder.cli import EXIT_OK, main
+from dupfinder.core.decisions import DecisionStore
+from dupfinder.core.model import ScanResult
+from dupfinder.core.report import result_to_dict
+from dupfinder.gui import operations
+from dupfinder.gui.scan_panel import ScanPanel
+from dupfinder.gui.worker import Job
+
+Groups = list[tuple[str, list[tuple[str, int, str]]]]
+
+
+def _corpus(root: Path) -> Path:
+    """Near-duplicate documents and pictures at several distances, plus files the globs
+    and kinds leave out."""
+    for seed in range(6):
+        base = essay(seed)
+        write(root / "docs" / f"essay{seed}.txt", base)
+        write(root / "docs" / f"essay{seed}-edit.md", edit(base, seed, changes=seed + 1))
+        write(root / "docs" / "drafts" / f"essay{seed}-draft.txt", edit(base, 99 + seed, changes=3))
+    write(root / "notes" / "unrelated.txt", essay(40))
+    for seed in range(4):
+        image = picture(seed)
+        folder = root / "pictures"
+        folder.mkdir(parents=True, exist_ok=True)
+        image.save(folder / f"photo{seed}.png")
+        image.save(folder / f"photo{seed}.jpg", quality=70)
+        image.resize((160, 120)).save(folder / f"photo{seed}-small.webp")
+    return root
+
+
+def _groups_of(data: dict[str, Any]) -> Groups:
+    return [
+        (g["kind"], [(m["path"], m["distance"], m["fingerprint"]) for m in g["members"]])
+        for g in data["groups"]
+    ]
+
+
+def _gui_scan(qtbot: Any, panel: ScanPanel, decisions: DecisionStore) -> ScanResult:
+    job = Job(operations.scan_job(panel.scan_options(), panel.reference_folders(), decisions))
+    try:
+        with (
+            qtbot.waitSignal(job.done, timeout=60_000),
+            qtbot.waitSignal(job.finished, timeout=60_000) as blocker,
+        ):
+            job.start()
+    finally:
+        assert job.stop(), "the scan thread did not stop"
+    outcome = blocker.args[0]
+    assert isinstance(outcome, operations.ScanOutcome)
+    assert outcome.warning is None
+    return outcome.prepared.result
+
+
+SETTINGS = [
+    pytest.param({}, [], id="defaults"),
+    pytest.param(
+        {"kinds": 1, "text": 12, "exclude": "drafts"},
+        ["--kind", "text", "--text-threshold", "12", "--exclude", "drafts"],
+        id="text-only-wide-radius-excluding-a-folder",
+    ),
+    pytest.param(
+        {"kinds": 2, "image": 4, "include": "*.png; *.jpg"},
+        ["--kind", "image", "--image-threshold", "4", "--include", "*.png", "--include", "*.jpg"],
+        id="images-only-tight-radius-with-globs",
+    ),
+]
+
+
+@pytest.mark.parametrize(("widgets", "flags"), SETTINGS)
+def test_cli_and_app_find_identical_groups(
+    qtbot: Any, tmp_path: Path, widgets: dict[str, Any], flags: list[str]
+) -> None:
+    root = _corpus(tmp_path / "corpus")
+    decisions = tmp_path / "decisions.json"
+    panel = ScanPanel()
+    qtbot.addWidget(panel)
+    panel.add_folders([str(root)])
+    panel.kinds.setCurrentIndex(widgets.get("kinds", 0))
+    panel.text_threshold.set_value(widgets.get("text", panel.text_threshold.value()))
+    panel.image_threshold.set_value(widgets.get("image", panel.image_threshold.value()))
+    panel.include.setText(widgets.get("include", ""))
+    panel.exclude.setText(widgets.get("exclude", ""))
+    gui = result_to_dict(_gui_scan(qtbot, panel, DecisionStore(decisions)))
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["scan", str(root), "--format", "json", "--decisions", str(decisions), *flags]
+    assert main(argv, out, err) == EXIT_OK, err.getvalue()
+    cli = json.loads(out.getvalue())
+
+    assert _groups_of(gui), "the corpus must produce groups for the comparison to mean much"
+    if not flags:
+        assert {kind for kind, _ in _groups_of(gui)} == {"text", "image"}
+    assert _groups_of(cli) == _groups_of(gui)
+    assert sorted(map(str, cli["errors"])) == sorted(map(str, gui["errors"]))
+    assert cli["stats"]["files_seen"] == gui["stats"]["files_seen"]
