@@ -57,6 +57,7 @@ WEIGHT_SCALE = 256
 # Odd multipliers (invertible mod 2**64) for the token and shingle polynomials.
 _P = np.uint64(0x9E3779B97F4A7C15)
 _Q = np.uint64(0xC2B2AE3D27D4EB4F)
+_P_INV = np.uint64(pow(int(_P), -1, 1 << 64))
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 
@@ -129,10 +130,11 @@ def _powers(base: int, count: int) -> U64:
 
 
 def _pow_table(base: np.uint64, length: int) -> U64:
+    """At least ``length`` powers of ``base``; tables up to 2**18 entries (2 MiB) are kept."""
     size = 64
     while size < length:
         size *= 4
-    if size > 1 << 16:  # a freak token (base64 blob): do not keep a huge table alive
+    if size > 1 << 18:  # a long document: do not keep a huge table alive
         return _powers.__wrapped__(int(base), size)
     return _powers(int(base), size)
 
@@ -168,7 +170,7 @@ def _code_points(text: str) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint
         cps = np.frombuffer(folded.encode("ascii"), dtype=np.uint8).astype(np.uint32)
     else:
         cps = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    cls = _class_table()[np.minimum(cps, _TABLE_SIZE)]
+    cls = np.take(_class_table(), cps, mode="clip")  # above the table: its last entry, _SEP
     keep = cls != _DROP
     if not keep.all():
         cps, cls = cps[keep], cls[keep]
@@ -214,11 +216,13 @@ def _token_hashes(text: str) -> U64:
     if starts.size == 0:
         return np.empty(0, dtype=np.uint64)
     chars = cps[is_tok].astype(np.uint64)
-    # Exponent of each character in its token's Horner polynomial: distance to the token's end.
-    ends = np.repeat(starts + lengths, lengths)
-    expo = ends - 1 - np.arange(chars.size)
-    chars *= _pow_table(_P, int(lengths.max()))[expo]
+    # Each token's Horner polynomial sum(c_i * P**(end-1-i)) in one pass over all characters:
+    # weighting character i by P**(n-1-i) gives every token's polynomial times P**(n-end), and
+    # the inverse of P (odd, so invertible mod 2**64) takes that factor off again per token.
+    n = chars.size
+    chars *= _pow_table(_P, n)[n - 1 :: -1]
     poly = np.add.reduceat(chars, starts)
+    poly *= _pow_table(_P_INV, n + 1)[n - (starts + lengths)]
     return _fmix64(poly)
 
 
