@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dupfinder.core.cluster import cluster_unique
+from dupfinder.core.model import Grouping
 
 
 def _brute_pairs(unique: np.ndarray, k: int) -> np.ndarray:
@@ -80,3 +81,51 @@ def test_identical_copies_are_one_node_and_order_is_by_size() -> None:
 def test_empty_and_singletons() -> None:
     assert cluster_unique(np.array([], dtype=np.uint64), np.zeros((0, 2)), []) == []
     assert cluster_unique(np.array([1, 2], dtype=np.uint64), np.zeros((0, 2)), ["a", "b"]) == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.sampled_from([0, 1, 3, 7, 15, 0xFF, 0xF0F0, 2**63, 2**64 - 1]), max_size=25),
+    st.integers(min_value=0, max_value=4),
+)
+def test_stars_partition_components_with_direct_matches(values: list[int], k: int) -> None:
+    """Every star member matches its representative directly; stars never cross components
+    and never share rows; copies of one value always stay together."""
+    array = np.array(values, dtype=np.uint64)
+    unique = np.unique(array)
+    keys = [f"/f{i:03d}" for i in range(len(values))]
+    stars = cluster_unique(array, _brute_pairs(unique, k), keys, Grouping.STAR)
+    components = _components(values, k)
+    seen: set[int] = set()
+    for star in stars:
+        rows = set(star.rows)
+        assert len(rows) >= 2
+        assert not rows & seen
+        seen |= rows
+        assert any(rows <= comp for comp in components)
+        assert all(d <= k for d in star.distances)
+        rep = values[star.rows[0]]
+        assert list(star.distances) == [(rep ^ values[r]).bit_count() for r in star.rows]
+        for row in rows:
+            copies = {i for i, v in enumerate(values) if v == values[row]}
+            assert copies <= rows
+
+
+def test_chain_splits_into_stars_around_the_best_connected() -> None:
+    # 0 - 1 - 3 - 7 - 15 at k=1: a chain; the connected component holds all five.
+    values = np.array([0, 1, 3, 7, 15], dtype=np.uint64)
+    keys = ["/a", "/b", "/c", "/d", "/e"]
+    pairs = _brute_pairs(np.unique(values), 1)
+    (chain,) = cluster_unique(values, pairs, keys)
+    assert sorted(chain.rows) == [0, 1, 2, 3, 4]
+    stars = cluster_unique(values, pairs, keys, Grouping.STAR)
+    # 1, 3 and 7 have two matches each; 1 wins on its path, takes 0 and 3; 7 takes 15.
+    assert [(s.rows, s.distances) for s in stars] == [((1, 0, 2), (0, 1, 1)), ((3, 4), (0, 1))]
+
+
+def test_star_grouping_keeps_a_tight_group_whole() -> None:
+    values = np.array([0b0000, 0b0001, 0b0010, 0b0100, 0b1000], dtype=np.uint64)
+    pairs = _brute_pairs(np.unique(values), 2)
+    keys = ["/a", "/b", "/c", "/d", "/e"]
+    connected = cluster_unique(values, pairs, keys)
+    assert cluster_unique(values, pairs, keys, Grouping.STAR) == connected

@@ -16,6 +16,7 @@ from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
     DEFAULT_IMAGE_THRESHOLD,
     DEFAULT_TEXT_THRESHOLD,
+    Grouping,
     Kind,
     ScanOptions,
     ScanResult,
@@ -90,6 +91,14 @@ def register(commands: Any) -> None:
         metavar="K",
         help=f"max differing bits of 64 for images (default {DEFAULT_IMAGE_THRESHOLD})",
     )
+    for kind, default in (("text", "connected"), ("image", "star")):
+        parser.add_argument(
+            f"--{kind}-grouping",
+            choices=[g.value for g in Grouping],
+            default=default,
+            help=f"{kind} groups: 'connected' joins chains of matches, 'star' keeps every "
+            f"member within the threshold of the group's first file (default {default})",
+        )
     parser.add_argument(
         "--include",
         action="append",
@@ -152,6 +161,8 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
         include_hidden=args.hidden,
         follow_symlinks=args.follow_symlinks,
         image_invariance=args.mirror_rotate,
+        text_grouping=Grouping(args.text_grouping),
+        image_grouping=Grouping(args.image_grouping),
         use_cache=not args.no_cache,
         cache_dir=Path(args.cache_dir) if args.cache_dir else None,
         **extra,

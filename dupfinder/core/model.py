@@ -177,6 +177,13 @@ def _default_jobs() -> int:
     return os.cpu_count() or 1
 
 
+class Grouping(enum.StrEnum):
+    """How pairs become groups (see ``dupfinder.core.cluster``)."""
+
+    CONNECTED = "connected"  # everything linked through pairs, however long the chain
+    STAR = "star"  # every member matches its representative directly
+
+
 @dataclass(frozen=True, slots=True)
 class ScanOptions:
     """Everything that changes what a scan finds; the CLI and the GUI both build one of these."""
@@ -192,6 +199,8 @@ class ScanOptions:
     include_hidden: bool = False
     follow_symlinks: bool = False
     image_invariance: bool = False
+    text_grouping: Grouping = Grouping.CONNECTED
+    image_grouping: Grouping = Grouping.STAR
     jobs: int = field(default_factory=_default_jobs)
     use_cache: bool = True
     cache_dir: Path | None = None
@@ -210,6 +219,9 @@ class ScanOptions:
 
     def threshold(self, kind: Kind) -> int:
         return self.text_threshold if kind is Kind.TEXT else self.image_threshold
+
+    def grouping(self, kind: Kind) -> Grouping:
+        return self.text_grouping if kind is Kind.TEXT else self.image_grouping
 
 
 @dataclass(frozen=True, slots=True)

@@ -294,7 +294,10 @@ def _compare(
         pairs = near_pairs(values, options.threshold(kind), variants)
         total_pairs += len(pairs)
         for found in cluster_unique(
-            values, pairs, [_preference(entries[i], outcomes[i]) for i in rows]
+            values,
+            pairs,
+            [_preference(entries[i], outcomes[i]) for i in rows],
+            options.grouping(kind),
         ):
             members = []
             for local, distance in zip(found.rows, found.distances, strict=True):
