@@ -9,6 +9,7 @@ rebuilt, and a cache that cannot be written at all turns itself off: the scan go
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import sqlite3
@@ -64,6 +65,23 @@ def _is_damage(exc: Exception) -> bool:
     return code & 0xFF in _DAMAGE_CODES
 
 
+#: SQLite's primary result codes for a file another connection holds: SQLITE_BUSY, SQLITE_LOCKED.
+_BUSY_CODES = frozenset({5, 6})
+#: How long opening waits for another process (the GUI and the CLI at once) to let go.
+_OPEN_PATIENCE_S = 30.0
+
+
+def _is_busy(exc: Exception) -> bool:
+    """True when another connection holds a lock SQLite would not wait for: setting up WAL
+    or the schema while another process does the same fails at once, whatever the timeout."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (
+        isinstance(exc, sqlite3.OperationalError)
+        and code is not None
+        and code & 0xFF in _BUSY_CODES
+    )
+
+
 def _to_signed(value: int) -> int:
     return value - _WRAP if value >= _SIGN_BIT else value
 
@@ -80,10 +98,16 @@ class FingerprintCache:
         self.path = self.directory / "fingerprints.sqlite3"
         self.problem: str | None = None
         self._db: sqlite3.Connection | None = None
-        try:
-            self._db = self._open()
-        except (sqlite3.DatabaseError, OSError) as exc:
-            self._set_aside(exc)
+        deadline = time.monotonic() + _OPEN_PATIENCE_S
+        for attempt in itertools.count():
+            try:
+                self._db = self._open()
+            except (sqlite3.DatabaseError, OSError) as exc:
+                if _is_busy(exc) and time.monotonic() < deadline:
+                    time.sleep(min(0.02 * 2**attempt, 0.5))
+                    continue
+                self._set_aside(exc)
+            break
 
     @property
     def enabled(self) -> bool:

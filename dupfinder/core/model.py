@@ -33,7 +33,8 @@ __all__ = [
 #: Hamming radius for text SimHashes, chosen from the accuracy benchmark (bench/text_accuracy.py).
 DEFAULT_TEXT_THRESHOLD = 8
 #: Hamming radius for 64-bit image hashes, chosen from the accuracy benchmark (bench/image_accuracy.py).
-DEFAULT_IMAGE_THRESHOLD = 10
+#: 8 keeps photos at F1 0.97, precision 0.9996 and loses far fewer icons to look-alikes than 10.
+DEFAULT_IMAGE_THRESHOLD = 8
 
 HASH_BITS = 64
 _HASH_MASK = (1 << HASH_BITS) - 1
