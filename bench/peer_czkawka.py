@@ -15,10 +15,9 @@ Accuracy: the corpus of ``bench/image_corpus.py`` is staged into one folder (its
 originals live under /usr/share), and each tool scans that folder once per setting. Its groups
 become pairs (every pair within a group, so pairs joined only through a third file count as
 predicted) and are scored by ``bench.image_accuracy._score``, the same labels and per-edit
-rules as that benchmark. The groups differ in kind: Czkawka's are stars (each file joins one
-parent within the radius, so two children may be up to twice the radius apart); dupfinder's
-are connected components, which can chain without bound. "star P" pairs each member with its
-group's first file only, to show how much of the precision chaining costs.
+rules as that benchmark. Both tools make stars for pictures (each file joins one centre
+within the radius, so two members may be up to twice the radius apart). "star P" pairs each
+member with its group's first file only.
 Speed: cold scans (no cache of either tool; page cache warm for both) of 6 MP JPEGs made by
 ``bench.bench_imagesim`` and of the corpus folder, each in a fresh process, same thread
 count (dupfinder ``jobs``, Czkawka ``RAYON_NUM_THREADS``), best of ``--repeat``, wall and CPU

@@ -443,7 +443,9 @@ class MainWindow(QMainWindow):
         )
         if outcome.warning:
             self.statusBar().showMessage(outcome.warning, 10000)
-        self._select_first_pair()
+        # Selecting makes the tree lay out every group at once; in a later turn of the event
+        # loop that is a stall of its own instead of one added to the model reset's.
+        QTimer.singleShot(0, self._select_first_pair)
 
     def _show(self, outcome: operations.ScanOutcome, marks: frozenset[str] | tuple[()]) -> None:
         self._has_result = True
@@ -785,16 +787,18 @@ class MainWindow(QMainWindow):
 
     def _update_view_hint(self) -> None:
         if self._job_name == "Scan" and self.busy() and self.model.rowCount() == 0:
-            self.view.placeholder = "Scanning… the groups appear here when the scan is done."
+            hint = "Scanning… the groups appear here when the scan is done."
         elif not self._has_result:
-            self.view.placeholder = "Add folders on the left, then press Scan."
+            hint = "Add folders on the left, then press Scan."
         elif self.model.totals()[0] == 0:
-            self.view.placeholder = "No near-duplicates found."
+            hint = "No near-duplicates found."
         elif self.model.rowCount() == 0:
-            self.view.placeholder = "No group matches the filter."
+            hint = "No group matches the filter."
         else:
-            self.view.placeholder = ""
-        self.view.viewport().update()
+            hint = ""
+        if hint != self.view.placeholder:  # a full repaint of a big tree costs tens of ms
+            self.view.placeholder = hint
+            self.view.viewport().update()
 
     @Slot()
     def _update_status(self) -> None:

@@ -38,6 +38,7 @@ class ResultsView(QTreeView):
     def __init__(self, model: ResultsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setModel(model)
+        model.checks_reset.connect(self.viewport().update)
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
