@@ -142,6 +142,13 @@ def _reference_features(text: str, shingle: int) -> dict[int, int]:
     return counts
 
 
+def _long_text() -> str:
+    """Longer than one segment of the token pass, with a token longer than a segment too."""
+    words = [f"w{i % 977}x{'é' * (i % 5)}" for i in range(12_000)]
+    words[7_000] = "z" * (textsim._SEGMENT + 123)
+    return " ".join(words)
+
+
 def _reference_simhash(weighted: dict[int, float]) -> int:
     value = 0
     for bit in range(64):
@@ -150,7 +157,9 @@ def _reference_simhash(weighted: dict[int, float]) -> int:
     return value
 
 
-@pytest.mark.parametrize("text", [ENGLISH, CHINESE, MIXED, "one two one two one two one"])
+@pytest.mark.parametrize(
+    "text", [ENGLISH, CHINESE, MIXED, "one two one two one two one", _long_text()]
+)
 def test_features_match_a_plain_python_reference(text: str) -> None:
     hashes, weights = textsim.features(text)
     expected = _reference_features(text, textsim.SHINGLE)

@@ -155,7 +155,7 @@ def _nfkc(text: str) -> str:
     Equal to ``unicodedata.normalize("NFKC", text)``: a line feed is a starter that nothing
     composes with or reorders across, so normalisation never crosses it.
     """
-    if unicodedata.is_normalized("NFKC", text):
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):  # ASCII is always NFKC
         return text
     return "\n".join(
         line if unicodedata.is_normalized("NFKC", line) else unicodedata.normalize("NFKC", line)
@@ -165,7 +165,9 @@ def _nfkc(text: str) -> str:
 
 def _code_points(text: str) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]:
     """NFKC + casefold, as UTF-32 code points with their classes, dropped characters removed."""
-    folded = _nfkc(text).casefold()
+    normal = _nfkc(text)
+    # For ASCII, casefold() is lower(), and lower() has a much faster ASCII path.
+    folded = normal.lower() if normal.isascii() else normal.casefold()
     if folded.isascii():  # encoding ASCII as UTF-32 is slow; widen bytes instead
         cps = np.frombuffer(folded.encode("ascii"), dtype=np.uint8).astype(np.uint32)
     else:
@@ -216,14 +218,39 @@ def _token_hashes(text: str) -> U64:
     if starts.size == 0:
         return np.empty(0, dtype=np.uint64)
     chars = cps[is_tok].astype(np.uint64)
-    # Each token's Horner polynomial sum(c_i * P**(end-1-i)) in one pass over all characters:
-    # weighting character i by P**(n-1-i) gives every token's polynomial times P**(n-end), and
-    # the inverse of P (odd, so invertible mod 2**64) takes that factor off again per token.
-    n = chars.size
-    chars *= _pow_table(_P, n)[n - 1 :: -1]
-    poly = np.add.reduceat(chars, starts)
-    poly *= _pow_table(_P_INV, n + 1)[n - (starts + lengths)]
+    poly = _token_polynomials(chars, starts, lengths)
     return _fmix64(poly)
+
+
+#: Characters handled per pass of _token_polynomials: its power tables stay small and cached.
+_SEGMENT = 1 << 15
+
+
+def _token_polynomials(
+    chars: U64, starts: npt.NDArray[np.intp], lengths: npt.NDArray[np.intp]
+) -> U64:
+    """Each token's Horner polynomial ``sum(c_i * P**(end-1-i))`` without a loop over tokens.
+
+    Weighting character i of a segment of n characters by P**(n-1-i) gives every token's
+    polynomial times P**(n-end); the inverse of P (odd, so invertible mod 2**64) takes that
+    factor off again per token. Long documents go in segments of whole tokens, so the power
+    tables never outgrow _SEGMENT (a single longer token gets a segment of its own).
+    """
+    ends = starts + lengths
+    out = np.empty(starts.size, dtype=np.uint64)
+    first = 0
+    while first < starts.size:
+        last = int(np.searchsorted(ends, starts[first] + _SEGMENT, side="right"))
+        last = max(last, first + 1)
+        base = int(starts[first])
+        n = int(ends[last - 1]) - base
+        segment = chars[base : base + n] * _pow_table(_P, n)[n - 1 :: -1]
+        local_starts = starts[first:last] - base
+        poly = np.add.reduceat(segment, local_starts)
+        poly *= _pow_table(_P_INV, n + 1)[n - (ends[first:last] - base)]
+        out[first:last] = poly
+        first = last
+    return out
 
 
 def _shingle_hashes(token_hashes: U64, size: int) -> U64:
