@@ -54,12 +54,6 @@ HEADERS = ("Name", "Folder", "Size", "Modified", "Dimensions", "Distance", "Simi
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _NUMERIC = frozenset({Column.SIZE, Column.DISTANCE, Column.SIMILARITY})
 _COLUMNS = len(HEADERS)
-# Combined once: enum arithmetic in flags() would run for every row on every layout.
-_NO_FLAGS = Qt.ItemFlag.NoItemFlags
-_SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-# Members never have children: saying so spares the view a hasChildren() call per row.
-_MEMBER = _SELECTABLE | Qt.ItemFlag.ItemNeverHasChildren
-_CHECKABLE = _MEMBER | Qt.ItemFlag.ItemIsUserCheckable
 _NAME_COLUMN = int(Column.NAME)  # a plain int: enum member lookups cost a call per row
 
 
@@ -332,17 +326,16 @@ class ResultsModel(QAbstractItemModel):
             return int(_RIGHT)
         return None
 
-    def flags(self, index: AnyIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return _NO_FLAGS
-        ident = index.internalId()
-        if ident == 0:
-            return _SELECTABLE
-        if index.column() == _NAME_COLUMN:
-            member = self._member(ident - 1, index.row())
-            if member.path not in self._protected:
-                return _CHECKABLE
-        return _MEMBER
+    # No flags() override: Qt's default (enabled, selectable) is right for every row, and a
+    # Python flags() costs the view two calls per group on every layout (about 45 ms with
+    # 10,000 groups). Check boxes are ticked through is_checkable()/toggle_mark() by the
+    # view's delegate instead of through Qt.ItemIsUserCheckable.
+
+    def is_checkable(self, index: AnyIndex) -> bool:
+        """True for the name cell of a member that may be marked (not in a reference folder)."""
+        if not index.isValid() or index.internalId() == 0 or index.column() != _NAME_COLUMN:
+            return False
+        return self._member(index.internalId() - 1, index.row()).path not in self._protected
 
     def _member(self, g: int, row: int) -> Member:
         return self._groups[g].members[self._source_member(g, row)]
@@ -452,7 +445,7 @@ class ResultsModel(QAbstractItemModel):
         if not index.isValid() or index.internalId() == 0:
             return False
         name_index = index.siblingAtColumn(Column.NAME)
-        if not self.flags(name_index) & Qt.ItemFlag.ItemIsUserCheckable:
+        if not self.is_checkable(name_index):
             return False
         state = self.data(name_index, Qt.ItemDataRole.CheckStateRole)
         new = Qt.CheckState.Unchecked if state == Qt.CheckState.Checked else Qt.CheckState.Checked

@@ -4,18 +4,36 @@ Space is handled here instead of by the item delegate, so it toggles the mark of
 selected member whichever column has focus (the delegate only reacts on the check box column).
 Delete is handled here too rather than as a window shortcut, so that it never trashes files
 while the user is deleting text in the filter or removing a folder from the scan list.
+A click on a member's check box is handled by ``MarkDelegate``: the model keeps Qt's default
+item flags (see ResultsModel.is_checkable), so Qt's own check box handling never fires.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView, QWidget
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHeaderView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeView,
+    QWidget,
+)
 
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.results_model import Column, ResultsModel
 
-__all__ = ["ResultsView"]
+__all__ = ["MarkDelegate", "ResultsView"]
 
 _DEFAULT_WIDTHS = {
     Column.NAME: 220,
@@ -28,6 +46,45 @@ _DEFAULT_WIDTHS = {
 }
 
 
+_MOUSE_EVENTS = frozenset(
+    {
+        QEvent.Type.MouseButtonPress,
+        QEvent.Type.MouseButtonRelease,
+        QEvent.Type.MouseButtonDblClick,
+    }
+)
+
+
+class MarkDelegate(QStyledItemDelegate):
+    """Toggles a member's mark when its check box is clicked (on release, as Qt does)."""
+
+    def editorEvent(  # noqa: N802
+        self,
+        event: QEvent,
+        model: QAbstractItemModel,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> bool:
+        if (
+            event.type() not in _MOUSE_EVENTS
+            or not isinstance(event, QMouseEvent)
+            or event.button() != Qt.MouseButton.LeftButton
+            or not isinstance(model, ResultsModel)
+            or not model.is_checkable(index)
+        ):
+            return super().editorEvent(event, model, option, index)
+        styled = QStyleOptionViewItem(option)
+        self.initStyleOption(styled, index)
+        widget = styled.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        box = style.subElementRect(QStyle.SubElement.SE_ItemViewItemCheckIndicator, styled, widget)
+        if not box.contains(event.position().toPoint()):
+            return False
+        if event.type() == QEvent.Type.MouseButtonRelease:
+            model.toggle_mark(QModelIndex(index))
+        return True  # the press and a double-click on the box are the check box's too
+
+
 class ResultsView(QTreeView):
     """Groups and members; Space toggles marks, Delete asks to trash the marked files."""
 
@@ -38,6 +95,7 @@ class ResultsView(QTreeView):
     def __init__(self, model: ResultsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setModel(model)
+        self.setItemDelegate(MarkDelegate(self))
         model.checks_reset.connect(self.viewport().update)
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)

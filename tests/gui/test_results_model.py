@@ -92,8 +92,9 @@ def test_check_boxes_mark_members(qtbot: object) -> None:
     model = ResultsModel()
     model.set_result(synthetic_result(2))
     member = model.index(1, 0, model.index(0, 0))
-    assert member.flags() & Qt.ItemFlag.ItemIsUserCheckable
-    assert not model.index(0, 0).flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert model.is_checkable(member)
+    assert not model.is_checkable(member.siblingAtColumn(Column.SIZE))
+    assert not model.is_checkable(model.index(0, 0))
     with qtbot.waitSignal(model.marks_changed):  # type: ignore[attr-defined]
         assert model.setData(member, Qt.CheckState.Checked, CHECK)
     assert member.data(CHECK) == Qt.CheckState.Checked
@@ -127,7 +128,8 @@ def test_protected_members_cannot_be_marked() -> None:
     row = next(r for r in range(model.rowCount()) if "/set1/" in member_paths(model, r)[0])
     index = model.index(0, 0, model.index(row, 0))
     assert index.data(CHECK) is None
-    assert not index.flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert not model.is_checkable(index)
+    assert not model.toggle_mark(index)
     assert "reference folder" in index.data(Qt.ItemDataRole.ToolTipRole)
 
 
