@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import zipfile
 from collections.abc import Callable
@@ -345,6 +346,27 @@ def test_time_limit_in_pool_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         ("spin.txt", "timeout"),
     }
     assert result.stats.files_fingerprinted == 60
+
+
+def test_small_scan_off_the_main_thread_keeps_the_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The desktop app scans on a worker thread, where no SIGALRM arrives: even a scan of
+    two files must read them in the pool's workers, where the limit holds."""
+    root = tmp_path / "docs"
+    write(root / "sleep.txt", "x")
+    write(root / "fine.txt", essay(3))
+    monkeypatch.setattr(scan, "fingerprint_batch", slow_batch)
+    results: list[scan.ScanResult] = []
+    worker = threading.Thread(
+        target=lambda: results.append(scan.run(ScanOptions(roots=(root,), jobs=2, use_cache=False)))
+    )
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    (result,) = results
+    assert [(os.path.basename(e.path), e.code) for e in result.errors] == [("sleep.txt", "timeout")]
+    assert result.stats.files_fingerprinted == 1
 
 
 def test_cli_scan_applies_the_time_limit_to_files_read_in_process(

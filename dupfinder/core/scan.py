@@ -183,7 +183,13 @@ def _fingerprint_all(
 def _outcomes(
     tasks: list[Task], options: ScanOptions, cancel: threading.Event
 ) -> Iterator[list[Outcome]]:
-    if options.jobs <= 1 or len(tasks) <= _IN_PROCESS_LIMIT:
+    # Small scans skip the pool's start-up, but only on the main thread: the per-file time
+    # limit is a SIGALRM timer, which exists there and in the pool's workers, not in the
+    # desktop app's scan thread.
+    small = (
+        len(tasks) <= _IN_PROCESS_LIMIT and threading.current_thread() is threading.main_thread()
+    )
+    if options.jobs <= 1 or small:
         for start in range(0, len(tasks), 8):
             if cancel.is_set():
                 return
