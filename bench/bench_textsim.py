@@ -108,7 +108,7 @@ def per_feature_hashes(docs: list[str]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     missing = ensure_packages()
