@@ -419,7 +419,11 @@ class MainWindow(QMainWindow):
             return
         self.settings.save_scan(self.panel.state())
         job = operations.scan_job(
-            options, self.panel.reference_folders(), self.decisions, self._scan_function
+            options,
+            self.panel.reference_folders(),
+            self.decisions,
+            self._scan_function,
+            self.model.sort_state(),
         )
         self._begin("Scan", job, self._scan_finished)
 

@@ -19,7 +19,7 @@ from dupfinder.core.errors import ResultFormatError
 from dupfinder.core.journal import Journal, UndoReport, undo
 from dupfinder.core.marks import KeepRule, Selection, reference_folder, select
 from dupfinder.core.model import Member, Progress, ScanOptions, ScanResult
-from dupfinder.gui.results_model import PreparedResult, prepare
+from dupfinder.gui.results_model import PreparedResult, SortState, prepare
 from dupfinder.gui.worker import JobFunction
 
 __all__ = [
@@ -71,11 +71,14 @@ def scan_job(
     references: Sequence[str],
     store: DecisionStore,
     scan_function: ScanFunction = scan.run,
+    sort: SortState | None = None,
 ) -> JobFunction:
+    """The scan, with the result prepared (and sorted as the view shows it) off the GUI thread."""
+
     def job(progress: Callable[[Progress], None], cancel: threading.Event) -> ScanOutcome:
         result = scan_function(options, progress, cancel)
         visible, warning = _visible(result, store)
-        return ScanOutcome(prepare(visible, protection(references)), warning)
+        return ScanOutcome(prepare(visible, protection(references), sort), warning)
 
     return job
 

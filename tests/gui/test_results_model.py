@@ -140,3 +140,37 @@ def test_one_reset_per_result(qtbot: object) -> None:
     model.set_result(synthetic_result(1000))
     assert len(resets) == 1
     assert model.rowCount() == 1000
+
+
+def test_a_result_sorted_off_the_gui_thread_shows_as_if_sorted_here() -> None:
+    result = synthetic_result(30)
+    here = ResultsModel()
+    here.sort(Column.NAME, Qt.SortOrder.DescendingOrder)
+    here.set_result(result)
+    there = ResultsModel()
+    there.sort(Column.NAME, Qt.SortOrder.DescendingOrder)
+    prepared = prepare(result, None, there.sort_state())
+    assert prepared.order is not None
+    there.set_prepared(prepared)
+    assert [member_paths(there, r) for r in range(30)] == [member_paths(here, r) for r in range(30)]
+    # prepared for another sort: the model sorts it itself
+    other = ResultsModel()
+    other.sort(Column.NAME, Qt.SortOrder.DescendingOrder)
+    other.set_prepared(prepare(result, None, (int(Column.SIZE), Qt.SortOrder.AscendingOrder)))
+    assert [member_paths(other, r) for r in range(30)] == [member_paths(here, r) for r in range(30)]
+
+
+def test_marked_bytes_follow_every_way_of_marking(qtbot: object) -> None:
+    result = synthetic_result(3)
+    model = ResultsModel()
+    model.set_result(result)
+    members = [m for g in result.groups for m in g.members[1:]]
+    model.set_marks(m.path for m in members)
+    assert model.marked_bytes() == sum(m.size for m in members)
+    index = model.index_of_path(members[0].path)
+    assert model.toggle_mark(index)
+    assert model.toggle_mark(index)
+    assert model.setData(index, Qt.CheckState.Checked, CHECK)  # already marked: no double count
+    assert model.marked_bytes() == sum(m.size for m in members)
+    model.set_marks(())
+    assert model.marked_bytes() == 0
