@@ -186,21 +186,21 @@ def fit(xs: list[int], ys: list[float]) -> tuple[float, float]:
 
 
 def per_file_objects() -> dict[str, int]:
-    """Bytes of the Python objects a scan keeps for one file (a typical 60-byte path)."""
-    from dupfinder.core.fingerprint import Outcome
+    """Bytes a scan keeps for one file (a typical 60-byte path): its path string, a list
+    slot, and its entries in the numpy columns of ``dupfinder.core.columns``."""
+    import numpy as np
+
+    from dupfinder.core.columns import FileColumns, OutcomeColumns
     from dupfinder.core.model import FileEntry, Kind
 
-    path = "/home/someone/Documents/archive/2019/reports/d0000001.txt"
-    entry = FileEntry(path, 200, 1_700_000_000_123_456_789, Kind.TEXT)
-    outcome = Outcome(1, value=2**63 + 12345)
-    return {
-        "FileEntry": sys.getsizeof(entry),
-        "path str": sys.getsizeof(path),
-        "size+mtime ints": sys.getsizeof(entry.size) + sys.getsizeof(entry.mtime_ns),
-        "Outcome": sys.getsizeof(outcome),
-        "fingerprint int": sys.getsizeof(outcome.value),
-        "list slots (entries, outcomes)": 16,
-    }
+    path = "/home/user/projects/archive/part-0042/folder-0917/doc-00917042.txt"
+    files = FileColumns()
+    files.append(FileEntry(path, 200, 1_700_000_000_123_456_789, Kind.TEXT))
+    outcomes = OutcomeColumns(1)
+    arrays = [outcomes.known, outcomes.has_value, outcomes.values, outcomes.widths]
+    arrays += [outcomes.heights, files.kinds, np.zeros(2, np.int64)]  # + size, mtime
+    columns = sum(a.nbytes for a in arrays)
+    return {"path str": sys.getsizeof(path), "list slot": 8, "columns": columns}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ import numpy as np
 
 from dupfinder.core.cache import FingerprintCache
 from dupfinder.core.cluster import cluster_unique
+from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprint import (
     Outcome,
     Task,
@@ -28,7 +29,6 @@ from dupfinder.core.fingerprint import (
     worker_init,
 )
 from dupfinder.core.model import (
-    FileEntry,
     Fingerprint,
     Group,
     Kind,
@@ -78,32 +78,30 @@ def run(
     cancel = cancel if cancel is not None else threading.Event()
     sample = _Sampler(progress)
     walk_report = WalkReport()
-    entries: list[FileEntry] = []
+    files = FileColumns()
     for entry in walk(
         options,
         walk_report,
         cancel,
         on_file=lambda found: sample(Progress(Phase.WALKING, found)),
     ):
-        entries.append(entry)
-    sample(Progress(Phase.WALKING, len(entries), len(entries)), force=True)
+        files.append(entry)
+    sample(Progress(Phase.WALKING, len(files), len(files)), force=True)
     if cancel.is_set():
-        return _cancelled(len(entries), started)
+        return _cancelled(len(files), started)
 
-    outcomes, from_cache = _fingerprint_all(entries, options, sample, cancel)
+    outcomes, from_cache = _fingerprint_all(files, options, sample, cancel)
     if cancel.is_set():
-        return _cancelled(len(entries), started, from_cache)
+        return _cancelled(len(files), started, from_cache)
 
     errors = list(walk_report.errors)
-    for entry, outcome in zip(entries, outcomes, strict=True):
-        if outcome is not None and outcome.error is not None:
-            errors.append(ScanError(entry.path, outcome.error, outcome.code or "unreadable"))
-    groups, pair_count = _compare(entries, outcomes, options, sample)
-    sample(Progress(Phase.DONE, len(entries), len(entries)), force=True)
-    fingerprinted = sum(1 for o in outcomes if o is not None and o.value is not None)
+    for row, error, code in outcomes.failed():
+        errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+    groups, pair_count = _compare(files, outcomes, options, sample)
+    sample(Progress(Phase.DONE, len(files), len(files)), force=True)
     stats = ScanStats(
-        files_seen=len(entries),
-        files_fingerprinted=fingerprinted,
+        files_seen=len(files),
+        files_fingerprinted=outcomes.fingerprinted(),
         files_from_cache=from_cache,
         pairs=pair_count,
         seconds=time.monotonic() - started,
@@ -122,66 +120,76 @@ def _cancelled(seen: int, started: float, from_cache: int = 0) -> ScanResult:
     return ScanResult(stats=stats)
 
 
+#: Rows looked up in the cache at once: bounds the keys and objects alive at any moment.
+_LOOKUP_ROWS = 20_000
+
+
 def _fingerprint_all(
-    entries: Sequence[FileEntry],
+    files: FileColumns,
     options: ScanOptions,
     sample: _Sampler,
     cancel: threading.Event,
-) -> tuple[list[Outcome | None], int]:
-    """Outcomes for every entry: from the cache where it is fresh, else computed."""
-    outcomes: list[Outcome | None] = [None] * len(entries)
+) -> tuple[OutcomeColumns, int]:
+    """Outcomes for every file: from the cache where it is fresh, else computed."""
+    outcomes = OutcomeColumns(len(files))
     algorithms = {
         kind: algorithm_id(kind, image_invariance=options.image_invariance)
-        for kind in {e.kind for e in entries}
+        for kind in files.kinds_present()
     }
     cache = FingerprintCache(options.cache_dir) if options.use_cache else None
     try:
         from_cache = 0
         if cache is not None:
             for kind, algorithm in algorithms.items():
-                rows = [i for i, e in enumerate(entries) if e.kind is kind]
-                keys = [(entries[i].path, entries[i].size, entries[i].mtime_ns) for i in rows]
-                for position, outcome in cache.lookup(algorithm, keys).items():
-                    row = rows[position]
-                    outcomes[row] = Outcome(
-                        row,
-                        outcome.value,
-                        outcome.width,
-                        outcome.height,
-                        outcome.variants,
-                        outcome.error,
-                        outcome.code,
-                    )
-                    from_cache += 1
-        tasks = [Task(i, e.path, e.kind) for i, e in enumerate(entries) if outcomes[i] is None]
+                rows = files.rows_of(kind)
+                for start in range(0, len(rows), _LOOKUP_ROWS):
+                    chunk = rows[start : start + _LOOKUP_ROWS].tolist()
+                    found = cache.lookup(algorithm, [files.key(row) for row in chunk])
+                    for position, outcome in found.items():
+                        outcomes.put(chunk[position], outcome)
+                    from_cache += len(found)
+        todo = np.flatnonzero(~outcomes.known)
         done = from_cache
-        sample(Progress(Phase.FINGERPRINTING, done, len(entries)), force=True)
-        for batch in _outcomes(tasks, options, cancel):
+        sample(Progress(Phase.FINGERPRINTING, done, len(files)), force=True)
+        for batch in _outcomes(_Tasks(files, todo), options, cancel):
             for outcome in batch:
-                outcomes[outcome.row] = outcome
+                outcomes.put(outcome.row, outcome)
             done += len(batch)
             if cache is not None:
                 for kind, algorithm in algorithms.items():
                     cache.store(
                         algorithm,
-                        (
-                            ((entries[o.row].path, entries[o.row].size, entries[o.row].mtime_ns), o)
-                            for o in batch
-                            if entries[o.row].kind is kind
-                        ),
+                        ((files.key(o.row), o) for o in batch if files.kind(o.row) is kind),
                     )
-            last = entries[batch[-1].row].path if batch else None
-            sample(Progress(Phase.FINGERPRINTING, done, len(entries), last))
+            last = files.paths[batch[-1].row] if batch else None
+            sample(Progress(Phase.FINGERPRINTING, done, len(files), last))
         if not cancel.is_set():
-            sample(Progress(Phase.FINGERPRINTING, done, len(entries)), force=True)
+            sample(Progress(Phase.FINGERPRINTING, done, len(files)), force=True)
         return outcomes, from_cache
     finally:
         if cache is not None:
             cache.close()
 
 
+class _Tasks:
+    """The files still to fingerprint, as Task objects made only when a chunk is sent."""
+
+    def __init__(self, files: FileColumns, rows: np.ndarray) -> None:
+        self._files = files
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def slice(self, start: int, stop: int) -> list[Task]:
+        files = self._files
+        return [
+            Task(row, files.paths[row], files.kind(row)) for row in self._rows[start:stop].tolist()
+        ]
+
+
 def _outcomes(
-    tasks: list[Task], options: ScanOptions, cancel: threading.Event
+    tasks: _Tasks, options: ScanOptions, cancel: threading.Event
 ) -> Iterator[list[Outcome]]:
     # Small scans skip the pool's start-up, but only on the main thread: the per-file time
     # limit is a SIGALRM timer, which exists there and in the pool's workers, not in the
@@ -193,7 +201,7 @@ def _outcomes(
         for start in range(0, len(tasks), 8):
             if cancel.is_set():
                 return
-            yield fingerprint_batch(tasks[start : start + 8], options.image_invariance)
+            yield fingerprint_batch(tasks.slice(start, start + 8), options.image_invariance)
         return
     yield from _pool_outcomes(tasks, options, cancel)
 
@@ -206,7 +214,7 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 
 
 def _pool_outcomes(
-    tasks: list[Task], options: ScanOptions, cancel: threading.Event
+    tasks: _Tasks, options: ScanOptions, cancel: threading.Event
 ) -> Iterator[list[Outcome]]:
     """Fingerprint in a process pool; a file that kills its worker is isolated and reported.
 
@@ -214,9 +222,7 @@ def _pool_outcomes(
     at a time with a single file in flight: the one that breaks the pool then is the culprit.
     """
     chunk_size = max(1, min(32, len(tasks) // (options.jobs * 8) or 1))
-    pending: deque[list[Task]] = deque(
-        tasks[i : i + chunk_size] for i in range(0, len(tasks), chunk_size)
-    )
+    pending: deque[int] = deque(range(0, len(tasks), chunk_size))  # chunk starts
     suspects: deque[Task] = deque()
     while pending or suspects:
         pool = ProcessPoolExecutor(
@@ -233,7 +239,8 @@ def _pool_outcomes(
                         )
                 else:
                     while pending and len(inflight) < options.jobs * 4:
-                        chunk = pending.popleft()
+                        first = pending.popleft()
+                        chunk = tasks.slice(first, first + chunk_size)
                         future = pool.submit(fingerprint_batch, chunk, options.image_invariance)
                         inflight[future] = chunk
                 finished, _ = wait(inflight, timeout=0.1, return_when=FIRST_COMPLETED)
@@ -263,63 +270,65 @@ def _crashed(task: Task) -> Outcome:
     return Outcome(task.row, error="the file crashed its reader; skipped", code="crashed")
 
 
-def _preference(entry: FileEntry, outcome: Outcome | None) -> tuple[int, int, str]:
-    """Among equally connected files the representative is the most complete copy:
-    most pixels, then largest, then the first path."""
-    pixels = (outcome.width or 0) * (outcome.height or 0) if outcome is not None else 0
-    return (-pixels, -entry.size, entry.path)
+class _PreferenceKeys(Sequence[tuple[int, int, str]]):
+    """Tie-break key of each compared file, computed only for the rows clustering asks about.
+
+    Among equally connected files the representative is the most complete copy: most
+    pixels, then largest, then the first path.
+    """
+
+    def __init__(self, files: FileColumns, outcomes: OutcomeColumns, rows: list[int]) -> None:
+        self._files = files
+        self._outcomes = outcomes
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, local: int) -> tuple[int, int, str]:  # type: ignore[override]
+        row = self._rows[local]
+        path, size, _ = self._files.key(row)
+        return (-self._outcomes.pixels(row), -size, path)
 
 
 def _compare(
-    entries: Sequence[FileEntry],
-    outcomes: Sequence[Outcome | None],
+    files: FileColumns,
+    outcomes: OutcomeColumns,
     options: ScanOptions,
     sample: _Sampler,
 ) -> tuple[list[Group], int]:
     """Index each kind on its own, pair within its threshold, and cluster the pairs."""
     groups: list[Group] = []
     total_pairs = 0
-    kinds = sorted({e.kind for e in entries})
+    kinds = sorted(files.kinds_present())
     for step, kind in enumerate(kinds):
         sample(Progress(Phase.COMPARING, step, len(kinds)), force=True)
-        rows = [
-            i
-            for i, e in enumerate(entries)
-            if e.kind is kind and (o := outcomes[i]) is not None and o.value is not None
-        ]
+        rows = files.rows_of(kind)
+        rows = rows[outcomes.has_value[rows]]
         if len(rows) < 2:
             continue
-        values = np.fromiter(
-            (outcomes[i].value for i in rows),  # type: ignore[union-attr]
-            dtype=np.uint64,
-            count=len(rows),
-        )
+        values = outcomes.values[rows]
+        row_list = rows.tolist()
         variants = None
         if kind is Kind.IMAGE and options.image_invariance:
-            variants = [outcomes[i].variants for i in rows]  # type: ignore[union-attr]
+            variants = [outcomes.variants.get(row, ()) for row in row_list]
         pairs = near_pairs(values, options.threshold(kind), variants)
         total_pairs += len(pairs)
-        for found in cluster_unique(
-            values,
-            pairs,
-            [_preference(entries[i], outcomes[i]) for i in rows],
-            options.grouping(kind),
-        ):
+        keys = _PreferenceKeys(files, outcomes, row_list)
+        for found in cluster_unique(values, pairs, keys, options.grouping(kind)):
             members = []
             for local, distance in zip(found.rows, found.distances, strict=True):
-                entry = entries[rows[local]]
-                outcome = outcomes[rows[local]]
-                if outcome is None or outcome.value is None:  # rows hold only fingerprinted files
-                    continue
+                row = row_list[local]
+                entry = files.entry(row)
                 members.append(
                     Member(
                         path=entry.path,
                         size=entry.size,
                         mtime_ns=entry.mtime_ns,
                         distance=distance,
-                        fingerprint=Fingerprint(kind, outcome.value),
-                        width=outcome.width,
-                        height=outcome.height,
+                        fingerprint=Fingerprint(kind, int(outcomes.values[row])),
+                        width=int(outcomes.widths[row]) or None,
+                        height=int(outcomes.heights[row]) or None,
                     )
                 )
             groups.append(Group(kind, tuple(members)))

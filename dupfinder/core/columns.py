@@ -1,0 +1,114 @@
+"""Per-file scan state as columns: a million files cost a few bytes each, not objects.
+
+A scan of a whole disk sees millions of files and groups a few thousand of them. Keeping a
+``FileEntry`` and an ``Outcome`` object per file costs hundreds of bytes each; here the walk's
+stat values and the fingerprints live in numpy arrays, the only per-file Python objects are
+the paths, and errors and image variants are kept only for the files that have them. Objects
+are made again (``entry``, ``outcome``) only for the files a result shows.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.fingerprint import Outcome
+from dupfinder.core.model import FileEntry, Kind
+
+__all__ = ["FileColumns", "OutcomeColumns"]
+
+_KINDS = tuple(Kind)
+_KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
+
+
+class FileColumns:
+    """The walk's files in the order found: paths, sizes, modification times, kinds."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self._sizes = array("q")
+        self._mtimes = array("q")
+        self._kinds = array("B")
+
+    def append(self, entry: FileEntry) -> None:
+        self.paths.append(entry.path)
+        self._sizes.append(entry.size)
+        self._mtimes.append(entry.mtime_ns)
+        self._kinds.append(_KIND_CODE[entry.kind])
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    @property
+    def kinds(self) -> npt.NDArray[np.uint8]:
+        return np.frombuffer(self._kinds, dtype=np.uint8)
+
+    def kinds_present(self) -> list[Kind]:
+        return [_KINDS[code] for code in np.unique(self.kinds).tolist()]
+
+    def rows_of(self, kind: Kind) -> npt.NDArray[np.intp]:
+        return np.flatnonzero(self.kinds == _KIND_CODE[kind])
+
+    def kind(self, row: int) -> Kind:
+        return _KINDS[self._kinds[row]]
+
+    def key(self, row: int) -> tuple[str, int, int]:
+        """(path, size, mtime_ns): what the cache keys a fingerprint by."""
+        return self.paths[row], self._sizes[row], self._mtimes[row]
+
+    def entry(self, row: int) -> FileEntry:
+        return FileEntry(self.paths[row], self._sizes[row], self._mtimes[row], self.kind(row))
+
+
+class OutcomeColumns:
+    """What fingerprinting found for each row: a value, pixel size, or an error."""
+
+    def __init__(self, count: int) -> None:
+        self.known = np.zeros(count, dtype=np.bool_)
+        self.has_value = np.zeros(count, dtype=np.bool_)
+        self.values = np.zeros(count, dtype=np.uint64)
+        self.widths = np.zeros(count, dtype=np.int32)  # 0: not a picture
+        self.heights = np.zeros(count, dtype=np.int32)
+        self.variants: dict[int, tuple[int, ...]] = {}
+        self.errors: dict[int, tuple[str, str | None]] = {}
+
+    def put(self, row: int, outcome: Outcome) -> None:
+        self.known[row] = True
+        if outcome.value is not None:
+            self.has_value[row] = True
+            self.values[row] = outcome.value
+        self.widths[row] = outcome.width or 0
+        self.heights[row] = outcome.height or 0
+        if outcome.variants:
+            self.variants[row] = outcome.variants
+        if outcome.error is not None:
+            self.errors[row] = (outcome.error, outcome.code)
+
+    def outcome(self, row: int) -> Outcome | None:
+        """The outcome of ``row`` as an object again; None when it was never fingerprinted."""
+        if not self.known[row]:
+            return None
+        error, code = self.errors.get(row, (None, None))
+        return Outcome(
+            row,
+            int(self.values[row]) if self.has_value[row] else None,
+            int(self.widths[row]) or None,
+            int(self.heights[row]) or None,
+            self.variants.get(row, ()),
+            error,
+            code,
+        )
+
+    def pixels(self, row: int) -> int:
+        return int(self.widths[row]) * int(self.heights[row])
+
+    def fingerprinted(self) -> int:
+        return int(self.has_value.sum())
+
+    def failed(self) -> Iterator[tuple[int, str, str | None]]:
+        """(row, error, code) of every file that could not be fingerprinted."""
+        for row, (error, code) in self.errors.items():
+            yield row, error, code
