@@ -17,8 +17,10 @@ A pair is reported by exactly one table, its *canonical* one: the table whose bl
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
@@ -56,13 +58,14 @@ _DELTA_MIN = 4096
 #: adds rebuild only after the index has doubled.
 _MIN_ID_BITS = 16
 
-# Cost model in nanoseconds, rough figures measured with numpy 2 on a 2-core AVX-512 machine
-# (only their ratios matter): the per-table fixed cost of Python and numpy calls, the per-entry
-# cost of keying and sorting one table, per candidate pair generated and verified, and per
-# pair compared directly.
+# Cost model in nanoseconds (only ratios matter): the per-table fixed cost of Python and numpy
+# calls, the per-entry cost of keying a table and finding its runs, and per candidate pair
+# generated and verified; measured with numpy 2 on a 2-core x86-64 machine. Sorting, the
+# largest part, is timed on the running machine instead (_ns_sort_per_entry_bit): its speed
+# differs several-fold between machines, and with it the best number of tables.
 _NS_TABLE = 40_000.0
-_NS_ENTRY = 12.0
-_NS_CANDIDATE = 60.0
+_NS_ENTRY = 20.0
+_NS_CANDIDATE = 30.0
 _NS_DIRECT = 2.0
 # Per-query costs: one binary search in a table, and one candidate checked.
 _NS_PROBE = 400.0
@@ -255,10 +258,26 @@ def _table_choices(k: int) -> Iterator[int]:
         yield m
 
 
+@functools.cache
+def _ns_sort_per_entry_bit() -> float:
+    """Nanoseconds np.sort spends per entry and per bit of log2(n) here (one 65,536-entry
+    sort, best of three: a few milliseconds once per process)."""
+    size = 1 << 16
+    values = np.random.default_rng(0).integers(0, 1 << 63, size, dtype=np.uint64)
+    best = math.inf
+    for _ in range(3):
+        work = values.copy()
+        started = time.perf_counter()
+        work.sort()
+        best = min(best, time.perf_counter() - started)
+    return max(best, 1e-9) * 1e9 / size / 16
+
+
 def _pairs_cost(n: int, k: int, m: int) -> float:
     prefix = min(_mean_prefix_bits(m, k), _BITS - _id_bits(n))
     candidates = n * (n - 1) / 2.0 / 2.0**prefix
-    return math.comb(m, k) * (_NS_TABLE + _NS_ENTRY * n + _NS_CANDIDATE * candidates)
+    per_entry = _NS_ENTRY + _ns_sort_per_entry_bit() * math.log2(max(n, 2))
+    return math.comb(m, k) * (_NS_TABLE + per_entry * n + _NS_CANDIDATE * candidates)
 
 
 def _query_cost(n: int, k: int, m: int) -> float:
