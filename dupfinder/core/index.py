@@ -49,7 +49,7 @@ _BITS = 64
 _U64 = np.uint64
 _ALL_ONES = (1 << _BITS) - 1
 #: Candidate pairs verified per vectorised step: bounds temporary memory (~100 bytes a pair).
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18
 #: Queries processed per vectorised step.
 _QUERY_CHUNK = 1 << 16
 #: Smallest per-table delta worth keeping apart from the main sorted array.
@@ -385,22 +385,34 @@ def _table_pairs(
         two = length == 2
         left = first[two]
         left = left[_popcount(tmp[left] & high) <= k]
-        candidates = [(left, left + 1)]
+        found.extend(_verified(values, k, table, entries, id_mask, left, left + 1))
+        # Each chunk of candidates is verified before the next is made, so memory stays at
+        # one chunk however many candidates a table has.
         for left, right in _pairs_in_runs(first[~two], length[~two]):
             near = _popcount((entries[left] ^ entries[right]) & high) <= k
-            candidates.append((left[near], right[near]))
-        for left, right in candidates:
-            if left.size == 0:
-                continue
-            a = (entries[left] & id_mask).astype(np.int64)
-            b = (entries[right] & id_mask).astype(np.int64)
-            xor = values[a] ^ values[b]
-            dist = _popcount(xor)
-            keep = np.flatnonzero(dist <= k)
-            keep = keep[table.canonical(xor[keep])]
-            if keep.size:
-                found.append(_ordered(a[keep], b[keep], dist[keep]))
+            found.extend(_verified(values, k, table, entries, id_mask, left[near], right[near]))
     return found
+
+
+def _verified(
+    values: U64Array,
+    k: int,
+    table: _Table,
+    entries: U64Array,
+    id_mask: np.uint64,
+    left: I64Array,
+    right: I64Array,
+) -> list[tuple[I64Array, I64Array, I64Array]]:
+    """The candidate pairs (positions in ``entries``) truly within k and canonical here."""
+    if left.size == 0:
+        return []
+    a = (entries[left] & id_mask).astype(np.int64)
+    b = (entries[right] & id_mask).astype(np.int64)
+    xor = values[a] ^ values[b]
+    dist = _popcount(xor)
+    keep = np.flatnonzero(dist <= k)
+    keep = keep[table.canonical(xor[keep])]
+    return [_ordered(a[keep], b[keep], dist[keep])] if keep.size else []
 
 
 def _direct_pairs(values: U64Array, k: int) -> list[tuple[I64Array, I64Array, I64Array]]:
