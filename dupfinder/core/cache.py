@@ -55,14 +55,20 @@ def default_cache_dir() -> Path:
 _DAMAGE_CODES = frozenset({11, 26})
 
 
+def _primary_code(exc: Exception) -> int | None:
+    """SQLite's primary result code of an error, None when the module raised it itself."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
 def _is_damage(exc: Exception) -> bool:
     """True for a damaged database file, False for a full disk, no permission, a lock..."""
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
-    code = getattr(exc, "sqlite_errorcode", None)
+    code = _primary_code(exc)
     if code is None:  # raised by the module itself, not by SQLite: damage is its base class
         return type(exc) is sqlite3.DatabaseError
-    return code & 0xFF in _DAMAGE_CODES
+    return code in _DAMAGE_CODES
 
 
 #: SQLite's primary result codes for a file another connection holds: SQLITE_BUSY, SQLITE_LOCKED.
@@ -74,12 +80,7 @@ _OPEN_PATIENCE_S = 30.0
 def _is_busy(exc: Exception) -> bool:
     """True when another connection holds a lock SQLite would not wait for: setting up WAL
     or the schema while another process does the same fails at once, whatever the timeout."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    return (
-        isinstance(exc, sqlite3.OperationalError)
-        and code is not None
-        and code & 0xFF in _BUSY_CODES
-    )
+    return isinstance(exc, sqlite3.OperationalError) and _primary_code(exc) in _BUSY_CODES
 
 
 def _to_signed(value: int) -> int:

@@ -4,13 +4,12 @@ A scan of a whole disk sees millions of files and groups a few thousand of them.
 ``FileEntry`` and an ``Outcome`` object per file costs hundreds of bytes each; here the walk's
 stat values and the fingerprints live in numpy arrays, the only per-file Python objects are
 the paths, and errors and image variants are kept only for the files that have them. Objects
-are made again (``entry``, ``outcome``) only for the files a result shows.
+are made again only for the files a result shows.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -59,9 +58,6 @@ class FileColumns:
         """(path, size, mtime_ns): what the cache keys a fingerprint by."""
         return self.paths[row], self._sizes[row], self._mtimes[row]
 
-    def entry(self, row: int) -> FileEntry:
-        return FileEntry(self.paths[row], self._sizes[row], self._mtimes[row], self.kind(row))
-
 
 class OutcomeColumns:
     """What fingerprinting found for each row: a value, pixel size, or an error."""
@@ -73,7 +69,7 @@ class OutcomeColumns:
         self.widths = np.zeros(count, dtype=np.int32)  # 0: not a picture
         self.heights = np.zeros(count, dtype=np.int32)
         self.variants: dict[int, tuple[int, ...]] = {}
-        self.errors: dict[int, tuple[str, str | None]] = {}
+        self.errors: dict[int, tuple[str, str | None]] = {}  # row: (error, code)
 
     def put(self, row: int, outcome: Outcome) -> None:
         self.known[row] = True
@@ -87,28 +83,8 @@ class OutcomeColumns:
         if outcome.error is not None:
             self.errors[row] = (outcome.error, outcome.code)
 
-    def outcome(self, row: int) -> Outcome | None:
-        """The outcome of ``row`` as an object again; None when it was never fingerprinted."""
-        if not self.known[row]:
-            return None
-        error, code = self.errors.get(row, (None, None))
-        return Outcome(
-            row,
-            int(self.values[row]) if self.has_value[row] else None,
-            int(self.widths[row]) or None,
-            int(self.heights[row]) or None,
-            self.variants.get(row, ()),
-            error,
-            code,
-        )
-
     def pixels(self, row: int) -> int:
         return int(self.widths[row]) * int(self.heights[row])
 
     def fingerprinted(self) -> int:
         return int(self.has_value.sum())
-
-    def failed(self) -> Iterator[tuple[int, str, str | None]]:
-        """(row, error, code) of every file that could not be fingerprinted."""
-        for row, (error, code) in self.errors.items():
-            yield row, error, code

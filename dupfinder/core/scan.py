@@ -95,7 +95,7 @@ def run(
         return _cancelled(len(files), started, from_cache)
 
     errors = list(walk_report.errors)
-    for row, error, code in outcomes.failed():
+    for row, (error, code) in outcomes.errors.items():
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
     groups, pair_count = _compare(files, outcomes, options, sample)
     sample(Progress(Phase.DONE, len(files), len(files)), force=True)
@@ -319,12 +319,12 @@ def _compare(
             members = []
             for local, distance in zip(found.rows, found.distances, strict=True):
                 row = row_list[local]
-                entry = files.entry(row)
+                path, size, mtime_ns = files.key(row)
                 members.append(
                     Member(
-                        path=entry.path,
-                        size=entry.size,
-                        mtime_ns=entry.mtime_ns,
+                        path=path,
+                        size=size,
+                        mtime_ns=mtime_ns,
                         distance=distance,
                         fingerprint=Fingerprint(kind, int(outcomes.values[row])),
                         width=int(outcomes.widths[row]) or None,

@@ -644,7 +644,10 @@ class MainWindow(QMainWindow):
             self.decisions.ignore_pair(chosen.representative, member)
         marks = self.model.marks()
         job = operations.refresh_job(
-            self.model.result(), self.panel.reference_folders(), self.decisions
+            self.model.result(),
+            self.panel.reference_folders(),
+            self.decisions,
+            self.model.sort_state(),
         )
         self._begin("Updating", job, lambda outcome: self._show(outcome, marks))
 
@@ -720,11 +723,13 @@ class MainWindow(QMainWindow):
             return
         references = self.panel.reference_folders()
         decisions = self.decisions
+        sort = self.model.sort_state()
 
         def job(progress: Any, cancel: Any) -> tuple[operations.ScanOutcome, Any]:
             loaded = load_session(path)
             present = without(loaded.result, loaded.missing)
-            return operations.refresh_job(present, references, decisions)(progress, cancel), loaded
+            refresh = operations.refresh_job(present, references, decisions, sort)
+            return refresh(progress, cancel), loaded
 
         self._begin("Opening", job, self._results_opened)
 

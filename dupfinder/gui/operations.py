@@ -83,12 +83,17 @@ def scan_job(
     return job
 
 
-def refresh_job(result: ScanResult, references: Sequence[str], store: DecisionStore) -> JobFunction:
+def refresh_job(
+    result: ScanResult,
+    references: Sequence[str],
+    store: DecisionStore,
+    sort: SortState | None = None,
+) -> JobFunction:
     """Re-apply decisions and reference folders to a result already shown (or loaded)."""
 
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> ScanOutcome:
         visible, warning = _visible(result, store)
-        return ScanOutcome(prepare(visible, protection(references)), warning)
+        return ScanOutcome(prepare(visible, protection(references), sort), warning)
 
     return job
 

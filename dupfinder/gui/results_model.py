@@ -108,6 +108,9 @@ def _sort_keys(
     return (lambda g: member_key(g, 0)), member_key
 
 
+SortState = tuple[int, Qt.SortOrder]
+
+
 @dataclass(frozen=True, slots=True)
 class PreparedResult:
     """Everything the model precomputes for a result; built without Qt, in any thread."""
@@ -121,12 +124,9 @@ class PreparedResult:
     protect: Callable[[Member], bool] | None
     totals: tuple[int, int, int]  # groups, files, reclaimable bytes
     #: The unfiltered order for ``sort`` (column, Qt.SortOrder), when it was asked for.
-    sort: tuple[int, Qt.SortOrder] | None = None
+    sort: SortState | None = None
     order: list[int] | None = None
     member_order: list[tuple[int, ...] | None] | None = None
-
-
-SortState = tuple[int, Qt.SortOrder]
 
 
 def sorted_order(
@@ -257,10 +257,11 @@ class ResultsModel(QAbstractItemModel):
         self._group_of = prepared.group_of
         self._replace_marks(marks)
         self._haystacks = None
-        if prepared.order is not None and prepared.sort == self._sort and not self._filter:
-            self._set_order(prepared.order, prepared.member_order or [None] * len(self._groups))
+        order, member_order = prepared.order, prepared.member_order
+        sorted_here = prepared.sort == self._sort and not self._filter
+        if order is not None and member_order is not None and sorted_here:
+            self._set_order(order, member_order)
         else:
-            self._member_order = [None] * len(self._groups)
             self._apply_filter_and_sort()
         self.endResetModel()
         self.marks_changed.emit()
