@@ -75,7 +75,28 @@ _MAGIC = (
     (b"\x7fELF", "a program (ELF executable)"),
     (b"SQLite format 3\x00", "an SQLite database"),
 )
-_HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*(?:<!doctype\s+html|<html[\s>])", re.I | re.S)
+_HTML_OPENING = re.compile(rb"<!doctype\s+html|<html[\s>]", re.I)
+_WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")
+_COMMENT_OPEN = b"<!--"
+_COMMENT_CLOSE = b"-->"
+
+
+def _starts_like_html(head: bytes) -> bool:
+    """A doctype or ``<html>`` after leading whitespace and comments.
+
+    One forward pass: each comment is skipped by searching for its end, so the time stays
+    linear however many comments come first (a backtracking pattern was exponential).
+    """
+    position = 0
+    while True:
+        while position < len(head) and head[position] in _WHITESPACE:
+            position += 1
+        if not head.startswith(_COMMENT_OPEN, position):
+            return _HTML_OPENING.match(head, position) is not None
+        end = head.find(_COMMENT_CLOSE, position + len(_COMMENT_OPEN))
+        if end < 0:
+            return False
+        position = end + len(_COMMENT_CLOSE)
 
 
 def _claimed(suffix: str) -> str:
@@ -136,6 +157,6 @@ def sniff(path: str, head: bytes) -> Format:
         return fmt
     # UTF-16 HTML: dropping the NULs leaves the ASCII tags comparable.
     ascii_head = text_start.replace(b"\x00", b"")
-    if (suffix in _MAYBE_HTML or fmt is not None) and _HTML_START.match(ascii_head):
+    if (suffix in _MAYBE_HTML or fmt is not None) and _starts_like_html(ascii_head):
         return Format.HTML
     return Format.PLAIN
