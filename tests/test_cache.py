@@ -11,8 +11,9 @@ import pytest
 
 from dupfinder.core.cache import FingerprintCache
 from dupfinder.core.fingerprint import Outcome
+from dupfinder.core.model import CacheKey
 
-KEY = ("/data/a.txt", 120, 1_700_000_000_000_000_000)
+KEY = CacheKey("/data/a.txt", 120, 1_700_000_000_000_000_000, 1_700_000_000_500_000_000, 2**63 + 5)
 
 
 def test_round_trip_of_full_range_values_and_errors(tmp_path: Path) -> None:
@@ -22,13 +23,18 @@ def test_round_trip_of_full_range_values_and_errors(tmp_path: Path) -> None:
             [
                 (KEY, Outcome(0, value=2**64 - 1)),
                 (
-                    ("/b.png", 5, 7),
+                    CacheKey("/b.png", 5, 7, 8, 9),
                     Outcome(1, value=2**63, width=3, height=4, variants=(1, 2**64 - 2)),
                 ),
-                (("/c.txt", 1, 1), Outcome(2, error="too little text", code="too-little-content")),
+                (
+                    CacheKey("/c.txt", 1, 1, 1, 1),
+                    Outcome(2, error="too little text", code="too-little-content"),
+                ),
             ],
         )
-        found = cache.lookup("text/v1", [KEY, ("/b.png", 5, 7), ("/c.txt", 1, 1)])
+        found = cache.lookup(
+            "text/v1", [KEY, CacheKey("/b.png", 5, 7, 8, 9), CacheKey("/c.txt", 1, 1, 1, 1)]
+        )
     assert found[0].value == 2**64 - 1
     assert (found[1].value, found[1].width, found[1].height) == (2**63, 3, 4)
     assert found[1].variants == (1, 2**64 - 2)
@@ -38,9 +44,11 @@ def test_round_trip_of_full_range_values_and_errors(tmp_path: Path) -> None:
 def test_any_change_in_the_key_misses(tmp_path: Path) -> None:
     with FingerprintCache(tmp_path) as cache:
         cache.store("text/v1", [(KEY, Outcome(0, value=5))])
-        path, size, mtime = KEY
-        assert cache.lookup("text/v1", [(path, size + 1, mtime)]) == {}
-        assert cache.lookup("text/v1", [(path, size, mtime + 1)]) == {}
+        assert cache.lookup("text/v1", [KEY._replace(size=KEY.size + 1)]) == {}
+        assert cache.lookup("text/v1", [KEY._replace(mtime_ns=KEY.mtime_ns + 1)]) == {}
+        # a file rewritten in place with its mtime put back: new ctime, maybe a new inode
+        assert cache.lookup("text/v1", [KEY._replace(ctime_ns=KEY.ctime_ns + 1)]) == {}
+        assert cache.lookup("text/v1", [KEY._replace(ino=KEY.ino + 1)]) == {}
         assert cache.lookup("text/v2", [KEY]) == {}
         assert cache.lookup("text/v1", [KEY])[0].value == 5
 
@@ -53,7 +61,7 @@ def test_transient_failures_are_not_cached(tmp_path: Path) -> None:
 
 def test_undecodable_paths_and_many_keys(tmp_path: Path) -> None:
     weird = os.fsdecode(b"/tmp/caf\xe9.txt")
-    keys = [(f"/f/{i}", i, i) for i in range(1200)] + [(weird, 1, 1)]
+    keys = [CacheKey(f"/f/{i}", i, i, i, i) for i in range(1200)] + [CacheKey(weird, 1, 1, 1, 1)]
     with FingerprintCache(tmp_path) as cache:
         cache.store("a", [(k, Outcome(i, value=i)) for i, k in enumerate(keys)])
         found = cache.lookup("a", keys)
@@ -101,7 +109,9 @@ def test_two_writers_at_once(tmp_path: Path) -> None:
         try:
             with FingerprintCache(tmp_path) as cache:
                 for i in range(30):
-                    cache.store("a", [((f"/{offset}/{i}", 1, 1), Outcome(0, value=i))])
+                    cache.store(
+                        "a", [(CacheKey(f"/{offset}/{i}", 1, 1, 1, 1), Outcome(0, value=i))]
+                    )
         except BaseException as exc:  # collected and checked below
             errors.append(exc)
 
@@ -112,5 +122,5 @@ def test_two_writers_at_once(tmp_path: Path) -> None:
         t.join()
     assert errors == []
     with FingerprintCache(tmp_path) as cache:
-        keys = [(f"/{n}/{i}", 1, 1) for n in range(2) for i in range(30)]
+        keys = [CacheKey(f"/{n}/{i}", 1, 1, 1, 1) for n in range(2) for i in range(30)]
         assert len(cache.lookup("a", keys)) == 60

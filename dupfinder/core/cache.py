@@ -1,7 +1,8 @@
 """SQLite cache of fingerprints, so a rescan of unchanged files costs a stat, not a decode.
 
-The key holds everything that changes the answer: path, size, mtime_ns and the algorithm
-id (algorithm, its version and the settings that matter). WAL mode and a busy timeout let
+The key holds everything that changes the answer: path, size, mtime_ns, ctime_ns and inode
+(a file rewritten in place with its old mtime put back still gets a new ctime) and the
+algorithm id (algorithm, its version and the settings that matter). WAL mode and a busy timeout let
 the CLI and the GUI use one cache at once; every batch is its own transaction, so a
 killed scan keeps what it committed. A corrupt or old-schema file is set aside and
 rebuilt, and a cache that cannot be written at all turns itself off: the scan goes on.
@@ -18,12 +19,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from dupfinder.core.fingerprint import Outcome
+from dupfinder.core.model import CacheKey
 
 __all__ = ["SCHEMA_VERSION", "FingerprintCache", "default_cache_dir"]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+#: 2: ctime_ns and inode joined the key (version-1 caches are rebuilt).
+SCHEMA_VERSION = 2
 _LOOKUP_CHUNK = 500
 _SIGN_BIT = 1 << 63
 _WRAP = 1 << 64
@@ -34,6 +37,8 @@ CREATE TABLE IF NOT EXISTS fingerprints (
     algorithm TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
     value INTEGER,
     width INTEGER,
     height INTEGER,
@@ -92,7 +97,7 @@ def _to_unsigned(value: int) -> int:
 
 
 class FingerprintCache:
-    """Fingerprint outcomes keyed by (path, size, mtime_ns, algorithm)."""
+    """Fingerprint outcomes keyed by ``CacheKey`` and algorithm."""
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.directory = Path(directory) if directory is not None else default_cache_dir()
@@ -155,29 +160,34 @@ class FingerprintCache:
         log.warning("%s", self.problem)
         self._db = None
 
-    def lookup(self, algorithm: str, keys: Sequence[tuple[str, int, int]]) -> dict[int, Outcome]:
-        """Cached outcomes for ``keys`` (path, size, mtime_ns), by position in ``keys``."""
+    def lookup(self, algorithm: str, keys: Sequence[CacheKey]) -> dict[int, Outcome]:
+        """Cached outcomes for ``keys``, by position in ``keys``; a row counts only when every
+        part of its key matches the file as the walk saw it."""
         found: dict[int, Outcome] = {}
         if self._db is None:
             return found
         try:
             for start in range(0, len(keys), _LOOKUP_CHUNK):
                 chunk = keys[start : start + _LOOKUP_CHUNK]
-                encoded = [os.fsencode(path) for path, _, _ in chunk]
+                encoded = [os.fsencode(key.path) for key in chunk]
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    "SELECT path, size, mtime_ns, value, width, height, variants, error, code "
+                    "SELECT path, size, mtime_ns, ctime_ns, ino, "
+                    "value, width, height, variants, error, code "
                     f"FROM fingerprints WHERE algorithm = ? AND path IN ({marks})",
                     [algorithm, *encoded],
                 ).fetchall()
                 by_path = {row[0]: row for row in rows}
-                for offset, (raw, (_, size, mtime_ns)) in enumerate(
-                    zip(encoded, chunk, strict=True)
-                ):
+                for offset, (raw, key) in enumerate(zip(encoded, chunk, strict=True)):
                     row = by_path.get(raw)
-                    if row is None or row[1] != size or row[2] != mtime_ns:
+                    if row is None or tuple(row[1:5]) != (
+                        key.size,
+                        key.mtime_ns,
+                        key.ctime_ns,
+                        _to_signed(key.ino),
+                    ):
                         continue
-                    found[start + offset] = _outcome_from_row(start + offset, row)
+                    found[start + offset] = _outcome_from_row(start + offset, row[5:])
         except sqlite3.DatabaseError as exc:
             self._disable(exc)
         return found
@@ -185,17 +195,19 @@ class FingerprintCache:
     def store(
         self,
         algorithm: str,
-        items: Iterable[tuple[tuple[str, int, int], Outcome]],
+        items: Iterable[tuple[CacheKey, Outcome]],
     ) -> None:
         """Save outcomes in one transaction; transient failures are not cached."""
         if self._db is None:
             return
         rows = [
             (
-                os.fsencode(path),
+                os.fsencode(key.path),
                 algorithm,
-                size,
-                mtime_ns,
+                key.size,
+                key.mtime_ns,
+                key.ctime_ns,
+                _to_signed(key.ino),
                 None if o.value is None else _to_signed(o.value),
                 o.width,
                 o.height,
@@ -203,7 +215,7 @@ class FingerprintCache:
                 o.error,
                 o.code,
             )
-            for (path, size, mtime_ns), o in items
+            for key, o in items
             if o.cacheable
         ]
         if not rows:
@@ -212,8 +224,9 @@ class FingerprintCache:
             with self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO fingerprints "
-                    "(path, algorithm, size, mtime_ns, value, width, height, variants, error, code)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "(path, algorithm, size, mtime_ns, ctime_ns, ino, "
+                    "value, width, height, variants, error, code)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
         except (sqlite3.DatabaseError, OSError) as exc:
@@ -249,7 +262,7 @@ class FingerprintCache:
 
 
 def _outcome_from_row(position: int, row: tuple[object, ...]) -> Outcome:
-    _, _, _, value, width, height, variants, error, code = row
+    value, width, height, variants, error, code = row
     return Outcome(
         row=position,
         value=None if value is None else _to_unsigned(int(value)),  # type: ignore[call-overload]

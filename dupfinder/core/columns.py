@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.fingerprint import Outcome
-from dupfinder.core.model import FileEntry, Kind
+from dupfinder.core.model import CacheKey, FileEntry, Kind
 
 __all__ = ["FileColumns", "OutcomeColumns"]
 
@@ -24,18 +24,27 @@ _KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
 
 
 class FileColumns:
-    """The walk's files in the order found: paths, sizes, modification times, kinds."""
+    """The walk's files in the order found: paths, stat values (identity, size, change
+    stamps, link counts) and kinds."""
 
     def __init__(self) -> None:
         self.paths: list[str] = []
         self._sizes = array("q")
         self._mtimes = array("q")
+        self._ctimes = array("q")
+        self._devs = array("Q")
+        self._inos = array("Q")
+        self._links = array("L")
         self._kinds = array("B")
 
     def append(self, entry: FileEntry) -> None:
         self.paths.append(entry.path)
         self._sizes.append(entry.size)
         self._mtimes.append(entry.mtime_ns)
+        self._ctimes.append(entry.ctime_ns)
+        self._devs.append(entry.dev)
+        self._inos.append(entry.ino)
+        self._links.append(entry.links)
         self._kinds.append(_KIND_CODE[entry.kind])
 
     def __len__(self) -> int:
@@ -54,9 +63,24 @@ class FileColumns:
     def kind(self, row: int) -> Kind:
         return _KINDS[self._kinds[row]]
 
-    def key(self, row: int) -> tuple[str, int, int]:
-        """(path, size, mtime_ns): what the cache keys a fingerprint by."""
-        return self.paths[row], self._sizes[row], self._mtimes[row]
+    def key(self, row: int) -> CacheKey:
+        """What the cache keys a fingerprint by (see ``CacheKey``)."""
+        return CacheKey(
+            self.paths[row], self._sizes[row], self._mtimes[row], self._ctimes[row], self._inos[row]
+        )
+
+    def entry(self, row: int) -> FileEntry:
+        """The walk's record of one row, made again for a file a result shows."""
+        return FileEntry(
+            self.paths[row],
+            self._sizes[row],
+            self._mtimes[row],
+            self.kind(row),
+            dev=self._devs[row],
+            ino=self._inos[row],
+            ctime_ns=self._ctimes[row],
+            links=self._links[row],
+        )
 
 
 class OutcomeColumns:

@@ -11,10 +11,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
     "DEFAULT_IMAGE_THRESHOLD",
     "DEFAULT_TEXT_THRESHOLD",
+    "CacheKey",
     "FileEntry",
     "Fingerprint",
     "Group",
@@ -57,14 +59,35 @@ class Phase(enum.StrEnum):
     APPLYING = "applying"  # keep/delete actions and undo, after a scan
 
 
+class CacheKey(NamedTuple):
+    """What a cached fingerprint is valid for: a file rewritten in place gets a new ctime
+    (and often a new inode) even when its size and mtime are put back."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    ino: int
+
+
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """A file found by the walk, with the stat values that key the cache and guard actions."""
+    """A file found by the walk, with the stat values that key the cache and guard actions.
+
+    A file is its (``dev``, ``ino``): the walk lists each once, however many paths reach it;
+    ``links`` > 1 says other names (hard links) lead to the same bytes. ``ctime_ns`` and
+    ``ino`` change when a file is rewritten in place even if its size and mtime are put back.
+    Zero means "not known" (results written by older versions).
+    """
 
     path: str
     size: int
     mtime_ns: int
     kind: Kind
+    dev: int = 0
+    ino: int = 0
+    ctime_ns: int = 0
+    links: int = 1
 
     @property
     def mtime(self) -> float:
@@ -115,7 +138,12 @@ class ScanError:
 
 @dataclass(frozen=True, slots=True)
 class Member:
-    """One file of a group, with its distance (bits) to the group's representative."""
+    """One file of a group, with its distance (bits) to the group's representative.
+
+    ``dev``, ``ino`` and ``ctime_ns`` are the file's identity and change stamp when the scan
+    saw it (0: unknown, e.g. a result saved by an older version); actions compare them with
+    the disk right before they act. ``links`` counts the file's names (hard links).
+    """
 
     path: str
     size: int
@@ -124,6 +152,10 @@ class Member:
     fingerprint: Fingerprint
     width: int | None = None
     height: int | None = None
+    dev: int = 0
+    ino: int = 0
+    ctime_ns: int = 0
+    links: int = 1
 
     @property
     def mtime(self) -> float:
@@ -152,9 +184,13 @@ class Group:
 
     @property
     def reclaimable_bytes(self) -> int:
-        """Bytes freed by keeping only the largest member."""
-        sizes = [m.size for m in self.members]
-        return sum(sizes) - max(sizes)
+        """Bytes freed by keeping only the largest member.
+
+        A member with other hard links frees nothing when removed: its bytes stay
+        reachable through its other names.
+        """
+        largest = max(range(len(self.members)), key=lambda i: self.members[i].size)
+        return sum(m.size for i, m in enumerate(self.members) if i != largest and m.links <= 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,15 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from dupfinder.core.errors import ResultFormatError
-from dupfinder.core.model import (
-    Fingerprint,
-    Group,
-    Kind,
-    Member,
-    ScanError,
-    ScanResult,
-    ScanStats,
-)
+from dupfinder.core.model import Member, ScanResult
+from dupfinder.core.result_reader import FORMAT_VERSION, parse_json, result_from_dict
 
 __all__ = [
     "FORMAT_VERSION",
@@ -37,7 +30,6 @@ __all__ = [
     "write_text",
 ]
 
-FORMAT_VERSION = 1
 CSV_COLUMNS = (
     "group",
     "kind",
@@ -65,6 +57,9 @@ def _member_to_dict(member: Member) -> dict[str, Any]:
     if member.width is not None and member.height is not None:
         data["width"] = member.width
         data["height"] = member.height
+    if member.ino:
+        data.update(dev=member.dev, ino=member.ino, ctime_ns=member.ctime_ns)
+    data["links"] = member.links
     return data
 
 
@@ -95,54 +90,6 @@ def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -
     return data
 
 
-def _member_from_dict(kind: Kind, raw: Mapping[str, Any]) -> Member:
-    mtime_ns = raw.get("mtime_ns")
-    if mtime_ns is None:
-        mtime_ns = round(float(raw["mtime"]) * 1e9)
-    hex_value = raw.get("fingerprint")
-    fingerprint = Fingerprint.from_hex(kind, hex_value) if hex_value else Fingerprint(kind, 0)
-    return Member(
-        path=str(raw["path"]),
-        size=int(raw["size"]),
-        mtime_ns=int(mtime_ns),
-        distance=int(raw["distance"]),
-        fingerprint=fingerprint,
-        width=raw.get("width"),
-        height=raw.get("height"),
-    )
-
-
-def result_from_dict(data: Mapping[str, Any]) -> ScanResult:
-    """Rebuild a result from the JSON contract; raises ResultFormatError when it is not one."""
-    if not isinstance(data, Mapping) or data.get("version") != FORMAT_VERSION:
-        raise ResultFormatError(
-            f"not a dupfinder result of version {FORMAT_VERSION} "
-            f"(found version {data.get('version') if isinstance(data, Mapping) else None!r})"
-        )
-    try:
-        groups = []
-        for raw_group in data["groups"]:
-            kind = Kind(raw_group["kind"])
-            members = tuple(_member_from_dict(kind, m) for m in raw_group["members"])
-            groups.append(Group(kind, members))
-        errors = tuple(
-            ScanError(str(e["path"]), str(e["error"]), str(e.get("code", "unreadable")))
-            for e in data.get("errors", [])
-        )
-        raw_stats = data.get("stats", {})
-        stats = ScanStats(
-            files_seen=int(raw_stats.get("files_seen", 0)),
-            files_fingerprinted=int(raw_stats.get("files_fingerprinted", 0)),
-            files_from_cache=int(raw_stats.get("files_from_cache", 0)),
-            pairs=int(raw_stats.get("pairs", 0)),
-            seconds=float(raw_stats.get("seconds", 0.0)),
-            cancelled=bool(raw_stats.get("cancelled", False)),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ResultFormatError(f"malformed dupfinder result: {exc}") from exc
-    return ScanResult(tuple(groups), errors, stats)
-
-
 def write_json(result: ScanResult, out: TextIO, extra: Mapping[str, Any] | None = None) -> None:
     """UTF-8 JSON; file names that are not valid UTF-8 are written as \\udcXX escapes."""
     data = result_to_dict(result, extra)
@@ -171,9 +118,10 @@ def load_result(path: str | os.PathLike[str]) -> tuple[ScanResult, dict[str, Any
     """Read a saved result; returns it with the raw dict (for extra keys such as marks)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise ResultFormatError(f"{path}: not JSON ({exc})") from exc
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        raise ResultFormatError(f"{path}: not a dupfinder result (not UTF-8 text)") from exc
+    data = parse_json(text, os.fspath(path))
     return result_from_dict(data), data
 
 
@@ -227,9 +175,11 @@ def write_text(result: ScanResult, out: TextIO) -> None:
         for index, m in enumerate(group.members):
             marker = "*" if index == 0 else " "
             dims = f"  {m.width}x{m.height}" if m.width and m.height else ""
+            others = m.links - 1
+            links = f"  (+{others} other link{'s' * (others != 1)})" if others else ""
             buffer.write(
                 f"  {marker} {m.distance:>2} bits {m.similarity:>6.1%}  "
-                f"{format_size(m.size):>9}{dims}  {m.path}\n"
+                f"{format_size(m.size):>9}{dims}  {m.path}{links}\n"
             )
         buffer.write("\n")
     for error in result.errors:

@@ -287,8 +287,8 @@ class _PreferenceKeys(Sequence[tuple[int, int, str]]):
 
     def __getitem__(self, local: int) -> tuple[int, int, str]:  # type: ignore[override]
         row = self._rows[local]
-        path, size, _ = self._files.key(row)
-        return (-self._outcomes.pixels(row), -size, path)
+        key = self._files.key(row)
+        return (-self._outcomes.pixels(row), -key.size, key.path)
 
 
 def _compare(
@@ -319,16 +319,20 @@ def _compare(
             members = []
             for local, distance in zip(found.rows, found.distances, strict=True):
                 row = row_list[local]
-                path, size, mtime_ns = files.key(row)
+                entry = files.entry(row)
                 members.append(
                     Member(
-                        path=path,
-                        size=size,
-                        mtime_ns=mtime_ns,
+                        path=entry.path,
+                        size=entry.size,
+                        mtime_ns=entry.mtime_ns,
                         distance=distance,
                         fingerprint=Fingerprint(kind, int(outcomes.values[row])),
                         width=int(outcomes.widths[row]) or None,
                         height=int(outcomes.heights[row]) or None,
+                        dev=entry.dev,
+                        ino=entry.ino,
+                        ctime_ns=entry.ctime_ns,
+                        links=entry.links,
                     )
                 )
             groups.append(Group(kind, tuple(members)))

@@ -1,0 +1,206 @@
+"""Read a results file back, trusting nothing in it.
+
+A results file is often edited by hand or by scripts before ``apply`` acts on it, and apply
+deletes files, so every field is checked for its type and range here and anything else is a
+``ResultFormatError`` naming the place (``groups[3].members[1].size``), never a traceback.
+Paths are normalised (``.``, ``..``, ``//``, relative paths) so that one file cannot hide
+behind two spellings; apply still compares (device, inode) on the disk before it acts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from dupfinder.core.errors import ResultFormatError
+from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanError, ScanResult, ScanStats
+
+__all__ = ["FORMAT_VERSION", "parse_json", "result_from_dict"]
+
+FORMAT_VERSION = 1
+#: Far above any real result; keeps a hostile file from exhausting memory or the stack.
+_MAX_DEPTH = 64
+_INT64_MAX = (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
+
+
+def parse_json(text: str, source: str) -> Any:
+    """``json.loads`` that turns deep nesting and huge numbers into ResultFormatError."""
+    depth = _nesting_depth(text)
+    if depth > _MAX_DEPTH:
+        raise ResultFormatError(f"{source}: not a dupfinder result (nested {depth} levels deep)")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ResultFormatError(f"{source}: not JSON ({exc})") from exc
+
+
+def _reject_constant(name: str) -> Any:
+    raise ResultFormatError(f"{name} is not a number a result can hold")
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest bracket nesting outside strings, in one pass."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > _MAX_DEPTH:
+                    return deepest
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+class _Reader:
+    """Typed field access that names the place of a bad value."""
+
+    def __init__(self, data: Any, where: str) -> None:
+        if not isinstance(data, Mapping):
+            raise ResultFormatError(f"{where or 'the result'} must be an object")
+        self.data = data
+        self.where = where
+
+    def _place(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def has(self, key: str) -> bool:
+        return self.data.get(key) is not None
+
+    def raw(self, key: str) -> Any:
+        if key not in self.data:
+            raise ResultFormatError(f"{self._place(key)} is missing")
+        return self.data[key]
+
+    def integer(
+        self, key: str, default: int | None = None, *, low: int = 0, high: int = _INT64_MAX
+    ) -> int:
+        value = self.data.get(key)
+        if value is None:
+            if default is None:
+                raise ResultFormatError(f"{self._place(key)} is missing")
+            return default
+        if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ResultFormatError(
+                f"{self._place(key)} must be a whole number from {low} to {high}, got {value!r}"
+            )
+        return value
+
+    def number(self, key: str, default: float) -> float:
+        value = self.data.get(key, default)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise ResultFormatError(f"{self._place(key)} must be a finite number, got {value!r}")
+        return float(value)
+
+    def text(self, key: str, default: str | None = None) -> str:
+        value = self.data.get(key, default)
+        if not isinstance(value, str):
+            raise ResultFormatError(f"{self._place(key)} must be text, got {value!r}")
+        return value
+
+    def listing(self, key: str, default: list[Any] | None = None) -> list[Any]:
+        value = self.data.get(key, default)
+        if not isinstance(value, list):
+            raise ResultFormatError(
+                f"{self._place(key)} must be a list, got {type(value).__name__}"
+            )
+        return value
+
+
+def _path(reader: _Reader, key: str) -> str:
+    text = reader.text(key)
+    if not text or "\0" in text:
+        raise ResultFormatError(f"{reader._place(key)} is not a file path: {text!r}")
+    return os.path.normpath(os.path.abspath(text))
+
+
+def _member(kind: Kind, raw: Any, where: str) -> Member:
+    r = _Reader(raw, where)
+    if r.has("mtime_ns"):
+        mtime_ns = r.integer("mtime_ns", low=-_INT64_MAX)
+    else:
+        mtime_ns = (
+            round(r.number("mtime", math.nan) * 1e9) if r.has("mtime") else r.integer("mtime_ns")
+        )
+    hex_value = r.data.get("fingerprint")
+    try:
+        fingerprint = Fingerprint.from_hex(kind, hex_value) if hex_value else Fingerprint(kind, 0)
+    except (TypeError, ValueError) as exc:
+        raise ResultFormatError(f"{where}.fingerprint: {exc}") from exc
+    width = r.integer("width", 0, high=1 << 31) or None
+    height = r.integer("height", 0, high=1 << 31) or None
+    return Member(
+        path=_path(r, "path"),
+        size=r.integer("size"),
+        mtime_ns=mtime_ns,
+        distance=r.integer("distance", 0, high=64),
+        fingerprint=fingerprint,
+        width=width if height else None,
+        height=height if width else None,
+        dev=r.integer("dev", 0, high=_UINT64_MAX),
+        ino=r.integer("ino", 0, high=_UINT64_MAX),
+        ctime_ns=r.integer("ctime_ns", 0, low=-_INT64_MAX),
+        links=r.integer("links", 1, low=1),
+    )
+
+
+def _group(raw: Any, where: str) -> Group:
+    r = _Reader(raw, where)
+    try:
+        kind = Kind(r.text("kind"))
+    except ValueError as exc:
+        raise ResultFormatError(f"{where}.kind: {exc}") from exc
+    raw_members = r.listing("members")
+    members = tuple(_member(kind, m, f"{where}.members[{i}]") for i, m in enumerate(raw_members))
+    paths = [m.path for m in members]
+    if len(set(paths)) != len(paths):
+        raise ResultFormatError(f"{where} lists one file twice")
+    if len(members) < 2:
+        raise ResultFormatError(f"{where} has fewer than two members")
+    return Group(kind, members)
+
+
+def result_from_dict(data: Any) -> ScanResult:
+    """Rebuild a result from the JSON contract; raises ResultFormatError when it is not one."""
+    top = _Reader(data, "")
+    version = top.data.get("version")
+    if version != FORMAT_VERSION:
+        raise ResultFormatError(
+            f"not a dupfinder result of version {FORMAT_VERSION} (found version {version!r})"
+        )
+    groups = tuple(_group(g, f"groups[{i}]") for i, g in enumerate(top.listing("groups")))
+    errors = []
+    for i, raw in enumerate(top.listing("errors", [])):
+        e = _Reader(raw, f"errors[{i}]")
+        errors.append(ScanError(e.text("path"), e.text("error"), e.text("code", "unreadable")))
+    s = _Reader(top.data.get("stats", {}), "stats")
+    stats = ScanStats(
+        files_seen=s.integer("files_seen", 0),
+        files_fingerprinted=s.integer("files_fingerprinted", 0),
+        files_from_cache=s.integer("files_from_cache", 0),
+        pairs=s.integer("pairs", 0),
+        seconds=s.number("seconds", 0.0),
+        cancelled=bool(s.data.get("cancelled", False)),
+    )
+    return ScanResult(groups, tuple(errors), stats)
