@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from dupfinder.core.errors import FileProblem
 from dupfinder.core.model import Kind
+from dupfinder.core.quiet import silence_process
 from dupfinder.core.walk import describe_os_error
 
 __all__ = [
@@ -144,6 +145,7 @@ def fingerprint_batch(tasks: list[Task], image_invariance: bool = False) -> list
 
 
 def worker_init() -> None:
-    """Workers ignore Ctrl-C: the parent cancels them in order instead of each dying noisily."""
+    """Workers ignore Ctrl-C (the parent cancels them in order) and never write to the terminal."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    silence_process()

@@ -43,6 +43,7 @@ from dupfinder.core.model import (
     no_progress,
 )
 from dupfinder.core.pairs import near_pairs
+from dupfinder.core.quiet import silenced
 from dupfinder.core.walk import WalkReport, walk
 
 __all__ = ["run"]
@@ -201,7 +202,9 @@ def _outcomes(
         for start in range(0, len(tasks), 8):
             if cancel.is_set():
                 return
-            yield fingerprint_batch(tasks.slice(start, start + 8), options.image_invariance)
+            with silenced():  # a library's output must not reach the command line's stdout
+                batch = fingerprint_batch(tasks.slice(start, start + 8), options.image_invariance)
+            yield batch
         return
     yield from _pool_outcomes(tasks, options, cancel)
 
