@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from dupfinder.core.decisions import (
     Decision,
+    DecisionKind,
     Decisions,
     DecisionStore,
     apply_decisions,
@@ -123,3 +125,24 @@ def test_damaged_store_is_an_error_not_a_silent_reset(store: DecisionStore) -> N
     )
     with pytest.raises(ResultFormatError):
         store.load()
+
+
+def test_a_member_decision_takes_out_one_file_and_keeps_the_rest(tmp_path: Path) -> None:
+    copies = tuple(member(f"/gnupg/{i}", A) for i in range(3))
+    krb5 = tuple(member(f"/krb5/{i}", B) for i in range(2))
+    odd = member("/odd", D)
+    res = result((*copies, *krb5, odd))
+    store = DecisionStore(tmp_path / "d.json")
+    store.ignore_member(odd, res.groups[0])
+    shown = apply_decisions(res, store.load())
+    assert paths(shown) == [[m.path for m in (*copies, *krb5)]]
+    assert store.list()[0].kind is DecisionKind.MEMBER
+
+
+def test_version_1_files_stay_readable(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    key = str(Fingerprint(Kind.TEXT, A))
+    other = str(Fingerprint(Kind.TEXT, B))
+    raw = {"version": 1, "decisions": [{"type": "pair", "fingerprints": [key, other]}]}
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    assert DecisionStore(path).load().ignores_pair(key, other)

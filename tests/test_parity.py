@@ -2,7 +2,7 @@
 
 The app's side is driven as a user drives it: folders, kinds, thresholds and globs are set
 on the scan panel's widgets, the panel builds the options, and the scan runs through the
-same job the window starts (``operations.scan_job`` on a ``worker.Job`` thread). The CLI's
+same job the window starts (``dupfinder.app.jobs.scan_job`` on a ``worker.Job`` thread). The CLI's
 side is ``dupfinder scan --format json`` with the matching flags. Groups are compared
 member by member: path, order, distance to the representative and fingerprint.
 """
@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from scan_helpers import edit, essay, picture, write
 
+from dupfinder.app.jobs import Rescored, scan_job
 from dupfinder.cli import EXIT_OK, main
 from dupfinder.core.decisions import DecisionStore
 from dupfinder.core.model import ScanResult
 from dupfinder.core.report import result_to_dict
-from dupfinder.gui import operations
 from dupfinder.gui.scan_panel import ScanPanel
 from dupfinder.gui.worker import Job
 
@@ -55,7 +55,7 @@ def _groups_of(data: dict[str, Any]) -> Groups:
 
 
 def _gui_scan(qtbot: Any, panel: ScanPanel, decisions: DecisionStore) -> ScanResult:
-    job = Job(operations.scan_job(panel.scan_options(), panel.reference_folders(), decisions))
+    job = Job(scan_job(panel.scan_options(), panel.reference_folders(), decisions))
     try:
         with (
             qtbot.waitSignal(job.done, timeout=60_000),
@@ -65,7 +65,7 @@ def _gui_scan(qtbot: Any, panel: ScanPanel, decisions: DecisionStore) -> ScanRes
     finally:
         assert job.stop(), "the scan thread did not stop"
     outcome = blocker.args[0]
-    assert isinstance(outcome, operations.ScanOutcome)
+    assert isinstance(outcome, Rescored)
     assert outcome.warning is None
     return outcome.prepared.result
 

@@ -1,11 +1,14 @@
 """Remembered "not a duplicate" decisions, keyed by content fingerprints rather than paths.
 
 A fingerprint (``kind:hex``) follows the content, so renaming or moving a file keeps its
-decisions. Two kinds of decision:
+decisions. Three kinds of decision:
 
 - **pair**: these two contents are not duplicates of each other;
-- **group**: this whole set of contents is fine as it is; hide the group until a member with a
-  fingerprint outside the set appears, then show the group again with every member.
+- **member**: this content is not a duplicate of any of these others (one file taken out of
+  its group; the rest of the group stays);
+- **group** (written by older versions and ``dupfinder ignore --group``): this whole set of
+  contents is fine as it is; hide the group until a member with a fingerprint outside the set
+  appears, then show the group again with every member.
 
 How ``apply_decisions`` treats a group: every two members of a group are taken as linked (that
 is what the user saw), an ignored pair removes the links between members with those two
@@ -20,6 +23,7 @@ fingerprint cache must not forget them), written atomically.
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -35,6 +39,7 @@ from dupfinder.core.model import Fingerprint, Group, Member, ScanResult
 
 __all__ = [
     "Decision",
+    "DecisionKind",
     "DecisionStore",
     "Decisions",
     "apply_decisions",
@@ -42,7 +47,15 @@ __all__ = [
     "fingerprint_key",
 ]
 
-STORE_VERSION = 1
+STORE_VERSION = 2
+#: Versions this module reads (1 had no member decisions).
+READABLE_VERSIONS = frozenset({1, 2})
+
+
+class DecisionKind(enum.StrEnum):
+    PAIR = "pair"
+    MEMBER = "member"
+    GROUP = "group"
 
 
 def default_decisions_path() -> Path:
@@ -56,31 +69,61 @@ def fingerprint_key(fingerprint: Fingerprint) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """One remembered decision; ``paths`` only say what the user looked at, for listing."""
+    """One remembered decision; ``paths`` only say what the user looked at, for listing
+    (the first is the file taken out, for a member decision). ``against`` holds the other
+    contents of a member decision."""
 
-    kind: str  # "pair" or "group"
+    kind: DecisionKind
     fingerprints: frozenset[str]
     time: str = ""
     paths: tuple[str, ...] = ()
+    against: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", DecisionKind(self.kind))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.kind,
+        raw: dict[str, Any] = {
+            "type": str(self.kind),
             "fingerprints": sorted(self.fingerprints),
             "time": self.time,
             "paths": list(self.paths),
         }
+        if self.against:
+            raw["against"] = sorted(self.against)
+        return raw
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Decision:
-        kind = raw["type"]
-        if kind not in ("pair", "group"):
-            raise ValueError(f"unknown decision type {kind!r}")
-        prints = frozenset(str(f) for f in raw["fingerprints"])
-        for key in prints:
-            kind_text, _, hex_text = key.partition(":")
-            Fingerprint.from_hex(kind_text, hex_text)  # validates
-        return cls(kind, prints, str(raw.get("time", "")), tuple(raw.get("paths", ())))
+        try:
+            kind = DecisionKind(raw["type"])
+        except ValueError:
+            raise ValueError(f"unknown decision type {raw['type']!r}") from None
+        prints = _keys(raw["fingerprints"])
+        against = _keys(raw.get("against", ()))
+        return cls(kind, prints, str(raw.get("time", "")), tuple(raw.get("paths", ())), against)
+
+    def pairs(self) -> frozenset[frozenset[str]]:
+        """The links this decision breaks (none for a group decision, which hides)."""
+        if self.kind is DecisionKind.PAIR:
+            return frozenset({self.fingerprints})
+        if self.kind is DecisionKind.MEMBER:
+            return frozenset(
+                frozenset((own, other))
+                for own in self.fingerprints
+                for other in self.against
+                if other != own
+            )
+        return frozenset()
+
+
+def _keys(values: Iterable[Any]) -> frozenset[str]:
+    """Fingerprint texts, each checked (``kind:hex``)."""
+    keys = frozenset(str(f) for f in values)
+    for key in keys:
+        kind_text, _, hex_text = key.partition(":")
+        Fingerprint.from_hex(kind_text, hex_text)
+    return keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,14 +134,14 @@ class Decisions:
     _pairs: frozenset[frozenset[str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        pairs = frozenset(d.fingerprints for d in self.entries if d.kind == "pair")
+        pairs = frozenset(pair for d in self.entries for pair in d.pairs())
         object.__setattr__(self, "_pairs", pairs)
 
     def ignores_pair(self, a: str, b: str) -> bool:
         return frozenset((a, b)) in self._pairs
 
     def ignored_groups(self) -> tuple[frozenset[str], ...]:
-        return tuple(d.fingerprints for d in self.entries if d.kind == "group")
+        return tuple(d.fingerprints for d in self.entries if d.kind is DecisionKind.GROUP)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -122,7 +165,7 @@ class DecisionStore:
             return Decisions()
         except (OSError, ValueError) as exc:
             raise ResultFormatError(f"{self.path}: unreadable decisions file ({exc})") from exc
-        if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
+        if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS:
             raise ResultFormatError(f"{self.path}: not a dupfinder decisions file")
         try:
             return Decisions(tuple(Decision.from_dict(raw) for raw in data["decisions"]))
@@ -142,7 +185,8 @@ class DecisionStore:
     def _add(self, decision: Decision) -> Decision:
         current = self.load()
         if any(
-            d.kind == decision.kind and d.fingerprints == decision.fingerprints
+            (d.kind, d.fingerprints, d.against)
+            == (decision.kind, decision.fingerprints, decision.against)
             for d in current.entries
         ):
             return decision
@@ -154,12 +198,22 @@ class DecisionStore:
         if a.fingerprint.kind is not b.fingerprint.kind:
             raise ValueError("a text and an image are never in one group")
         prints = frozenset((fingerprint_key(a.fingerprint), fingerprint_key(b.fingerprint)))
-        return self._add(Decision("pair", prints, _now(), (a.path, b.path)))
+        return self._add(Decision(DecisionKind.PAIR, prints, _now(), (a.path, b.path)))
+
+    def ignore_member(self, member: Member, group: Group) -> Decision:
+        """Take ``member`` out of ``group``: its content is a duplicate of none of the others."""
+        own = fingerprint_key(member.fingerprint)
+        others = frozenset(fingerprint_key(m.fingerprint) for m in group.members) - {own}
+        if not others:
+            raise ValueError("every file of this group has the same content fingerprint")
+        paths = (member.path, *(m.path for m in group.members if m.path != member.path))
+        return self._add(Decision(DecisionKind.MEMBER, frozenset({own}), _now(), paths, others))
 
     def ignore_group(self, group: Group) -> Decision:
         """Hide this group until a member with a new fingerprint joins it."""
         prints = frozenset(fingerprint_key(m.fingerprint) for m in group.members)
-        return self._add(Decision("group", prints, _now(), tuple(m.path for m in group.members)))
+        paths = tuple(m.path for m in group.members)
+        return self._add(Decision(DecisionKind.GROUP, prints, _now(), paths))
 
     def list(self) -> tuple[Decision, ...]:
         return self.load().entries

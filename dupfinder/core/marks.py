@@ -21,6 +21,7 @@ __all__ = [
     "RULE_NAMES",
     "KeepRule",
     "Selection",
+    "best_member",
     "kept_members",
     "parse_rule",
     "parse_rules",
@@ -111,9 +112,14 @@ def _rank(member: Member, rules: Sequence[KeepRule]) -> tuple[tuple[int, ...], s
     return tuple(rule.key(member) for rule in rules), member.path
 
 
+def best_member(group: Group, rules: Sequence[KeepRule]) -> Member:
+    """The member the rules rank first: the one to keep (and show as kept)."""
+    return min(group.members, key=lambda m: _rank(m, rules))
+
+
 def kept_members(group: Group, rules: Sequence[KeepRule]) -> tuple[Member, ...]:
     """The members the rules keep: the best ranked one plus every protected one, in group order."""
-    best = min(group.members, key=lambda m: _rank(m, rules))
+    best = best_member(group, rules)
     protected = {m.path for m in group.members if any(r.protects and r.protects(m) for r in rules)}
     return tuple(m for m in group.members if m is best or m.path in protected)
 

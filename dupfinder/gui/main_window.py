@@ -1,26 +1,22 @@
-"""The main window: scan panel on the left, results above, preview below.
+"""The main window: scan panel on the left, results above, comparison below.
 
-The window only wires widgets to jobs: every long step (scan, mark rules, actions, undo,
-save/load) runs as one ``Job`` at a time off the GUI thread, built by
-``dupfinder.gui.operations``; the widgets react to the job's signals. Closing the window
-cancels the running job and waits for its thread.
+The window draws the app's state (``dupfinder.app.App``) and forwards the user's clicks to
+it; it is the app's ``View``. Jobs run through a ``JobRunner``: by default one ``QThread`` per
+job, in tests a synchronous runner. Closing the window cancels the running job and waits.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, QUrl, Slot
+from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
     QGuiApplication,
-    QKeySequence,
 )
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -32,50 +28,42 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QStyle,
-    QToolBar,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from dupfinder.app.controller import App, PlanReview
+from dupfinder.app.enabled import Current
+from dupfinder.app.i18n import translate
+from dupfinder.app.jobs import ExportFormat, JobKind, JobRunner, ScanFunction
+from dupfinder.app.listing import Column
 from dupfinder.core import scan
-from dupfinder.core.actions import Action, ActionKind, ApplyReport, make_plan
+from dupfinder.core.actions import Action, ActionKind, ApplyReport
 from dupfinder.core.decisions import DecisionStore
-from dupfinder.core.errors import ActionError
 from dupfinder.core.journal import Journal, UndoReport
-from dupfinder.core.marks import parse_rule
-from dupfinder.core.model import Kind, Member, ScanResult
-from dupfinder.core.report import format_size, write_csv, write_json
-from dupfinder.core.session import load_session, save_session, without
-from dupfinder.gui import (
-    operations,
-    qtcompat,  # noqa: F401  (before any signal is emitted)
+from dupfinder.core.model import Kind, Member, Progress
+from dupfinder.core.report import format_size
+from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
+from dupfinder.gui.commands import KEEP_RULES, build_commands, build_menus, build_toolbar
+from dupfinder.gui.dialogs import (
+    AboutDialog,
+    DecisionsDialog,
+    HelpDialog,
+    PlanDialog,
+    ProblemsDialog,
+    ReportDialog,
 )
-from dupfinder.gui.dialogs import AboutDialog, PlanDialog, ProblemsDialog, ReportDialog
-from dupfinder.gui.icons import app_icon, themed
+from dupfinder.gui.icons import app_icon
 from dupfinder.gui.image_preview import ImagePreview
 from dupfinder.gui.results_model import ResultsModel
 from dupfinder.gui.results_view import ResultsView
+from dupfinder.gui.runner import ThreadRunner
 from dupfinder.gui.scan_panel import ScanPanel
 from dupfinder.gui.settings import Settings
 from dupfinder.gui.text_preview import TextPreview
-from dupfinder.gui.wording import count
-from dupfinder.gui.worker import Job, JobFunction
+from dupfinder.gui.window_size import fit_to_screen
 
 __all__ = ["MainWindow"]
-
-SP = QStyle.StandardPixmap
-#: (menu text, core rule name) for the Mark menu; reference folders always come first.
-KEEP_RULES = (
-    ("Keep the oldest", "oldest"),
-    ("Keep the newest", "newest"),
-    ("Keep the largest", "largest"),
-    ("Keep the smallest", "smallest"),
-    ("Keep the highest resolution", "resolution"),
-    ("Keep the shortest path", "shortest-path"),
-)
-
 
 #: Results with more groups than this open only their first groups (layout cost).
 _EXPAND_ALL_LIMIT = 1_500
@@ -90,46 +78,56 @@ class MainWindow(QMainWindow):
         settings: Settings | None = None,
         journal: Journal | None = None,
         decisions: DecisionStore | None = None,
-        scan_function: operations.ScanFunction = scan.run,
+        scan_function: ScanFunction = scan.run,
+        runner: JobRunner | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings if settings is not None else Settings()
-        self.journal = journal
-        self.decisions = decisions if decisions is not None else DecisionStore()
-        self._scan_function = scan_function
-        self._job: Job | None = None
-        self._job_name = ""
-        # (journal session, result and marks before it, paths it acted on), for undo.
-        self._history: list[tuple[str, ScanResult, frozenset[str], frozenset[str]]] = []
-        self._has_result = False
+        self.runner = runner if runner is not None else ThreadRunner()
+        self.app = App(self, self.runner, journal, decisions, scan_function)
+        self._running = False
+        self._current_path: str | None = None
 
         self.setWindowTitle("dupfinder")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
-        self.model = ResultsModel(self)
+        self.model = ResultsModel(self, self.app.listing, self.app.marks)
         self.panel = ScanPanel()
         self.view = ResultsView(self.model)
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter by name or folder (Ctrl+F)")
+        self.filter.setPlaceholderText(translate("Window", "Filter by name or folder (Ctrl+F)"))
+        self.filter.setAccessibleName(translate("Window", "Filter"))
         self.filter.setClearButtonEnabled(True)
         self.text_preview = TextPreview()
         self.image_preview = ImagePreview()
-        self.preview_hint = QLabel("Select a file to compare it with its group's representative.")
+        self.preview_hint = QLabel(
+            translate("Window", "Select a file to compare it with the file its group keeps.")
+        )
         self.preview_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.preview_hint.setWordWrap(True)
         self.preview = QStackedWidget()
         for page in (self.preview_hint, self.text_preview, self.image_preview):
             self.preview.addWidget(page)
         self._build_layout()
-        self._build_actions()
-        self._build_menus_and_toolbar()
+        self.commands = build_commands(self)
+        mark_menu = build_menus(self, self.commands)
+        self.toolbar, self.mark_button = build_toolbar(self, self.commands, mark_menu)
+        self.mark_menu = mark_menu
         self._build_status_bar()
         self._connect()
         self._restore_settings()
-        self._update_view_hint()
-        self._update_actions()
+        self.app.references = self.panel.reference_folders()
+        self.state_changed()
 
     # --- construction ----------------------------------------------------------------------
+
+    @property
+    def decisions(self) -> DecisionStore:
+        return self.app.decisions
+
+    @property
+    def journal(self) -> Journal:
+        return self.app.journal
 
     def _build_layout(self) -> None:
         results = QWidget()
@@ -147,193 +145,82 @@ class MainWindow(QMainWindow):
         self.main_splitter.addWidget(self.panel)
         self.main_splitter.addWidget(self.right_splitter)
         self.main_splitter.setStretchFactor(1, 1)
-        self.main_splitter.setSizes([340, 940])
+        self.main_splitter.setCollapsible(0, True)  # a small screen can hide the scan panel
+        self.main_splitter.setCollapsible(1, False)
+        self.main_splitter.setSizes([320, 960])
         self.right_splitter.setSizes([420, 300])
         self.setCentralWidget(self.main_splitter)
 
-    def _action(
-        self,
-        text: str,
-        slot: Callable[[], Any],
-        shortcut: QKeySequence | str | None = None,
-        icon: tuple[str, QStyle.StandardPixmap] | None = None,
-        tip: str = "",
-    ) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        if icon is not None:
-            action.setIcon(themed(*icon))
-        if tip:
-            action.setToolTip(tip)
-            action.setStatusTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        a = self._action
-        self.act_open = a("&Open results…", self.open_results, QKeySequence.StandardKey.Open)
-        self.act_save = a("&Save results…", self.save_results, QKeySequence.StandardKey.Save)
-        self.act_export_csv = a("Export as &CSV…", lambda: self.export_results("csv"))
-        self.act_export_json = a("Export as &JSON…", lambda: self.export_results("json"))
-        self.act_quit = a("&Quit", self.close, "Ctrl+Q")
-        self.act_filter = a("&Filter…", self.focus_filter, QKeySequence.StandardKey.Find)
-        self.act_copy = a("&Copy path", self.copy_paths, QKeySequence.StandardKey.Copy)
-        self.act_open_file = a(
-            "Open &file", self.open_file, "Ctrl+Return", ("document-open", SP.SP_FileIcon)
-        )
-        self.act_open_folder = a(
-            "Open containing f&older",
-            self.open_folder,
-            "Ctrl+Shift+Return",
-            ("folder-open", SP.SP_DirOpenIcon),
-        )
-        self.act_toggle = a("&Toggle mark", self.toggle_selected)
-        # Space and Delete are handled by the results view (see ResultsView); the shortcuts
-        # here only label the menu entries, their context never matches the window itself.
-        self.act_toggle.setShortcut(QKeySequence("Space"))
-        self.act_toggle.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self.mark_actions = []
-        for text, name in KEEP_RULES:
-            self.mark_actions.append(a(text, lambda n=name: self.apply_keep_rule(n)))
-        self.act_keep_reference = a(
-            "Keep files in reference folders", lambda: self.apply_keep_rule(None)
-        )
-        self.act_clear_marks = a("&Clear marks", lambda: self.model.set_marks(()))
-        self.act_trash = a(
-            "Move marked to &trash",
-            lambda: self.act_on_marked(Action(ActionKind.TRASH)),
-            QKeySequence.StandardKey.Delete,
-            ("user-trash", SP.SP_TrashIcon),
-            "Send the marked files to the trash (after showing the plan)",
-        )
-        self.act_trash.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self.act_move = a(
-            "&Move marked to…",
-            self.move_marked,
-            None,
-            ("go-next", SP.SP_ArrowForward),
-            "Move the marked files to a folder, keeping their relative paths",
-        )
-        self.act_hardlink = a(
-            "Replace with &hard links",
-            lambda: self.act_on_marked(Action(ActionKind.HARDLINK)),
-            None,
-            ("insert-link", SP.SP_FileLinkIcon),
-            "Replace each marked file with a hard link to the kept file of its group",
-        )
-        self.act_symlink = a(
-            "Replace with &symbolic links",
-            lambda: self.act_on_marked(Action(ActionKind.SYMLINK)),
-        )
-        self.act_undo = a(
-            "&Undo last action",
-            self.undo_last,
-            QKeySequence.StandardKey.Undo,
-            ("edit-undo", SP.SP_ArrowBack),
-            "Put back the files of the last action (from the trash or where they were moved)",
-        )
-        self.act_not_pair = a(
-            "Not a duplicate: this &pair",
-            lambda: self.not_duplicate(group=False),
-            None,
-            ("list-remove", SP.SP_DialogNoButton),
-            "Remember that the selected file is not a duplicate of its representative",
-        )
-        self.act_not_group = a(
-            "Not a duplicate: this &group", lambda: self.not_duplicate(group=True)
-        )
-        self.act_about = a("&About dupfinder", self.show_about)
-
-    def _build_menus_and_toolbar(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addActions([self.act_open, self.act_save])
-        file_menu.addSeparator()
-        file_menu.addActions([self.act_export_csv, self.act_export_json])
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_quit)
-        edit_menu = bar.addMenu("&Edit")
-        edit_menu.addActions([self.act_filter, self.act_copy])
-        edit_menu.addSeparator()
-        edit_menu.addActions([self.act_open_file, self.act_open_folder])
-        self.mark_menu = bar.addMenu("&Mark")
-        self.mark_menu.addActions(self.mark_actions)
-        self.mark_menu.addAction(self.act_keep_reference)
-        self.mark_menu.addSeparator()
-        self.mark_menu.addActions([self.act_toggle, self.act_clear_marks])
-        actions_menu = bar.addMenu("&Actions")
-        actions_menu.addActions(
-            [self.act_trash, self.act_move, self.act_hardlink, self.act_symlink]
-        )
-        actions_menu.addSeparator()
-        actions_menu.addAction(self.act_undo)
-        actions_menu.addSeparator()
-        actions_menu.addActions([self.act_not_pair, self.act_not_group])
-        view_menu = bar.addMenu("&View")
-        view_menu.addAction("Expand all groups", self.view.expandAll)
-        view_menu.addAction("Collapse all groups", self.view.collapseAll)
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self.act_about)
-
-        toolbar = QToolBar("Main")
-        toolbar.setObjectName("main_toolbar")
-        toolbar.setMovable(False)
-        toolbar.setIconSize(QSize(18, 18))
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        mark_button = QToolButton()
-        mark_button.setText("Mark")
-        mark_button.setIcon(themed("object-select", SP.SP_DialogApplyButton))
-        mark_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        mark_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        mark_button.setMenu(self.mark_menu)
-        mark_button.setToolTip("Mark every file but one per group, by a rule")
-        self.mark_button = mark_button
-        toolbar.addWidget(mark_button)
-        for action, short in (
-            (self.act_trash, "Trash marked"),
-            (self.act_move, "Move marked…"),
-            (self.act_hardlink, "Replace with links"),
-            (self.act_undo, "Undo"),
-            (self.act_not_pair, "Not a duplicate"),
-            (self.act_open_file, "Open"),
-            (self.act_open_folder, "Show in folder"),
-        ):
-            action.setIconText(short)
-        toolbar.addSeparator()
-        toolbar.addActions([self.act_trash, self.act_move, self.act_hardlink])
-        toolbar.addSeparator()
-        toolbar.addAction(self.act_undo)
-        toolbar.addSeparator()
-        toolbar.addAction(self.act_not_pair)
-        toolbar.addSeparator()
-        toolbar.addActions([self.act_open_file, self.act_open_folder])
-        self.addToolBar(toolbar)
-        self.toolbar = toolbar
-
     def _build_status_bar(self) -> None:
         self.totals_label = QLabel()
+        self.totals_label.setAccessibleName(translate("Window", "Totals"))
         self.problems_button = QPushButton()
         self.problems_button.setFlat(True)
         self.problems_button.setVisible(False)
+        self.problems_button.setAccessibleName(translate("Window", "Files skipped by the scan"))
         self.problems_button.clicked.connect(self.show_problems)
         self.statusBar().addPermanentWidget(self.problems_button)
         self.statusBar().addPermanentWidget(self.totals_label)
 
     def _connect(self) -> None:
+        c = self.commands
+        app = self.app
+        for action, slot in (
+            (c.open, self.open_results),
+            (c.save, self.save_results),
+            (c.export_csv, lambda: self.export_results(ExportFormat.CSV)),
+            (c.export_json, lambda: self.export_results(ExportFormat.JSON)),
+            (c.settings, self.show_settings),
+            (c.quit, self.close),
+            (c.filter, self.focus_filter),
+            (c.copy, self.copy_paths),
+            (c.open_file, self.open_file),
+            (c.open_folder, self.open_folder),
+            (c.remove, self.remove_selected),
+            (c.toggle, self.toggle_selected),
+            (c.mark_all, app.mark_all),
+            (c.mark_none, app.mark_none),
+            (c.invert, app.invert_marks),
+            (c.mark_folder, self.mark_in_folder),
+            (c.keep_this, self.keep_selected),
+            (c.keep_reference, lambda: self.apply_keep_rule(None)),
+            (c.trash, lambda: self.act_on_marked(Action(ActionKind.TRASH))),
+            (c.move, self.move_marked),
+            (c.hardlink, lambda: self.act_on_marked(Action(ActionKind.HARDLINK))),
+            (c.symlink, lambda: self.act_on_marked(Action(ActionKind.SYMLINK))),
+            (c.undo, self.undo_last),
+            (c.not_pair, lambda: self.not_duplicate(member=False)),
+            (c.not_member, lambda: self.not_duplicate(member=True)),
+            (c.decisions, self.show_decisions),
+            (c.expand, self.view.expandAll),
+            (c.collapse, self.view.collapseAll),
+            (c.next_group, lambda: self.step_group(1)),
+            (c.previous_group, lambda: self.step_group(-1)),
+            (c.help, self.show_help),
+            (c.about, self.show_about),
+        ):
+            action.triggered.connect(lambda _checked=False, s=slot: s())
+        for action, name in zip(c.rules, KEEP_RULES, strict=True):
+            action.triggered.connect(lambda _checked=False, n=name: self.apply_keep_rule(n))
+        c.show_panel.toggled.connect(self.show_panel)
+        c.expert_column.toggled.connect(
+            lambda on: self.view.setColumnHidden(Column.DIFFERENCE, not on)
+        )
+        self.main_splitter.splitterMoved.connect(self._splitter_moved)
         self.panel.scan_requested.connect(self.start_scan)
-        self.panel.cancel_requested.connect(self.cancel_job)
+        self.panel.cancel_requested.connect(app.cancel)
+        self.panel.settings_requested.connect(self.show_settings)
         self.panel.folders.folders_changed.connect(self._references_changed)
         self.view.toggle_requested.connect(self.toggle_selected)
-        self.view.delete_requested.connect(self.act_trash.trigger)
+        self.view.delete_requested.connect(c.trash.trigger)
+        self.view.keep_requested.connect(self.keep_selected)
         self.view.doubleClicked.connect(self._double_clicked)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         self.view.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
         self.model.marks_changed.connect(self._update_status)
         self.model.marks_changed.connect(self._update_actions)
-        self.model.modelReset.connect(self._after_reset)
+        self.model.layoutChanged.connect(self._update_view_hint)
         self._filter_timer = QTimer(self)
         self._filter_timer.setSingleShot(True)
         self._filter_timer.setInterval(200)
@@ -347,6 +234,7 @@ class MainWindow(QMainWindow):
         geometry = self.settings.load_state("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(1280, 800)
+        fit_to_screen(self)
         for name, restore in (
             ("state", self.restoreState),
             ("main_splitter", self.main_splitter.restoreState),
@@ -356,6 +244,8 @@ class MainWindow(QMainWindow):
             state = self.settings.load_state(name)
             if state is not None:
                 restore(state)
+        self.commands.show_panel.setChecked(self.main_splitter.sizes()[0] > 0)
+        self.commands.expert_column.setChecked(not self.view.isColumnHidden(Column.DIFFERENCE))
 
     def save_settings(self) -> None:
         self.settings.save_scan(self.panel.state())
@@ -366,97 +256,106 @@ class MainWindow(QMainWindow):
         self.settings.save_state("columns", self.view.header().saveState())
         self.settings.sync()
 
-    # --- jobs -----------------------------------------------------------------------------------
+    def show_settings(self) -> None:
+        self.panel.open_settings(self)
+
+    # --- the app's view ---------------------------------------------------------------------
+
+    def ask(self, title: str, text: str) -> bool:
+        return self._ask(title, text)
+
+    def _ask(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self, title, text)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def tell(self, title: str, text: str, warning: bool = False) -> None:
+        icon = QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information
+        self._tell(title, text, icon)
+
+    def _tell(
+        self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Information
+    ) -> None:
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
+        box.exec()
+
+    def confirm_plan(self, review: PlanReview) -> bool:
+        dialog = PlanDialog(review.plan, self, review.outside_view, review.numbers)
+        return dialog.exec() == PlanDialog.DialogCode.Accepted
+
+    def show_report(self, title: str, report: ApplyReport | UndoReport) -> None:
+        self._show_report(ReportDialog(title, report, self))
+
+    def _show_report(self, dialog: ReportDialog) -> None:
+        dialog.exec()
+
+    def show_message(self, text: str) -> None:
+        self.panel.show_message(text)
+
+    def show_progress(self, text: str, sample: Progress) -> None:
+        self.panel.show_progress(text, sample)
+
+    def result_about_to_load(self) -> None:
+        current = self.model.member_at(self.view.currentIndex())
+        self._current_path = current.path if current is not None else None
+        self.model.begin_load()
+
+    def result_loaded(self) -> None:
+        self.model.end_load()
+        errors = self.model.result().errors
+        self.problems_button.setVisible(bool(errors))
+        self.problems_button.setText(translate("Window", "%Ln file(s) skipped…", None, len(errors)))
+        self._expand_groups()
+        self._update_status()
+        self._update_view_hint()
+        path = self._current_path
+        target = self.model.index_of_path(path) if path is not None else QModelIndex()
+        if target.isValid():
+            self.view.setCurrentIndex(target)
+            self.view.scrollTo(target)
+        else:
+            # Selecting makes the tree lay out every group at once; in a later turn of the
+            # event loop that is a stall of its own instead of one added to the reset's.
+            QTimer.singleShot(0, self._select_first_pair)
+        self._current_changed(self.view.currentIndex())
+
+    def marks_changed(self, changed: set[str]) -> None:
+        self.model.announce(changed)
+        self._current_changed(self.view.currentIndex())
+
+    def state_changed(self) -> None:
+        busy = self.app.busy()
+        if busy != self._running:
+            self._running = busy
+            self.panel.set_running(busy)
+        self._update_actions()
+        self._update_view_hint()
+        self._update_status()
+
+    # --- jobs -------------------------------------------------------------------------------
 
     def busy(self) -> bool:
-        return self._job is not None
-
-    def _begin(self, name: str, function: JobFunction, on_finished: Callable[[Any], None]) -> bool:
-        """Run one job; False (with a note in the status bar) when another one is running."""
-        if self._job is not None:
-            self.statusBar().showMessage(f"Wait for {self._job_name.lower()} to finish.", 4000)
-            return False
-        job = Job(function)
-        job.progress.connect(self.panel.show_progress)
-        job.finished.connect(on_finished)
-        job.failed.connect(self._job_failed)
-        job.done.connect(self._job_done)
-        self._job = job
-        self._job_name = name
-        self.panel.set_running(True)
-        self.panel.show_message(f"{name}…")
-        self._update_actions()
-        self._update_view_hint()
-        job.start()
-        return True
-
-    @Slot()
-    def cancel_job(self) -> None:
-        if self._job is not None:
-            self._job.cancel()
-            self.panel.show_message(f"Cancelling {self._job_name.lower()}…")
-
-    @Slot(str)
-    def _job_failed(self, message: str) -> None:
-        self.panel.show_message(f"{self._job_name} failed: {message}")
-        self._tell(f"{self._job_name} failed", message, QMessageBox.Icon.Warning)
-
-    @Slot()
-    def _job_done(self) -> None:
-        self._job = None
-        self.panel.set_running(False)
-        self._update_actions()
-        self._update_view_hint()
-
-    # --- scanning -------------------------------------------------------------------------------
+        return self.app.busy()
 
     @Slot()
     def start_scan(self) -> None:
         try:
             options = self.panel.scan_options()
         except ValueError as exc:
-            self._tell("Cannot scan", str(exc).capitalize(), QMessageBox.Icon.Information)
+            self.tell(translate("Window", "Cannot scan"), str(exc))
             return
         self.settings.save_scan(self.panel.state())
-        job = operations.scan_job(
-            options,
-            self.panel.reference_folders(),
-            self.decisions,
-            self._scan_function,
-            self.model.sort_state(),
-        )
-        self._begin("Scan", job, self._scan_finished)
+        self.app.scan(options, self.panel.reference_folders())
 
-    @Slot(object)
-    def _scan_finished(self, outcome: operations.ScanOutcome) -> None:
-        result = outcome.prepared.result
-        stats = result.stats
-        if stats.cancelled:
-            note = " The list still shows the previous results." if self._has_result else ""
-            self.panel.show_message(
-                f"Scan cancelled after {count(stats.files_seen, 'file')}.{note}"
-            )
-            return
-        self._history.clear()
-        self._show(outcome, marks=())
-        groups, files, reclaim = self.model.totals()
-        self.panel.show_message(
-            f"Found {count(groups, 'group')} ({count(files, 'file')}, "
-            f"{format_size(reclaim)} reclaimable) among {count(stats.files_seen, 'file')} "
-            f"in {stats.seconds:.1f} s."
-        )
-        if outcome.warning:
-            self.statusBar().showMessage(outcome.warning, 10000)
-        # Selecting makes the tree lay out every group at once; in a later turn of the event
-        # loop that is a stall of its own instead of one added to the model reset's.
-        QTimer.singleShot(0, self._select_first_pair)
+    @Slot()
+    def cancel_job(self) -> None:
+        self.app.cancel()
 
-    def _show(self, outcome: operations.ScanOutcome, marks: frozenset[str] | tuple[()]) -> None:
-        self._has_result = True
-        self.model.set_prepared(outcome.prepared, marks)
-        errors = outcome.prepared.result.errors
-        self.problems_button.setVisible(bool(errors))
-        self.problems_button.setText(f"{count(len(errors), 'file')} skipped…")
+    @Slot()
+    def _references_changed(self) -> None:
+        self.app.set_references(self.panel.reference_folders())
+        self._update_view_hint()
+
+    # --- list -------------------------------------------------------------------------------
 
     def _expand_groups(self) -> None:
         """Open every group of a normal result; of a huge one only the first screenfuls.
@@ -472,186 +371,139 @@ class MainWindow(QMainWindow):
             self.view.setExpanded(self.model.index(row, 0), True)
 
     def _select_first_pair(self) -> None:
-        if self.model.rowCount() == 0:
+        if self.model.rowCount() == 0 or self.view.currentIndex().isValid():
             return
         first = self.model.index(0, 0)
         target = self.model.index(1, 0, first) if self.model.rowCount(first) > 1 else first
         self.view.setCurrentIndex(target)
         self.view.scrollTo(target)
 
+    def step_group(self, step: int) -> None:
+        """Select the second file of the next (or previous) group: the next pair to judge."""
+        rows = self.model.rowCount()
+        if not rows:
+            return
+        current = self.view.currentIndex()
+        row = -1
+        if current.isValid():
+            row = current.row() if not current.parent().isValid() else current.parent().row()
+        row = max(0, min(rows - 1, row + step if row >= 0 else 0))
+        group = self.model.index(row, 0)
+        self.view.setExpanded(group, True)
+        target = self.model.index(1, 0, group)
+        self.view.setCurrentIndex(target if target.isValid() else group)
+        self.view.scrollTo(self.view.currentIndex())
+
     @Slot()
-    def _after_reset(self) -> None:
+    def _apply_filter(self) -> None:
+        self.model.set_filter(self.filter.text())
         self._expand_groups()
         self._update_status()
         self._update_view_hint()
-        self._current_changed(self.view.currentIndex())
 
-    @Slot()
-    def _references_changed(self) -> None:
-        """Reference flags lock members at once, without a rescan."""
-        if self._has_result and not self.busy():
-            marks = self.model.marks()
-            self.model.set_protected(operations.protection(self.panel.reference_folders()))
-            self.model.set_marks(marks)
+    def focus_filter(self) -> None:
+        self.filter.setFocus()
+        self.filter.selectAll()
 
-    # --- preview --------------------------------------------------------------------------------
+    def show_panel(self, visible: bool) -> None:
+        sizes = self.main_splitter.sizes()
+        total = sum(sizes)
+        if visible and sizes[0] == 0:
+            self.main_splitter.setSizes([min(320, total // 3), total - min(320, total // 3)])
+        elif not visible and sizes[0] > 0:
+            self.main_splitter.setSizes([0, total])
+
+    def _splitter_moved(self, *_args: Any) -> None:
+        shown = self.main_splitter.sizes()[0] > 0
+        if shown != self.commands.show_panel.isChecked():
+            self.commands.show_panel.setChecked(shown)
+
+    # --- current row and preview ------------------------------------------------------------
+
+    def current(self) -> Current:
+        index = self.view.currentIndex()
+        members = self._selected_members()
+        return Current(self.model.group_position(index), self.model.member_at(index), len(members))
 
     @Slot(QModelIndex)
     def _current_changed(self, current: QModelIndex) -> None:
-        group = self.model.group_at(current)
-        if group is None:
+        g = self.model.group_position(current)
+        if g is None:
             self.text_preview.clear()
             self.image_preview.clear()
             self.preview.setCurrentWidget(self.preview_hint)
+            self._update_actions()
             return
+        group = self.app.listing.groups[g]
+        keeper = self.app.keeper(g)
         member = self.model.member_at(current)
-        representative = group.representative
-        other = member if member is not None and member is not representative else group.members[1]
+        if member is None or member is keeper:
+            member = next(m for m in group.members if m is not keeper)
         if group.kind is Kind.TEXT:
             self.preview.setCurrentWidget(self.text_preview)
-            self.text_preview.show_pair(representative.path, other.path)
+            self.text_preview.show_pair(keeper.path, member.path)
         else:
             self.preview.setCurrentWidget(self.image_preview)
-            self.image_preview.show_pair(representative.path, other.path)
+            self.image_preview.show_pair(keeper.path, member.path)
         self._update_actions()
 
-    # --- marks ----------------------------------------------------------------------------------
+    # --- marks ------------------------------------------------------------------------------
 
     @Slot()
     def toggle_selected(self) -> None:
-        for index in self.view.selected_rows() or [self.view.currentIndex()]:
-            self.model.toggle_mark(index)
-
-    def apply_keep_rule(self, name: str | None) -> None:
-        """Mark every member the rule does not keep (reference folders are always kept)."""
-        rules = operations.reference_rules(self.panel.reference_folders())
-        if name is not None:
-            rules = (*rules, parse_rule(name))
-        if not rules:
-            self._tell(
-                "No reference folder",
-                "Tick “Reference” beside a folder first: its files are then always kept.",
-                QMessageBox.Icon.Information,
-            )
-            return
-        self._begin("Marking", operations.mark_job(self.model.result(), rules), self._marks_ready)
-
-    @Slot(object)
-    def _marks_ready(self, selection: frozenset[str]) -> None:
-        self.model.set_marks(selection)
-        self.panel.show_message(
-            f"{count(len(selection), 'file')} marked ({format_size(self.model.marked_bytes())})."
+        self.app.toggle(
+            [m.path for m in self._selected_members() if not self.model.is_protected(m.path)]
         )
 
-    # --- actions ---------------------------------------------------------------------------------
+    def apply_keep_rule(self, name: str | None) -> None:
+        self.app.apply_keep_rule(name)
+
+    def keep_selected(self) -> None:
+        index = self.view.currentIndex()
+        g, member = self.model.group_position(index), self.model.member_at(index)
+        if g is not None and member is not None and not self.model.is_protected(member.path):
+            self.app.make_keeper(g, member.path)
+
+    def mark_in_folder(self) -> None:
+        member = self.model.member_at(self.view.currentIndex())
+        if member is not None:
+            self.app.mark_in_folder(os.path.dirname(member.path))
+
+    # --- actions ----------------------------------------------------------------------------
 
     def move_marked(self) -> None:
         folder = QFileDialog.getExistingDirectory(
-            self, "Move marked files to", self.settings.last_directory()
+            self, translate("Window", "Move marked files to"), self.settings.last_directory()
         )
         if folder:
             self.settings.set_last_directory(folder)
             self.act_on_marked(Action(ActionKind.MOVE, os.path.abspath(folder)))
 
     def act_on_marked(self, action: Action) -> None:
-        """Plan → confirm (showing the plan) → apply off the GUI thread → report."""
-        if self.busy():
-            return
-        marks = self.model.marks()
-        if not marks:
-            self._tell(
-                "Nothing marked",
-                "Tick the files to act on, or use the Mark menu to mark all but one per group.",
-                QMessageBox.Icon.Information,
-            )
-            return
-        try:
-            plan = make_plan(self.model.result(), marks, action, roots=self.panel.folders.paths())
-        except ActionError as exc:
-            self._tell("Cannot do that", str(exc).capitalize(), QMessageBox.Icon.Warning)
-            return
-        dialog = PlanDialog(plan, self)
-        if dialog.exec() != PlanDialog.DialogCode.Accepted:
-            return
-        before = (self.model.result(), marks)
-
-        def finished(report: ApplyReport) -> None:
-            self._action_finished(report, before)
-
-        self._begin(
-            str(action.kind).capitalize(), operations.apply_job(plan, self.journal), finished
-        )
-
-    def _action_finished(
-        self, report: ApplyReport, before: tuple[ScanResult, frozenset[str]]
-    ) -> None:
-        done = {o.path for o in report.done}
-        if done:
-            self._history.append((report.session, *before, frozenset(done)))
-            remaining = without(self.model.result(), done)
-            self.model.set_result(remaining, self.model.marks() - done, self.model.protection())
-        self.panel.show_message(
-            f"{len(report.done):,} done, {len(report.skipped):,} skipped, "
-            f"{len(report.failed):,} failed · {format_size(report.bytes_done)} freed."
-        )
-        self._show_report(ReportDialog("Action finished", report, self))
-
-    def _show_report(self, dialog: ReportDialog) -> None:
-        dialog.exec()
+        self.app.act(action, self.panel.folders.paths())
 
     def undo_last(self) -> None:
-        if self.busy():
-            return
-        if not self._ask(
-            "Undo last action",
-            "Put the files of the last action back where they were?",
-        ):
-            return
-        self._begin("Undo", operations.undo_job(self.journal), self._undo_finished)
+        self.app.undo()
 
-    @Slot(object)
-    def _undo_finished(self, report: UndoReport) -> None:
-        if report.session is None:
-            self.panel.show_message("Nothing to undo.")
-            self._tell("Nothing to undo", "No action with files to restore was found.")
-            return
-        restored = {o.path for o in report.restored}
-        if self._history and self._history[-1][0] == report.session:
-            _, previous, marks, acted_on = self._history.pop()
-            gone = acted_on - restored  # still in the trash or moved: keep them out of the list
-            self.model.set_result(
-                without(previous, gone), marks - acted_on, self.model.protection()
-            )
-        self.panel.show_message(
-            f"Undo: {len(report.restored):,} restored, {len(report.problems):,} problems."
-        )
-        self._show_report(ReportDialog("Undo finished", report, self))
-
-    def not_duplicate(self, group: bool) -> None:
+    def not_duplicate(self, member: bool) -> None:
         index = self.view.currentIndex()
-        chosen = self.model.group_at(index)
-        if chosen is None or self.busy():
+        g, chosen = self.model.group_position(index), self.model.member_at(index)
+        if g is None or chosen is None or self.busy():
             return
-        if group:
-            self.decisions.ignore_group(chosen)
+        if member:
+            self.app.not_duplicate_member(g, chosen)
         else:
-            member = self.model.member_at(index)
-            if member is None or member is chosen.representative:
-                self.statusBar().showMessage(
-                    "Select a file other than the representative to split off a pair.", 5000
-                )
-                return
-            self.decisions.ignore_pair(chosen.representative, member)
-        marks = self.model.marks()
-        job = operations.refresh_job(
-            self.model.result(),
-            self.panel.reference_folders(),
-            self.decisions,
-            self.model.sort_state(),
-        )
-        self._begin("Updating", job, lambda outcome: self._show(outcome, marks))
+            self.app.not_duplicate_pair(g, chosen)
 
-    # --- files ------------------------------------------------------------------------------------
+    def show_decisions(self) -> None:
+        dialog = DecisionsDialog(self.app.decisions_list(), self)
+        if dialog.exec() == DecisionsDialog.DialogCode.Accepted and dialog.forget:
+            self.app.forget_decisions(dialog.forget)
+
+    def remove_selected(self) -> None:
+        self.app.remove_from_results([m.path for m in self._selected_members()])
+
+    # --- files ------------------------------------------------------------------------------
 
     def _selected_members(self) -> list[Member]:
         members = [self.model.member_at(i) for i in self.view.selected_rows()]
@@ -665,12 +517,17 @@ class MainWindow(QMainWindow):
         paths = [m.path for m in self._selected_members()]
         if paths:
             QGuiApplication.clipboard().setText("\n".join(paths))
-            self.statusBar().showMessage(f"Copied {count(len(paths), 'path')}.", 3000)
+            self.statusBar().showMessage(
+                translate("Window", "Copied %Ln path(s).", None, len(paths)), 3000
+            )
 
     def open_file(self) -> None:
         for member in self._selected_members()[:10]:
             if not QDesktopServices.openUrl(QUrl.fromLocalFile(member.path)):
-                self.statusBar().showMessage(f"No application opens {member.path}", 5000)
+                self.statusBar().showMessage(
+                    translate("Window", "No application opens {path}").format(path=member.path),
+                    5000,
+                )
 
     def open_folder(self) -> None:
         folders = dict.fromkeys(os.path.dirname(m.path) for m in self._selected_members())
@@ -685,15 +542,16 @@ class MainWindow(QMainWindow):
     def _context_menu(self, position: Any) -> None:
         if not self.view.indexAt(position).isValid():
             return
+        c = self.commands
         menu = QMenu(self)
-        menu.addActions([self.act_open_file, self.act_open_folder, self.act_copy])
+        menu.addActions([c.open_file, c.open_folder, c.copy])
         menu.addSeparator()
-        menu.addAction(self.act_toggle)
+        menu.addActions([c.toggle, c.keep_this, c.mark_folder])
         menu.addSeparator()
-        menu.addActions([self.act_not_pair, self.act_not_group])
+        menu.addActions([c.not_pair, c.not_member, c.remove])
         menu.exec(self.view.viewport().mapToGlobal(position))
 
-    # --- save, load, export ------------------------------------------------------------------------
+    # --- save, load, export -----------------------------------------------------------------
 
     def _file_name(self, title: str, pattern: str, save: bool) -> str:
         start = self.settings.last_directory()
@@ -706,103 +564,50 @@ class MainWindow(QMainWindow):
         return path
 
     def save_results(self, path: str | None = None) -> None:
-        path = path or self._file_name("Save results", "dupfinder results (*.json)", save=True)
-        if not path:
-            return
-        result, marks = self.model.result(), self.model.marks()
-
-        def job(_progress: Any, _cancel: Any) -> str:
-            save_session(path, result, marks)
-            return path
-
-        self._begin("Saving", job, lambda p: self.panel.show_message(f"Saved to {p}."))
+        pattern = translate("Window", "dupfinder results (*.json)")
+        path = path or self._file_name(translate("Window", "Save results"), pattern, save=True)
+        if path:
+            self.app.save(path)
 
     def open_results(self, path: str | None = None) -> None:
-        path = path or self._file_name("Open results", "dupfinder results (*.json)", save=False)
-        if not path:
-            return
-        references = self.panel.reference_folders()
-        decisions = self.decisions
-        sort = self.model.sort_state()
+        pattern = translate("Window", "dupfinder results (*.json)")
+        path = path or self._file_name(translate("Window", "Open results"), pattern, save=False)
+        if path:
+            self.app.references = self.panel.reference_folders()
+            self.app.open(path)
 
-        def job(progress: Any, cancel: Any) -> tuple[operations.ScanOutcome, Any]:
-            loaded = load_session(path)
-            present = without(loaded.result, loaded.missing)
-            refresh = operations.refresh_job(present, references, decisions, sort)
-            return refresh(progress, cancel), loaded
+    def export_results(self, fmt: ExportFormat, path: str | None = None) -> None:
+        pattern = "CSV (*.csv)" if fmt is ExportFormat.CSV else "JSON (*.json)"
+        path = path or self._file_name(translate("Window", "Export results"), pattern, save=True)
+        if path:
+            self.app.export(path, fmt)
 
-        self._begin("Opening", job, self._results_opened)
-
-    def _results_opened(self, payload: tuple[operations.ScanOutcome, Any]) -> None:
-        outcome, loaded = payload
-        self._history.clear()
-        self._show(outcome, frozenset(loaded.marks - loaded.missing))
-        notes = []
-        if loaded.missing:
-            notes.append(f"{count(len(loaded.missing), 'file')} gone, left out")
-        if loaded.changed:
-            notes.append(
-                f"{len(loaded.changed):,} changed since the scan (actions will skip them; "
-                "scan again to refresh)"
-            )
-        groups, files, _ = self.model.totals()
-        text = f"Opened {count(groups, 'group')} ({count(files, 'file')})."
-        if notes:
-            text += " " + "; ".join(notes).capitalize() + "."
-        self.panel.show_message(text)
-        self._select_first_pair()
-
-    def export_results(self, kind: str, path: str | None = None) -> None:
-        pattern = "CSV (*.csv)" if kind == "csv" else "JSON (*.json)"
-        path = path or self._file_name("Export results", pattern, save=True)
-        if not path:
-            return
-        result = self.model.result()
-
-        def job(_progress: Any, _cancel: Any) -> str:
-            with open(path, "w", encoding="utf-8", newline="") as out:
-                (write_csv if kind == "csv" else write_json)(result, out)
-            return path
-
-        self._begin("Exporting", job, lambda p: self.panel.show_message(f"Exported to {p}."))
-
-    # --- small dialogs ------------------------------------------------------------------------------
-
-    def _ask(self, title: str, text: str) -> bool:
-        answer = QMessageBox.question(self, title, text)
-        return answer == QMessageBox.StandardButton.Yes
-
-    def _tell(
-        self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Information
-    ) -> None:
-        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
-        box.exec()
+    # --- small dialogs ----------------------------------------------------------------------
 
     def show_about(self) -> None:
         AboutDialog(self.windowIcon(), self).exec()
 
+    def show_help(self) -> None:
+        HelpDialog(self).exec()
+
     def show_problems(self) -> None:
         ProblemsDialog(self.model.result().errors, self).exec()
 
-    def focus_filter(self) -> None:
-        self.filter.setFocus()
-        self.filter.selectAll()
-
-    @Slot()
-    def _apply_filter(self) -> None:
-        self.model.set_filter(self.filter.text())
-
-    # --- state ----------------------------------------------------------------------------------
+    # --- state ------------------------------------------------------------------------------
 
     def _update_view_hint(self) -> None:
-        if self._job_name == "Scan" and self.busy() and self.model.rowCount() == 0:
-            hint = "Scanning… the groups appear here when the scan is done."
-        elif not self._has_result:
-            hint = "Add folders on the left, then press Scan."
+        app = self.app
+        if app.job is JobKind.SCAN and self.model.rowCount() == 0:
+            hint = translate("Window", "Scanning… the groups appear here when the scan is done.")
+        elif not app.has_result:
+            if self.panel.folders.topLevelItemCount():
+                hint = translate("Window", "Press Scan to look for near-duplicates.")
+            else:
+                hint = translate("Window", "Add folders on the left, then press Scan.")
         elif self.model.totals()[0] == 0:
-            hint = "No near-duplicates found."
+            hint = translate("Window", "No near-duplicates found.")
         elif self.model.rowCount() == 0:
-            hint = "No group matches the filter."
+            hint = translate("Window", "No group matches the filter.")
         else:
             hint = ""
         if hint != self.view.placeholder:  # a full repaint of a big tree costs tens of ms
@@ -811,44 +616,37 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _update_status(self) -> None:
+        if not self.app.has_result:
+            self.totals_label.setText("")
+            return
         groups, files, reclaim = self.model.totals()
-        marks = self.model.marks()
-        text = f"{count(groups, 'group')} · {count(files, 'file')} · {format_size(reclaim)} reclaimable"
+        text = translate("Window", "%Ln group(s)", None, groups)
+        text += " · " + translate("Window", "%Ln file(s)", None, files)
+        text += " · " + translate("Window", "up to {size} reclaimable").format(
+            size=format_size(reclaim)
+        )
         shown = self.model.visible_group_count()
         if shown != groups:
-            text = f"showing {shown:,} of " + text
+            text = translate("Window", "showing {shown} of ").format(shown=f"{shown:,}") + text
+        marks = self.model.marks()
         if marks:
-            text += f" · {len(marks):,} marked ({format_size(self.model.marked_bytes())})"
-        self.totals_label.setText(text if self._has_result else "")
+            text += " · " + translate("Window", "%Ln marked ({size})", None, len(marks)).format(
+                size=format_size(self.model.marked_bytes())
+            )
+        self.totals_label.setText(text)
 
     @Slot()
     def _update_actions(self) -> None:
-        busy = self.busy()
-        has_groups = self.model.totals()[0] > 0
-        marked = bool(self.model.marks())
-        current = self.view.currentIndex()
-        member = self.model.member_at(current)
-        group = self.model.group_at(current)
-        for action in (*self.mark_actions, self.act_keep_reference, self.act_clear_marks):
-            action.setEnabled(has_groups and not busy)
-        self.mark_button.setEnabled(has_groups and not busy)
-        for action in (self.act_trash, self.act_move, self.act_hardlink, self.act_symlink):
-            action.setEnabled(marked and not busy)
-        self.act_undo.setEnabled(not busy)
-        self.act_not_pair.setEnabled(
-            not busy
-            and group is not None
-            and member is not None
-            and member is not group.representative
-        )
-        self.act_not_group.setEnabled(not busy and group is not None)
-        for action in (self.act_open_file, self.act_open_folder, self.act_copy, self.act_toggle):
-            action.setEnabled(member is not None)
-        for action in (self.act_save, self.act_export_csv, self.act_export_json):
-            action.setEnabled(self._has_result and not busy)
-        self.act_open.setEnabled(not busy)
+        enabled = self.app.enabled(self.current())
+        self.commands.enable(enabled)
+        self.mark_button.setEnabled(enabled.mark)
+        offer = self.app.undo_offer()
+        tip = translate("Window", "Nothing to undo")
+        if offer is not None:
+            tip = translate("Window", "Put back %Ln file(s) of the last action", None, offer.files)
+        self.commands.undo.setToolTip(tip)
 
-    # --- window events ---------------------------------------------------------------------------
+    # --- window events ----------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls():
@@ -865,13 +663,14 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        if self._job is not None:
+        job = self.app.job
+        if job is not None:
             question = (
-                "A scan is running. Stop it and quit?"
-                if self._job_name == "Scan"
-                else f"{self._job_name} is running. Stop after the current file and quit?"
+                translate("Window", "A scan is running. Stop it and quit?")
+                if job is JobKind.SCAN
+                else translate("Window", "A task is running. Stop after the current file and quit?")
             )
-            if not self._ask("Quit dupfinder", question):
+            if not self._ask(translate("Window", "Quit dupfinder"), question):
                 event.ignore()
                 return
         self.shutdown()
@@ -879,8 +678,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop every thread and save the settings: a running QThread at exit aborts."""
-        if self._job is not None:
-            self._job.stop()
+        self.runner.stop()
         self.text_preview.stop()
         self.image_preview.stop()
         self.save_settings()

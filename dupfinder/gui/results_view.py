@@ -30,19 +30,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dupfinder.app.i18n import translate
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.results_model import Column, ResultsModel
 
 __all__ = ["MarkDelegate", "ResultsView"]
 
 _DEFAULT_WIDTHS = {
-    Column.NAME: 220,
-    Column.FOLDER: 200,
-    Column.SIZE: 75,
+    Column.NAME: 300,
+    Column.SIMILARITY: 80,
+    Column.SIZE: 80,
     Column.MODIFIED: 122,
     Column.DIMENSIONS: 88,
-    Column.DISTANCE: 98,
-    Column.SIMILARITY: 70,
+    Column.FOLDER: 260,
+    Column.DIFFERENCE: 90,
 }
 
 
@@ -91,6 +92,8 @@ class ResultsView(QTreeView):
     toggle_requested = Signal()
     #: Delete pressed in the results: trash the marked files (after confirmation).
     delete_requested = Signal()
+    #: K pressed: keep the current file (it becomes its group's bold one).
+    keep_requested = Signal()
 
     def __init__(self, model: ResultsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -104,13 +107,17 @@ class ResultsView(QTreeView):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.setAllColumnsShowFocus(True)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keep both ends of long paths
+        # Long names and folders keep both ends (the start and the extension); the name
+        # column is the widest and the tooltip has the whole path.
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setAccessibleName(translate("Results", "Groups of near-duplicate files"))
         header = self.header()
         header.setSectionsMovable(True)
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for column, width in _DEFAULT_WIDTHS.items():
             self.setColumnWidth(column, width)
+        self.setColumnHidden(Column.DIFFERENCE, True)  # for experts: View ▸ Show bits differing
         self.setSortingEnabled(True)
         self.sortByColumn(Column.SIZE, Qt.SortOrder.DescendingOrder)
         #: Shown in the empty view: what to do next, or why nothing is listed.
@@ -123,6 +130,10 @@ class ResultsView(QTreeView):
             return
         if event.key() == Qt.Key.Key_Delete and not event.modifiers():
             self.delete_requested.emit()
+            event.accept()
+            return
+        if event.key() == Qt.Key.Key_K and not event.modifiers():
+            self.keep_requested.emit()
             event.accept()
             return
         super().keyPressEvent(event)

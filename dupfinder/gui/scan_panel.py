@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import (
@@ -42,25 +40,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dupfinder.app.i18n import translate
 from dupfinder.core.model import (
     DEFAULT_IMAGE_THRESHOLD,
     DEFAULT_TEXT_THRESHOLD,
     HASH_BITS,
     Kind,
-    Phase,
     Progress,
     ScanOptions,
 )
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
-from dupfinder.gui.settings import FolderEntry, ScanSettings
+from dupfinder.gui.settings import AdvancedSettings, FolderEntry, ScanSettings
+from dupfinder.gui.settings_dialog import SettingsDialog
 
-__all__ = ["FolderList", "ProgressEstimate", "ScanPanel", "split_patterns", "threshold_text"]
+__all__ = ["FolderList", "ScanPanel", "split_patterns", "threshold_text"]
 
-_KIND_CHOICES = (
-    ("Text and images", frozenset({Kind.TEXT, Kind.IMAGE})),
-    ("Text only", frozenset({Kind.TEXT})),
-    ("Images only", frozenset({Kind.IMAGE})),
-)
+
+def _kind_choices() -> tuple[tuple[str, frozenset[Kind]], ...]:
+    return (
+        (translate("Panel", "Documents and pictures"), frozenset({Kind.TEXT, Kind.IMAGE})),
+        (translate("Panel", "Documents only"), frozenset({Kind.TEXT})),
+        (translate("Panel", "Pictures only"), frozenset({Kind.IMAGE})),
+    )
+
+
+_KIND_CHOICES = _kind_choices()
 
 
 def split_patterns(text: str) -> tuple[str, ...]:
@@ -71,53 +75,9 @@ def split_patterns(text: str) -> tuple[str, ...]:
 def threshold_text(bits: int) -> str:
     """What a Hamming radius means to a person: bits and the equivalent similarity."""
     similarity = 1 - bits / HASH_BITS
-    return f"up to {bits} bits different · ≥ {similarity:.0%} similar"
-
-
-class ProgressEstimate:
-    """Turns progress samples into a line of text with counts and a time estimate."""
-
-    _LABELS: ClassVar[dict[Phase, str]] = {
-        Phase.WALKING: "Finding files",
-        Phase.FINGERPRINTING: "Fingerprinting",
-        Phase.COMPARING: "Comparing",
-        Phase.DONE: "Finishing",
-    }
-
-    def __init__(self) -> None:
-        self._phase: Phase | None = None
-        self._phase_start = 0.0
-        self._done_at_start = 0
-
-    def describe(self, sample: Progress, now: float | None = None) -> str:
-        now = time.monotonic() if now is None else now
-        if sample.phase != self._phase:
-            self._phase = sample.phase
-            self._phase_start = now
-            self._done_at_start = sample.done
-        label = self._LABELS.get(sample.phase, str(sample.phase).capitalize())
-        if sample.total is None:
-            return f"{label}: {sample.done:,} so far"
-        text = f"{label}: {sample.done:,} of {sample.total:,}"
-        remaining = self.remaining_seconds(sample, now)
-        if remaining is not None:
-            text += f" · about {_duration(remaining)} left"
-        return text
-
-    def remaining_seconds(self, sample: Progress, now: float) -> float | None:
-        elapsed = now - self._phase_start
-        advanced = sample.done - self._done_at_start
-        if sample.total is None or elapsed < 1.0 or advanced <= 0:
-            return None
-        return elapsed / advanced * max(sample.total - sample.done, 0)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 3600:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
+    return translate(
+        "Panel", "≥ {similarity} similar (up to %n bit(s) different)", None, bits
+    ).format(similarity=f"{similarity:.0%}")
 
 
 class FolderList(QTreeWidget):
@@ -128,7 +88,8 @@ class FolderList(QTreeWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setColumnCount(2)
-        self.setHeaderLabels(["Folder", "Reference"])
+        self.setHeaderLabels([translate("Panel", "Folder"), translate("Panel", "Reference")])
+        self.setAccessibleName(translate("Panel", "Folders to scan"))
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -138,7 +99,9 @@ class FolderList(QTreeWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.headerItem().setToolTip(1, "Files in a reference folder are always kept")
+        self.headerItem().setToolTip(
+            1, translate("Panel", "Files in a reference folder are always kept")
+        )
         self.itemChanged.connect(lambda *_: self.folders_changed.emit())
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -216,7 +179,7 @@ class FolderList(QTreeWidget):
             painter.drawText(
                 self.viewport().rect().adjusted(8, 8, -8, -8),
                 Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-                "Drop folders here\nor use “Add folder…”",
+                translate("Panel", "Drop folders here\nor use “Add folder…”"),
             )
             painter.end()
 
@@ -245,7 +208,7 @@ class _ThresholdSlider(QWidget):
 
     @Slot(int)
     def _update_label(self, value: int) -> None:
-        suffix = " (default)" if value == self._default else ""
+        suffix = translate("Panel", " (default)") if value == self._default else ""
         self.label.setText(threshold_text(value) + suffix)
 
     def value(self) -> int:
@@ -260,19 +223,21 @@ class ScanPanel(QWidget):
 
     scan_requested = Signal()
     cancel_requested = Signal()
+    settings_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.folders = FolderList()
-        add = QPushButton("Add folder…")
+        self.advanced = AdvancedSettings()
+        add = QPushButton(translate("Panel", "Add folder…"))
         add.clicked.connect(self.choose_folder)
-        self.remove_button = QPushButton("Remove")
+        self.remove_button = QPushButton(translate("Panel", "Remove"))
         self.remove_button.clicked.connect(self.folders.remove_selected)
         buttons = QHBoxLayout()
         buttons.addWidget(add)
         buttons.addWidget(self.remove_button)
         buttons.addStretch()
-        folder_box = QGroupBox("Folders")
+        folder_box = QGroupBox(translate("Panel", "Folders"))
         folder_layout = QVBoxLayout(folder_box)
         folder_layout.addWidget(self.folders)
         folder_layout.addLayout(buttons)
@@ -281,32 +246,46 @@ class ScanPanel(QWidget):
         for label, _ in _KIND_CHOICES:
             self.kinds.addItem(label)
         self.include = QLineEdit()
-        self.include.setPlaceholderText("all files, or e.g. *.pdf; *.jpg")
+        self.include.setPlaceholderText(translate("Panel", "all files, or e.g. *.pdf; *.jpg"))
         self.exclude = QLineEdit()
-        self.exclude.setPlaceholderText("e.g. */node_modules/*; *.tmp")
-        files_box = QGroupBox("Files")
+        self.exclude.setPlaceholderText(translate("Panel", "e.g. */node_modules/*; *.tmp"))
+        self.settings_button = QPushButton(translate("Panel", "More settings…"))
+        self.settings_button.setToolTip(
+            translate("Panel", "Hidden files, links, size limits, rotated pictures, grouping")
+        )
+        self.settings_button.clicked.connect(self.settings_requested)
+        files_box = QGroupBox(translate("Panel", "Files"))
         files_form = QFormLayout(files_box)
         files_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        files_form.addRow("Compare:", self.kinds)
-        files_form.addRow("Include:", self.include)
-        files_form.addRow("Exclude:", self.exclude)
+        files_form.addRow(translate("Panel", "Compare:"), self.kinds)
+        files_form.addRow(translate("Panel", "Include:"), self.include)
+        files_form.addRow(translate("Panel", "Exclude:"), self.exclude)
+        files_form.addRow(self.settings_button)
+        self.kinds.setAccessibleName(translate("Panel", "Compare"))
+        self.include.setAccessibleName(translate("Panel", "Include"))
+        self.exclude.setAccessibleName(translate("Panel", "Exclude"))
 
         self.text_threshold = _ThresholdSlider(16, DEFAULT_TEXT_THRESHOLD)
         self.image_threshold = _ThresholdSlider(24, DEFAULT_IMAGE_THRESHOLD)
-        sensitivity_box = QGroupBox("Sensitivity")
+        self.text_threshold.slider.setAccessibleName(translate("Panel", "Document similarity"))
+        self.image_threshold.slider.setAccessibleName(translate("Panel", "Picture similarity"))
+        sensitivity_box = QGroupBox(translate("Panel", "Similarity"))
         sensitivity_box.setToolTip(
-            "How many of the 64 fingerprint bits may differ for two files to count as "
-            "near-duplicates. Lower finds only very close copies; higher finds looser matches."
+            translate(
+                "Panel",
+                "How alike two files must be to count as near-duplicates. Higher finds only "
+                "very close copies; lower finds looser matches.",
+            )
         )
         sensitivity = QFormLayout(sensitivity_box)
         sensitivity.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        sensitivity.addRow("Text:", self.text_threshold)
-        sensitivity.addRow("Images:", self.image_threshold)
+        sensitivity.addRow(translate("Panel", "Documents:"), self.text_threshold)
+        sensitivity.addRow(translate("Panel", "Pictures:"), self.image_threshold)
 
-        self.scan_button = QPushButton("Scan")
+        self.scan_button = QPushButton(translate("Panel", "Scan"))
         self.scan_button.setDefault(True)
         self.scan_button.clicked.connect(self.scan_requested)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(translate("Panel", "Cancel"))
         self.cancel_button.clicked.connect(self.cancel_requested)
         self.cancel_button.setEnabled(False)
         run_buttons = QHBoxLayout()
@@ -315,7 +294,9 @@ class ScanPanel(QWidget):
         self.progress_bar = QProgressBar()
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setVisible(False)
-        self.progress_label = QLabel("Add folders, then press Scan.")
+        self.progress_bar.setAccessibleName(translate("Panel", "Progress"))
+        self.progress_label = QLabel()
+        self.progress_label.setAccessibleName(translate("Panel", "Status"))
         self.progress_label.setWordWrap(True)
 
         layout = QVBoxLayout(self)
@@ -325,7 +306,6 @@ class ScanPanel(QWidget):
         layout.addLayout(run_buttons)
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.progress_label)
-        self._estimate = ProgressEstimate()
         self.folders.folders_changed.connect(self._update_buttons)
         self._update_buttons()
 
@@ -334,7 +314,9 @@ class ScanPanel(QWidget):
     @Slot()
     def choose_folder(self) -> None:
         start = self.folders.paths()[-1] if self.folders.paths() else str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder to scan", start)
+        folder = QFileDialog.getExistingDirectory(
+            self, translate("Panel", "Add a folder to scan"), start
+        )
         if folder:
             self.folders.add_folder(folder)
 
@@ -356,7 +338,9 @@ class ScanPanel(QWidget):
         """The options for a scan; raises ValueError when they are incomplete."""
         folders = self.folders.paths()
         if not folders:
-            raise ValueError("add at least one folder to scan")
+            raise ValueError(translate("Panel", "Add at least one folder to scan."))
+        a = self.advanced
+        extra = {"jobs": a.jobs} if a.jobs else {}
         return ScanOptions(
             roots=tuple(Path(p) for p in folders),
             kinds=_KIND_CHOICES[self.kinds.currentIndex()][1],
@@ -364,7 +348,24 @@ class ScanPanel(QWidget):
             image_threshold=self.image_threshold.value(),
             include=split_patterns(self.include.text()),
             exclude=split_patterns(self.exclude.text()),
+            min_size=a.min_size,
+            max_size=a.max_size,
+            include_hidden=a.include_hidden,
+            follow_symlinks=a.follow_symlinks,
+            image_invariance=a.image_invariance,
+            text_grouping=a.text_grouping,
+            image_grouping=a.image_grouping,
+            use_cache=a.use_cache,
+            **extra,
         )
+
+    def open_settings(self, parent: QWidget | None = None) -> bool:
+        """The settings window; True when its changes were taken."""
+        dialog = SettingsDialog(self.advanced, parent or self)
+        if dialog.exec() != SettingsDialog.DialogCode.Accepted:
+            return False
+        self.advanced = dialog.settings()
+        return True
 
     def state(self) -> ScanSettings:
         return ScanSettings(
@@ -374,6 +375,7 @@ class ScanPanel(QWidget):
             kinds=_KIND_CHOICES[self.kinds.currentIndex()][1],
             text_threshold=self.text_threshold.value(),
             image_threshold=self.image_threshold.value(),
+            advanced=self.advanced,
         )
 
     def set_state(self, state: ScanSettings) -> None:
@@ -387,6 +389,7 @@ class ScanPanel(QWidget):
                 self.kinds.setCurrentIndex(i)
         self.text_threshold.set_value(state.text_threshold)
         self.image_threshold.set_value(state.image_threshold)
+        self.advanced = state.advanced
         self._update_buttons()
 
     # --- running ------------------------------------------------------------------------------
@@ -398,18 +401,17 @@ class ScanPanel(QWidget):
         self.cancel_button.setEnabled(running)
         self.scan_button.setEnabled(not running and self.folders.topLevelItemCount() > 0)
         self.progress_bar.setVisible(running)
+        self.settings_button.setEnabled(not running)
         if running:
-            self._estimate = ProgressEstimate()
             self.progress_bar.setRange(0, 0)
-            self.progress_label.setText("Starting…")
 
-    def show_progress(self, sample: Progress) -> None:
+    def show_progress(self, text: str, sample: Progress) -> None:
         if sample.total:
             self.progress_bar.setRange(0, sample.total)
             self.progress_bar.setValue(min(sample.done, sample.total))
         else:
             self.progress_bar.setRange(0, 0)
-        self.progress_label.setText(self._estimate.describe(sample))
+        self.progress_label.setText(text)
 
     def show_message(self, text: str) -> None:
         self.progress_label.setText(text)

@@ -12,9 +12,9 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, DEFAULT_TEXT_THRESHOLD, Kind
+from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, DEFAULT_TEXT_THRESHOLD, Grouping, Kind
 
-__all__ = ["FolderEntry", "ScanSettings", "Settings"]
+__all__ = ["AdvancedSettings", "FolderEntry", "ScanSettings", "Settings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,35 @@ class ScanSettings:
     kinds: frozenset[Kind] = field(default_factory=lambda: frozenset({Kind.TEXT, Kind.IMAGE}))
     text_threshold: int = DEFAULT_TEXT_THRESHOLD
     image_threshold: int = DEFAULT_IMAGE_THRESHOLD
+    advanced: AdvancedSettings = field(default_factory=lambda: AdvancedSettings())
+
+
+@dataclass(frozen=True, slots=True)
+class AdvancedSettings:
+    """The scan options of the settings window (the command line's other flags)."""
+
+    include_hidden: bool = False
+    follow_symlinks: bool = False
+    min_size: int = 1
+    max_size: int | None = None
+    image_invariance: bool = False
+    text_grouping: Grouping = Grouping.CONNECTED
+    image_grouping: Grouping = Grouping.STAR
+    jobs: int = 0  # 0: one per processor
+    use_cache: bool = True
+
+
+def _as_bool(value: Any, default: bool) -> bool:
+    if value is None:
+        return default
+    return str(value).lower() in ("true", "1")
+
+
+def _as_grouping(value: Any, default: Grouping) -> Grouping:
+    try:
+        return Grouping(str(value))
+    except ValueError:
+        return default
 
 
 def _as_int(value: Any, default: int, low: int, high: int) -> int:
@@ -87,6 +116,23 @@ class Settings:
             image_threshold=_as_int(
                 s.value("scan/image_threshold"), DEFAULT_IMAGE_THRESHOLD, 0, 32
             ),
+            advanced=self._load_advanced(),
+        )
+
+    def _load_advanced(self) -> AdvancedSettings:
+        s = self._store
+        default = AdvancedSettings()
+        max_size = _as_int(s.value("scan/max_size"), 0, 0, 2**62)
+        return AdvancedSettings(
+            include_hidden=_as_bool(s.value("scan/hidden"), default.include_hidden),
+            follow_symlinks=_as_bool(s.value("scan/follow_symlinks"), default.follow_symlinks),
+            min_size=_as_int(s.value("scan/min_size"), default.min_size, 0, 2**62),
+            max_size=max_size or None,
+            image_invariance=_as_bool(s.value("scan/mirror_rotate"), default.image_invariance),
+            text_grouping=_as_grouping(s.value("scan/text_grouping"), default.text_grouping),
+            image_grouping=_as_grouping(s.value("scan/image_grouping"), default.image_grouping),
+            jobs=_as_int(s.value("scan/jobs"), 0, 0, 1024),
+            use_cache=_as_bool(s.value("scan/cache"), default.use_cache),
         )
 
     def save_scan(self, scan: ScanSettings) -> None:
@@ -103,6 +149,19 @@ class Settings:
         s.setValue("scan/kinds", ",".join(sorted(str(k) for k in scan.kinds)))
         s.setValue("scan/text_threshold", scan.text_threshold)
         s.setValue("scan/image_threshold", scan.image_threshold)
+        a = scan.advanced
+        for key, value in (
+            ("hidden", a.include_hidden),
+            ("follow_symlinks", a.follow_symlinks),
+            ("mirror_rotate", a.image_invariance),
+            ("cache", a.use_cache),
+        ):
+            s.setValue(f"scan/{key}", "true" if value else "false")
+        s.setValue("scan/min_size", a.min_size)
+        s.setValue("scan/max_size", a.max_size or 0)
+        s.setValue("scan/text_grouping", str(a.text_grouping))
+        s.setValue("scan/image_grouping", str(a.image_grouping))
+        s.setValue("scan/jobs", a.jobs)
 
     # --- window state --------------------------------------------------------------------------
 

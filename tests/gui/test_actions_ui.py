@@ -13,6 +13,7 @@ import pytest
 from gui_helpers import scan_folder, wait_idle, write_text_corpus
 from PySide6.QtCore import Qt
 
+from dupfinder.app.jobs import ExportFormat
 from dupfinder.gui.dialogs import PlanDialog, ReportDialog
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import MEMBER_ROLE
@@ -59,8 +60,8 @@ def test_mark_with_space_trash_with_delete_then_undo(
     wait_idle(qtbot, window)
     plan_dialog = dialogs["plans"][0]
     assert isinstance(plan_dialog, PlanDialog)
-    assert plan_dialog.table.topLevelItem(0).text(0) == victim.path
-    assert plan_dialog.table.topLevelItemCount() == 1
+    assert plan_dialog.planned_paths() == [victim.path]
+    assert group.representative.path in plan_dialog.table.topLevelItem(0).text(0)  # kept
     assert not Path(victim.path).exists()
     assert Path(group.representative.path).exists()
     assert any(p.name == Path(victim.path).name for p in trash_folder().iterdir())
@@ -72,7 +73,7 @@ def test_mark_with_space_trash_with_delete_then_undo(
         assert window.model.totals()[0] == groups_before - 1
     assert window.model.index_of_path(victim.path).isValid() is False
 
-    window.act_undo.trigger()
+    window.commands.undo.trigger()
     wait_idle(qtbot, window)
     assert Path(victim.path).exists()
     assert window.model.index_of_path(victim.path).isValid()
@@ -92,7 +93,7 @@ def test_keep_rule_marks_all_but_one_and_trash_leaves_one_per_group(
     result = window.model.result()
     assert len(window.model.marks()) == sum(len(g.members) - 1 for g in result.groups)
     assert str(files["edited"]) not in window.model.marks()
-    window.act_trash.trigger()
+    window.commands.trash.trigger()
     wait_idle(qtbot, window)
     assert files["edited"].exists()
     assert not files["original"].exists()
@@ -179,8 +180,8 @@ def test_not_a_duplicate_is_remembered_across_scans(
     paths = {m.path for m in group.members}
     member = next(m for m in group.members if m.path != group.representative.path)
     window.view.setCurrentIndex(window.model.index_of_path(member.path))
-    assert window.act_not_pair.isEnabled()
-    window.act_not_pair.trigger()
+    assert window.commands.not_pair.isEnabled()
+    window.commands.not_pair.trigger()
     wait_idle(qtbot, window)
 
     def still_grouped() -> bool:
@@ -209,9 +210,9 @@ def test_save_open_and_export(
     saved = tmp_path / "results.json"
     window.save_results(str(saved))
     wait_idle(qtbot, window)
-    window.export_results("csv", str(tmp_path / "results.csv"))
+    window.export_results(ExportFormat.CSV, str(tmp_path / "results.csv"))
     wait_idle(qtbot, window)
-    window.export_results("json", str(tmp_path / "export.json"))
+    window.export_results(ExportFormat.JSON, str(tmp_path / "export.json"))
     wait_idle(qtbot, window)
     assert saved.exists()
     assert (tmp_path / "export.json").exists()

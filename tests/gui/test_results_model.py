@@ -5,6 +5,7 @@ from __future__ import annotations
 from gui_helpers import synthetic_result
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
+from dupfinder.app.listing import SortKey, reclaimable
 from dupfinder.core.model import ScanResult
 from dupfinder.gui.results_model import MEMBER_ROLE, Column, ResultsModel, prepare
 
@@ -47,10 +48,10 @@ def test_two_levels_and_columns() -> None:
     first = result.groups[0].members[1]
     assert member.data() == first.path.rsplit("/", 1)[1]
     assert member.siblingAtColumn(Column.FOLDER).data() == "/data/set0"
-    assert member.siblingAtColumn(Column.DISTANCE).data() == f"{first.distance} bits"
-    assert model.index(0, 0, group).siblingAtColumn(Column.DISTANCE).data() == "representative"
-    assert group.data() == "Group 1 · 4 text files"
-    assert group.siblingAtColumn(Column.FOLDER).data().endswith("reclaimable")
+    assert member.siblingAtColumn(Column.DIFFERENCE).data() == str(first.distance)
+    assert member.siblingAtColumn(Column.SIMILARITY).data() == f"{first.similarity:.0%}"
+    assert group.data() == "Group 1 · 4 documents"
+    assert group.siblingAtColumn(Column.SIZE).data().endswith("B")
     image_member = model.index(0, 0, model.index(1, 0))
     assert image_member.siblingAtColumn(Column.DIMENSIONS).data() == "800 × 600"
 
@@ -71,7 +72,7 @@ def test_sort_keeps_the_representative_first_and_the_selection() -> None:
                 group = next(g for g in model.result().groups if g.members[0].path == paths[0])
                 assert paths[0] == group.representative.path
     model.sort(Column.SIZE, Qt.SortOrder.DescendingOrder)
-    sizes = [model.group_at(model.index(r, 0)).reclaimable_bytes for r in range(model.rowCount())]
+    sizes = [reclaimable(model.group_at(model.index(r, 0))) for r in range(model.rowCount())]
     assert sizes == sorted(sizes, reverse=True)
 
 
@@ -156,7 +157,7 @@ def test_a_result_sorted_off_the_gui_thread_shows_as_if_sorted_here() -> None:
     # prepared for another sort: the model sorts it itself
     other = ResultsModel()
     other.sort(Column.NAME, Qt.SortOrder.DescendingOrder)
-    other.set_prepared(prepare(result, None, (int(Column.SIZE), Qt.SortOrder.AscendingOrder)))
+    other.set_prepared(prepare(result, None, SortKey(Column.SIZE)))
     assert [member_paths(other, r) for r in range(30)] == [member_paths(here, r) for r in range(30)]
 
 

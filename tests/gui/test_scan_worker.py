@@ -8,10 +8,10 @@ from pathlib import Path
 
 from gui_helpers import scan_folder, wait_idle, write_text_corpus
 
+from dupfinder.app.jobs import Rescored, scan_job
 from dupfinder.core import scan
 from dupfinder.core.decisions import DecisionStore
 from dupfinder.core.model import Phase, Progress, ScanOptions, ScanResult
-from dupfinder.gui import operations
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.worker import Job, Worker
 
@@ -19,7 +19,7 @@ from dupfinder.gui.worker import Job, Worker
 def test_real_scan_through_a_job(qtbot: object, tmp_path: Path) -> None:
     files = write_text_corpus(tmp_path / "docs")
     options = ScanOptions(roots=(tmp_path / "docs",), jobs=1)
-    job = Job(operations.scan_job(options, (), DecisionStore(tmp_path / "d.json")))
+    job = Job(scan_job(options, (), DecisionStore(tmp_path / "d.json")))
     samples: list[Progress] = []
     job.progress.connect(samples.append)
     with (
@@ -28,7 +28,7 @@ def test_real_scan_through_a_job(qtbot: object, tmp_path: Path) -> None:
     ):
         job.start()
     outcome = blocker.args[0]
-    assert isinstance(outcome, operations.ScanOutcome)
+    assert isinstance(outcome, Rescored)
     groups = outcome.prepared.result.groups
     grouped = {frozenset(m.path for m in g.members) for g in groups}
     assert frozenset({str(files["original"]), str(files["edited"])}) in grouped
@@ -101,7 +101,7 @@ def test_cancel_mid_scan(
         return sample.phase is Phase.FINGERPRINTING
 
     window.start_scan()
-    job = window._job
+    job = window.runner.job  # type: ignore[attr-defined]
     assert job is not None
     with qtbot.waitSignal(job.progress, check_params_cb=fingerprinting, timeout=20_000):  # type: ignore[attr-defined]
         pass
@@ -110,7 +110,7 @@ def test_cancel_mid_scan(
     wait_idle(qtbot, window)
     assert results
     assert results[0].stats.cancelled
-    assert "cancelled" in window.panel.progress_label.text().lower()
+    assert "stopped" in window.panel.progress_label.text().lower()
     assert window.model.rowCount() == 0
     assert window.panel.scan_button.isEnabled()
 
@@ -133,7 +133,8 @@ def test_closing_during_a_scan_stops_the_thread(
     window.start_scan()
     assert started.wait(10)
     monkeypatch.setattr(window, "_ask", lambda title, text: True)  # type: ignore[attr-defined]
+    job = window.runner.job  # type: ignore[attr-defined]
+    assert job is not None
     window.close()
     assert not window.isVisible()
-    assert window._job is not None
-    assert not window._job._thread.isRunning()
+    assert not job._thread.isRunning()

@@ -15,12 +15,13 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from dupfinder import __version__
+from dupfinder.app.progress import ProgressEstimate
 from dupfinder.core.model import DEFAULT_TEXT_THRESHOLD, Kind, Phase, Progress
 from dupfinder.gui import GuiUnavailable, display_available
 from dupfinder.gui.dialogs import AboutDialog
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import Column
-from dupfinder.gui.scan_panel import ProgressEstimate, split_patterns, threshold_text
+from dupfinder.gui.scan_panel import split_patterns, threshold_text
 from dupfinder.gui.settings import FolderEntry, ScanSettings, Settings
 
 
@@ -68,7 +69,7 @@ def test_window_remembers_folders_thresholds_geometry_and_columns(
 
 
 def test_threshold_labels_show_bits_and_similarity(window: MainWindow) -> None:
-    assert threshold_text(3) == "up to 3 bits different · ≥ 95% similar"
+    assert threshold_text(3) == "≥ 95% similar (up to 3 bits different)"
     window.panel.text_threshold.set_value(DEFAULT_TEXT_THRESHOLD)
     assert window.panel.text_threshold.label.text().endswith("(default)")
     other = 5 if DEFAULT_TEXT_THRESHOLD != 5 else 6
@@ -157,8 +158,8 @@ def test_about_shows_the_version(window: MainWindow) -> None:
 
 
 def test_quit_shortcut_is_ctrl_q(window: MainWindow) -> None:
-    assert window.act_quit.shortcut().toString() == "Ctrl+Q"
-    assert window.act_filter.shortcut().toString() == "Ctrl+F"
+    assert window.commands.quit.shortcut().toString() == "Ctrl+Q"
+    assert window.commands.filter.shortcut().toString() == "Ctrl+F"
 
 
 def test_main_opens_the_window_with_folders_and_returns(tmp_path: Path) -> None:

@@ -1,0 +1,570 @@
+"""The app: one result, its marks and keepers, one job at a time, undo, and what is enabled.
+
+The window is a :class:`View`: it asks, tells and redraws when the app says so. Every user
+step is a method here, so tests drive the app with a fake view and a synchronous runner.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from dupfinder.app.enabled import Current, Enabled, compute_enabled
+from dupfinder.app.history import History, UndoEntry, UndoOffer
+from dupfinder.app.i18n import translate
+from dupfinder.app.jobs import (
+    ExportFormat,
+    JobFunction,
+    JobKind,
+    JobRunner,
+    Kept,
+    Rescored,
+    ScanFunction,
+    apply_job,
+    export_job,
+    keep_job,
+    open_job,
+    reference_rules,
+    refresh_job,
+    save_job,
+    scan_job,
+    undo_job,
+    with_suffix,
+)
+from dupfinder.app.listing import Listing, PreparedResult, SortKey, group_numbers
+from dupfinder.app.marks import MarkSet
+from dupfinder.app.progress import ProgressEstimate
+from dupfinder.app.wording import action_done_text, undo_question
+from dupfinder.core import scan
+from dupfinder.core.actions import Action, ActionKind, ApplyReport, Plan, make_plan
+from dupfinder.core.decisions import Decision, DecisionStore
+from dupfinder.core.errors import ActionError
+from dupfinder.core.journal import Journal, UndoReport
+from dupfinder.core.marks import parse_rule
+from dupfinder.core.model import Group, Member, Progress, ScanOptions, ScanResult
+from dupfinder.core.report import format_size
+from dupfinder.core.session import LoadedSession, without
+
+__all__ = ["App", "PlanReview", "View"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanReview:
+    """A plan to confirm, with what the user cannot see: files in groups the filter hides."""
+
+    plan: Plan
+    outside_view: int
+    numbers: tuple[int, ...] = ()  # the number shown for each group of the result
+
+
+class View(Protocol):
+    """What the app needs from a window (tests pass a fake one)."""
+
+    def ask(self, title: str, text: str) -> bool: ...
+    def tell(self, title: str, text: str, warning: bool = False) -> None: ...
+    def confirm_plan(self, review: PlanReview) -> bool: ...
+    def show_report(self, title: str, report: ApplyReport | UndoReport) -> None: ...
+    def show_message(self, text: str) -> None: ...
+    def show_progress(self, text: str, sample: Progress) -> None: ...
+    def result_about_to_load(self) -> None: ...
+    def result_loaded(self) -> None: ...
+    def marks_changed(self, changed: set[str]) -> None: ...
+    def state_changed(self) -> None: ...
+
+
+class App:
+    """dupfinder's desktop logic, without widgets."""
+
+    def __init__(
+        self,
+        view: View,
+        runner: JobRunner,
+        journal: Journal | None = None,
+        decisions: DecisionStore | None = None,
+        scan_function: ScanFunction = scan.run,
+    ) -> None:
+        self.view = view
+        self.runner = runner
+        self.journal = journal if journal is not None else Journal()
+        self.decisions = decisions if decisions is not None else DecisionStore()
+        self.scan_function = scan_function
+        self.listing = Listing()
+        self.marks = MarkSet()
+        self.history = History(self.journal)
+        self.raw: ScanResult | None = None  # the result before decisions; None: nothing yet
+        self.job: JobKind | None = None
+        self.references: tuple[str, ...] = ()
+        self.estimate = ProgressEstimate()
+        self._numbers: dict[str, int] = {}
+        self._after_job: list[Callable[[], None]] = []
+
+    # --- state -------------------------------------------------------------------------------
+
+    @property
+    def result(self) -> ScanResult:
+        """What the list shows (decisions applied), filtered or not."""
+        return self.listing.prepared.result
+
+    @property
+    def has_result(self) -> bool:
+        return self.raw is not None
+
+    def busy(self) -> bool:
+        return self.job is not None
+
+    def undo_offer(self) -> UndoOffer | None:
+        return self.history.offer
+
+    def enabled(self, current: Current) -> Enabled:
+        return compute_enabled(self, current)
+
+    def totals(self) -> tuple[int, int, int]:
+        return self.listing.prepared.totals
+
+    def keeper(self, g: int) -> Member:
+        return self.marks.keeper(g, self.listing.groups[g])
+
+    def number(self, g: int) -> int:
+        return self.listing.prepared.numbers[g]
+
+    # --- jobs --------------------------------------------------------------------------------
+
+    def _begin(self, kind: JobKind, function: JobFunction, finished: Callable[[Any], None]) -> bool:
+        if self.job is not None:
+            self.view.show_message(translate("App", "Wait for the running task to finish."))
+            return False
+        self.job = kind
+        self.estimate = ProgressEstimate()
+        self.view.show_message(_starting(kind))
+        self.view.state_changed()
+        self.runner.start(function, self._progress, finished, self._failed, self._done)
+        return True
+
+    def _progress(self, sample: Progress) -> None:
+        self.view.show_progress(self.estimate.describe(sample), sample)
+
+    def _failed(self, message: str) -> None:
+        title = translate("App", "Could not finish")
+        self.view.show_message(f"{title}: {message}")
+        self.view.tell(title, message, warning=True)
+
+    def _done(self) -> None:
+        self.job = None
+        after, self._after_job = self._after_job, []
+        self.view.state_changed()
+        for step in after:
+            step()
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.runner.cancel()
+            self.view.show_message(translate("App", "Stopping…"))
+
+    # --- showing a result --------------------------------------------------------------------
+
+    def _numbers_for(self, result: ScanResult) -> dict[str, int]:
+        return group_numbers(result, self._numbers)
+
+    def _show(self, rescored: Rescored, marks: frozenset[str], keepers: Sequence[str] = ()) -> None:
+        self.raw = rescored.raw
+        self.load_prepared(rescored.prepared, marks, keepers)
+        if rescored.warning:
+            self.view.tell(
+                translate("App", "Remembered decisions not applied"),
+                rescored.warning,
+                warning=True,
+            )
+
+    def load_prepared(
+        self,
+        prepared: PreparedResult,
+        marks: frozenset[str] = frozenset(),
+        keepers: Sequence[str] = (),
+    ) -> None:
+        """Swap in a prepared result (the one model reset per scan)."""
+        if self.raw is None:
+            self.raw = prepared.result
+        for g, group in enumerate(prepared.result.groups):
+            number = prepared.numbers[g]
+            self._numbers.update((m.path, number) for m in group.members)
+        self.view.result_about_to_load()
+        self.listing.load(prepared)
+        self.marks.load(prepared.size_of, prepared.group_of, prepared.protected, marks, keepers)
+        self.view.result_loaded()
+
+    def _refresh(self, marks: frozenset[str] | None = None, message: str | None = None) -> None:
+        """Apply decisions and reference folders again to the raw result, off the GUI thread;
+        ``marks`` (default: the current ones) are carried over, ``message`` shown after."""
+        if self.raw is None:
+            return
+        marks = self.marks.paths() if marks is None else marks
+        keepers = self.marks.keeper_paths()
+        numbers = self._numbers_for(self.raw)
+        job = refresh_job(self.raw, self.references, self.decisions, self.listing.sort, numbers)
+
+        def finished(rescored: Rescored) -> None:
+            self._show(rescored, marks, keepers)
+            self.view.show_message(message if message is not None else self.marks_text())
+
+        self._begin(JobKind.REFRESH, job, finished)
+
+    # --- scanning ----------------------------------------------------------------------------
+
+    def scan(self, options: ScanOptions, references: Sequence[str]) -> bool:
+        self.references = tuple(references)
+        job = scan_job(
+            options,
+            self.references,
+            self.decisions,
+            self.scan_function,
+            self.listing.sort,
+            self._numbers_for,
+        )
+        return self._begin(JobKind.SCAN, job, self._scanned)
+
+    def _scanned(self, rescored: Rescored) -> None:
+        stats = rescored.raw.stats
+        if stats.cancelled:
+            last = self.estimate.last
+            text = translate("App", "Scan stopped.")
+            if last is not None and last.total:
+                text = translate("App", "Scan stopped after {done} of %Ln files.", None, last.total)
+                text = text.format(done=f"{last.done:,}")
+            if self.has_result:
+                text += " " + translate("App", "The list still shows the previous results.")
+            self.view.show_message(text)
+            return
+        self.history.clear()
+        self._show(rescored, frozenset())
+        groups, files, reclaim = self.totals()
+        found = translate("App", "Found %Ln group(s)", None, groups)
+        detail = translate(
+            "App",
+            "{files} files, {size} reclaimable) among %Ln file(s) in {seconds:.1f} s.",
+            None,
+            stats.files_seen,
+        )
+        self.view.show_message(
+            found
+            + " ("
+            + detail.format(files=f"{files:,}", size=format_size(reclaim), seconds=stats.seconds)
+        )
+
+    def set_references(self, folders: Sequence[str]) -> None:
+        """Reference folders changed: lock their members at once (no rescan)."""
+        self.references = tuple(folders)
+        if self.has_result and not self.busy():
+            self._refresh()
+
+    # --- listing -----------------------------------------------------------------------------
+
+    def set_filter(self, text: str) -> bool:
+        return self.listing.set_filter(text)
+
+    def set_sort(self, sort: SortKey) -> bool:
+        return self.listing.set_sort(sort)
+
+    # --- marks -------------------------------------------------------------------------------
+
+    def _shown_groups(self) -> list[tuple[int, Group]]:
+        return [(g, self.listing.groups[g]) for g in self.listing.order]
+
+    def _changed(self, changed: set[str], message: str | None = None) -> None:
+        if changed:
+            self.view.marks_changed(changed)
+        self.view.show_message(message if message is not None else self.marks_text())
+        self.view.state_changed()
+
+    def marks_text(self) -> str:
+        count = len(self.marks)
+        if not count:
+            return translate("App", "No file marked.")
+        text = translate("App", "%Ln file(s) marked ({size}).", None, count)
+        return text.format(size=format_size(self.marks.bytes))
+
+    def _scope_note(self) -> str:
+        if not self.listing.filtered():
+            return ""
+        return " " + translate(
+            "App", "Only the %Ln group(s) shown were changed.", None, len(self.listing.order)
+        )
+
+    def apply_keep_rule(self, name: str | None) -> None:
+        """Mark, in the groups shown, every member the rule does not keep (reference folders
+        first: their files are always kept). ``name`` None: only the reference folders."""
+        rules = reference_rules(self.references)
+        if name is not None:
+            rules = (*rules, parse_rule(name))
+        if not rules:
+            self.view.tell(
+                translate("App", "No reference folder"),
+                translate(
+                    "App", "Tick “Reference” beside a folder first: its files are then always kept."
+                ),
+            )
+            return
+        groups = self._shown_groups()
+
+        def finished(kept: Kept) -> None:
+            changed = self.marks.within([group for _, group in groups], kept.marks)
+            self.marks.set_keepers(kept.keepers)
+            self._changed(changed, self.marks_text() + self._scope_note())
+
+        self._begin(JobKind.MARK, keep_job(groups, rules), finished)
+
+    def toggle(self, paths: Sequence[str]) -> None:
+        changed = {p for p in paths if self.marks.toggle(p)}
+        self._changed(changed)
+
+    def mark_all(self) -> None:
+        """Mark every member but the keeper, in the groups shown."""
+        groups = self._shown_groups()
+        wanted = {m.path for g, group in groups for m in group.members if m is not self.keeper(g)}
+        changed = self.marks.within([group for _, group in groups], wanted)
+        self._changed(changed, self.marks_text() + self._scope_note())
+
+    def mark_none(self) -> None:
+        """Unmark every file in the groups shown."""
+        groups = [group for _, group in self._shown_groups()]
+        changed = self.marks.within(groups, ())
+        self._changed(changed, self.marks_text() + self._scope_note())
+
+    def invert_marks(self) -> None:
+        groups = [group for _, group in self._shown_groups()]
+        wanted = {m.path for group in groups for m in group.members if m.path not in self.marks}
+        changed = self.marks.within(groups, wanted)
+        self._changed(changed, self.marks_text() + self._scope_note())
+
+    def mark_in_folder(self, folder: str) -> None:
+        """Mark the files directly in ``folder`` (groups shown), never a whole group."""
+        folder = os.path.normpath(folder)
+        groups = self._shown_groups()
+        wanted = set(self.marks.paths())
+        for _, group in groups:
+            inside = [m.path for m in group.members if os.path.dirname(m.path) == folder]
+            if len(inside) == len(group.members):
+                inside = inside[1:]  # keep one of a group that lies wholly in the folder
+            wanted.update(inside)
+        changed = self.marks.replace(wanted)
+        self._changed(changed)
+
+    def make_keeper(self, g: int, path: str) -> None:
+        changed = self.marks.make_keeper(g, self.listing.groups[g], path)
+        self.view.marks_changed(changed | {path})
+        self._changed(
+            set(), translate("App", "{name} is kept.").format(name=os.path.basename(path))
+        )
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def whole_groups(self) -> list[int]:
+        """Numbers of groups with every member marked (nothing would be kept)."""
+        marked = self.marks
+        return [
+            self.number(g)
+            for g, group in enumerate(self.listing.groups)
+            if all(m.path in marked for m in group.members)
+        ]
+
+    def act(self, action: Action, roots: Sequence[str] = ()) -> bool:
+        """Plan → confirm (showing the plan) → apply off the GUI thread → report."""
+        if self.busy():
+            return False
+        marks = self.marks.paths()
+        if not marks or self.raw is None:
+            self.view.tell(
+                translate("App", "Nothing marked"),
+                translate(
+                    "App",
+                    "Tick the files to act on, or use the Mark menu to mark all but one per group.",
+                ),
+            )
+            return False
+        whole = self.whole_groups()
+        if whole:
+            numbers = ", ".join(str(n) for n in whole[:10]) + ("…" if len(whole) > 10 else "")
+            self.view.tell(
+                translate("App", "A group would lose every file"),
+                translate(
+                    "App",
+                    "Every file of group(s) {numbers} is marked. Unmark the file to keep, or "
+                    "right-click it and choose “Keep this file”.",
+                    None,
+                    len(whole),
+                ).format(numbers=numbers),
+                warning=True,
+            )
+            return False
+        try:
+            plan = make_plan(self.result, marks, action, roots=roots)
+        except ActionError as exc:
+            self.view.tell(translate("App", "Cannot do that"), str(exc), warning=True)
+            return False
+        outside = len(marks & self.listing.hidden_paths())
+        review = PlanReview(plan, outside, self.listing.prepared.numbers)
+        if not self.view.confirm_plan(review):
+            return False
+        before = (self.raw, marks)
+
+        def finished(report: ApplyReport) -> None:
+            self._applied(report, action.kind, before)
+
+        return self._begin(JobKind.APPLY, apply_job(plan, self.journal), finished)
+
+    def _applied(
+        self, report: ApplyReport, kind: ActionKind, before: tuple[ScanResult, frozenset[str]]
+    ) -> None:
+        done = frozenset(o.path for o in report.done)
+        if done:
+            self.history.push(UndoEntry(report.session, kind, before[0], before[1], done))
+            self.raw = without(self.raw or before[0], done)
+            marks = self.marks.paths() - done
+            self._after_job.append(lambda: self._refresh(marks, action_done_text(report, kind)))
+        self.history.refresh()
+        self.view.show_message(action_done_text(report, kind))
+        self.view.show_report(translate("App", "Action finished"), report)
+
+    def undo(self) -> None:
+        offer = self.history.refresh()
+        self.view.state_changed()
+        if self.busy():
+            return
+        if offer is None:
+            self.view.show_message(translate("App", "Nothing to undo."))
+            return
+        if not self.view.ask(translate("App", "Undo"), undo_question(offer)):
+            return
+        self._begin(JobKind.UNDO, undo_job(self.journal, offer.session), self._undone)
+
+    def _undone(self, report: UndoReport) -> None:
+        self.history.refresh()
+        restored = frozenset(o.path for o in report.restored)
+        text = translate("App", "Undo: %Ln file(s) put back", None, len(report.restored))
+        if report.problems:
+            text += translate("App", ", %Ln with problems", None, len(report.problems))
+        text += "."
+        entry = self.history.pop(report.session)
+        if entry is not None:
+            gone = entry.acted_on - restored  # still in the trash or moved: keep them out
+            self.raw = without(entry.raw_before, gone)
+            marks = entry.marks_before - entry.acted_on
+            self._after_job.append(lambda: self._refresh(marks, text))
+        self.view.show_message(text)
+        self.view.show_report(translate("App", "Undo finished"), report)
+
+    # --- decisions ---------------------------------------------------------------------------
+
+    def not_duplicate_pair(self, g: int, member: Member) -> None:
+        """The selected file is not a duplicate of the group's keeper: break that one link."""
+        keeper = self.keeper(g)
+        if member.path == keeper.path:
+            self.view.show_message(translate("App", "Select a file other than the kept one."))
+            return
+        if member.fingerprint == keeper.fingerprint:
+            self.view.tell(
+                translate("App", "Same content"),
+                translate("App", "These two files have the same content: they are duplicates."),
+            )
+            return
+        self.decisions.ignore_pair(keeper, member)
+        self._decided(translate("App", "Remembered: not a duplicate of the kept file."))
+
+    def not_duplicate_member(self, g: int, member: Member) -> None:
+        """Take the selected file out of its group (the rest of the group stays)."""
+        try:
+            self.decisions.ignore_member(member, self.listing.groups[g])
+        except ValueError:
+            self.view.tell(
+                translate("App", "Same content"),
+                translate("App", "Every file of this group has the same content."),
+            )
+            return
+        self._decided(
+            translate("App", "Remembered: {name} is not a duplicate of this group.").format(
+                name=os.path.basename(member.path)
+            )
+        )
+
+    def _decided(self, message: str) -> None:
+        self._refresh(message=message)
+
+    def decisions_list(self) -> tuple[Decision, ...]:
+        return self.decisions.list()
+
+    def forget_decisions(self, indexes: Sequence[int]) -> None:
+        """Forget remembered decisions (by position in the list) and show their groups again."""
+        for index in sorted(indexes, reverse=True):
+            self.decisions.remove(index)
+        text = translate("App", "%Ln decision(s) forgotten.", None, len(indexes))
+        if self.has_result:
+            self._refresh(message=text)
+        else:
+            self.view.show_message(text)
+
+    def remove_from_results(self, paths: Sequence[str]) -> None:
+        """Drop files from the list (not from the disk, not remembered)."""
+        if self.raw is None or not paths:
+            return
+        self.raw = without(self.raw, paths)
+        text = translate("App", "%Ln file(s) removed from the results.", None, len(paths))
+        self._refresh(self.marks.paths() - set(paths), text)
+
+    # --- files -------------------------------------------------------------------------------
+
+    def save(self, path: str) -> None:
+        path = with_suffix(path, ".json")
+        job = save_job(path, self.result, self.marks.paths())
+        self._begin(
+            JobKind.SAVE,
+            job,
+            lambda p: self.view.show_message(translate("App", "Saved to {path}.").format(path=p)),
+        )
+
+    def export(self, path: str, fmt: ExportFormat) -> None:
+        path = with_suffix(path, fmt.value)
+        self._begin(
+            JobKind.EXPORT,
+            export_job(path, self.result, fmt),
+            lambda p: self.view.show_message(
+                translate("App", "Exported to {path}.").format(path=p)
+            ),
+        )
+
+    def open(self, path: str) -> None:
+        job = open_job(path, self.references, self.decisions, self.listing.sort, self._numbers_for)
+        self._begin(JobKind.OPEN, job, self._opened)
+
+    def _opened(self, payload: tuple[Rescored, LoadedSession]) -> None:
+        rescored, loaded = payload
+        self.history.clear()
+        self._show(rescored, frozenset(loaded.marks - loaded.missing))
+        groups, files, _ = self.totals()
+        text = translate("App", "Opened %Ln group(s)", None, groups)
+        text += translate("App", " (%Ln file(s)).", None, files)
+        if loaded.missing:
+            text += " " + translate("App", "%Ln file(s) gone, left out.", None, len(loaded.missing))
+        if loaded.changed:
+            text += " " + translate(
+                "App",
+                "%Ln file(s) changed since the scan: actions will skip them; scan again to "
+                "refresh.",
+                None,
+                len(loaded.changed),
+            )
+        self.view.show_message(text)
+
+
+def _starting(kind: JobKind) -> str:
+    texts = {
+        JobKind.SCAN: translate("App", "Starting the scan…"),
+        JobKind.MARK: translate("App", "Marking…"),
+        JobKind.APPLY: translate("App", "Working on the marked files…"),
+        JobKind.UNDO: translate("App", "Putting files back…"),
+        JobKind.REFRESH: translate("App", "Updating the list…"),
+        JobKind.SAVE: translate("App", "Saving…"),
+        JobKind.OPEN: translate("App", "Opening…"),
+        JobKind.EXPORT: translate("App", "Exporting…"),
+    }
+    return texts[kind]

@@ -1,0 +1,263 @@
+"""The long steps the app runs off the GUI thread, each a thin call into the core.
+
+A job is a function of a progress sink and a cancel event that returns a value. A
+:class:`JobRunner` runs one: the desktop app's runner uses a ``QThread``, tests use
+:class:`SyncRunner`, which calls it at once. Nothing here re-implements the core.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from dupfinder.app.listing import PreparedResult, SortKey, prepare
+from dupfinder.core import scan
+from dupfinder.core.actions import ApplyReport, Plan, apply
+from dupfinder.core.decisions import DecisionStore, apply_decisions
+from dupfinder.core.errors import DupfinderError, ResultFormatError
+from dupfinder.core.journal import Journal, UndoReport, undo
+from dupfinder.core.marks import KeepRule, best_member, kept_members, reference_folder
+from dupfinder.core.model import Group, Member, Progress, ScanOptions, ScanResult
+from dupfinder.core.report import write_csv, write_json
+from dupfinder.core.session import LoadedSession, load_session, save_session, without
+
+__all__ = [
+    "ExportFormat",
+    "JobFunction",
+    "JobKind",
+    "JobRunner",
+    "Rescored",
+    "ScanFunction",
+    "SyncRunner",
+    "keep_job",
+    "protection",
+    "reference_rules",
+    "with_suffix",
+]
+
+#: A job: gets a progress sink and a cancel event, returns the value handed to ``finished``.
+JobFunction = Callable[[Callable[[Progress], None], threading.Event], Any]
+ScanFunction = Callable[[ScanOptions, Callable[[Progress], None], threading.Event], ScanResult]
+
+
+class JobKind(enum.Enum):
+    """What is running: decides the words shown and whether closing needs a question."""
+
+    SCAN = "scan"
+    MARK = "mark"
+    APPLY = "apply"
+    UNDO = "undo"
+    REFRESH = "refresh"
+    SAVE = "save"
+    OPEN = "open"
+    EXPORT = "export"
+
+
+class ExportFormat(enum.Enum):
+    CSV = ".csv"
+    JSON = ".json"
+
+
+def with_suffix(path: str, suffix: str) -> str:
+    """``path`` ending in ``suffix`` (added when the name has another or none)."""
+    return path if path.lower().endswith(suffix) else path + suffix
+
+
+class JobRunner(Protocol):
+    """Runs one job; calls exactly one of ``finished``/``failed``, then ``done``."""
+
+    def start(
+        self,
+        function: JobFunction,
+        progress: Callable[[Progress], None],
+        finished: Callable[[Any], None],
+        failed: Callable[[str], None],
+        done: Callable[[], None],
+    ) -> None: ...
+
+    def cancel(self) -> None: ...
+
+    def stop(self) -> None:
+        """Cancel and wait for the job (the window is closing)."""
+
+
+class SyncRunner:
+    """Runs each job at once on the calling thread: for tests and scripts."""
+
+    def __init__(self) -> None:
+        self.cancel_event = threading.Event()
+        self.started: list[JobFunction] = []
+
+    def start(
+        self,
+        function: JobFunction,
+        progress: Callable[[Progress], None],
+        finished: Callable[[Any], None],
+        failed: Callable[[str], None],
+        done: Callable[[], None],
+    ) -> None:
+        self.cancel_event = threading.Event()
+        self.started.append(function)
+        try:
+            value = function(progress, self.cancel_event)
+        except (DupfinderError, OSError) as exc:
+            failed(str(exc) or type(exc).__name__)
+        else:
+            finished(value)
+        finally:
+            done()
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    def stop(self) -> None:
+        self.cancel_event.set()
+
+
+# --- builders ----------------------------------------------------------------------------
+
+
+def reference_rules(folders: Sequence[str]) -> tuple[KeepRule, ...]:
+    """One keep rule per reference folder: their files are always kept."""
+    return tuple(reference_folder(folder) for folder in folders)
+
+
+def protection(folders: Sequence[str]) -> Callable[[Member], bool] | None:
+    """A predicate for members inside a reference folder (None when there are none)."""
+    rules = reference_rules(folders)
+    if not rules:
+        return None
+    return lambda member: any(rule.protects is not None and rule.protects(member) for rule in rules)
+
+
+@dataclass(frozen=True, slots=True)
+class Rescored:
+    """A result ready for the list: the raw scan, what the user sees after decisions, and
+    ``warning`` when remembered decisions could not be read."""
+
+    raw: ScanResult
+    prepared: PreparedResult
+    warning: str | None = None
+
+
+def _shown(
+    raw: ScanResult,
+    references: Sequence[str],
+    store: DecisionStore,
+    sort: SortKey | None,
+    numbers: Mapping[str, int] | None,
+) -> Rescored:
+    try:
+        visible, warning = apply_decisions(raw, store.load()), None
+    except ResultFormatError as exc:
+        visible, warning = raw, str(exc)
+    return Rescored(raw, prepare(visible, protection(references), sort, numbers), warning)
+
+
+def scan_job(
+    options: ScanOptions,
+    references: Sequence[str],
+    store: DecisionStore,
+    scan_function: ScanFunction = scan.run,
+    sort: SortKey | None = None,
+    numbers: Callable[[ScanResult], Mapping[str, int]] | None = None,
+) -> JobFunction:
+    """The scan, with the result prepared (and sorted as the list shows it) off the GUI thread."""
+
+    def job(progress: Callable[[Progress], None], cancel: threading.Event) -> Rescored:
+        raw = scan_function(options, progress, cancel)
+        return _shown(raw, references, store, sort, numbers(raw) if numbers else None)
+
+    return job
+
+
+def refresh_job(
+    raw: ScanResult,
+    references: Sequence[str],
+    store: DecisionStore,
+    sort: SortKey | None = None,
+    numbers: Mapping[str, int] | None = None,
+) -> JobFunction:
+    """Re-apply decisions and reference folders to a result already shown (or loaded)."""
+
+    def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> Rescored:
+        return _shown(raw, references, store, sort, numbers)
+
+    return job
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What a keep rule gives: the paths to mark and the member kept in each group."""
+
+    marks: frozenset[str]
+    keepers: dict[int, str]
+
+
+def keep_job(groups: Sequence[tuple[int, Group]], rules: Sequence[KeepRule]) -> JobFunction:
+    """The marks a keep rule gives in ``groups`` ((position, group) pairs, the ones shown)."""
+
+    def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> Kept:
+        marks: set[str] = set()
+        keepers: dict[int, str] = {}
+        for g, group in groups:
+            kept = kept_members(group, rules)
+            keep = {m.path for m in kept}
+            keepers[g] = best_member(group, rules).path
+            marks.update(m.path for m in group.members if m.path not in keep)
+        return Kept(frozenset(marks), keepers)
+
+    return job
+
+
+def apply_job(plan: Plan, journal: Journal | None) -> JobFunction:
+    def job(progress: Callable[[Progress], None], cancel: threading.Event) -> ApplyReport:
+        return apply(plan, journal=journal, progress=progress, cancel=cancel)
+
+    return job
+
+
+def undo_job(journal: Journal | None, session: str | None) -> JobFunction:
+    def job(progress: Callable[[Progress], None], cancel: threading.Event) -> UndoReport:
+        return undo(session, journal=journal, progress=progress, cancel=cancel)
+
+    return job
+
+
+def save_job(path: str, result: ScanResult, marks: frozenset[str]) -> JobFunction:
+    def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> str:
+        save_session(path, result, marks)
+        return path
+
+    return job
+
+
+def export_job(path: str, result: ScanResult, fmt: ExportFormat) -> JobFunction:
+    def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> str:
+        with open(path, "w", encoding="utf-8", newline="") as out:
+            (write_csv if fmt is ExportFormat.CSV else write_json)(result, out)
+        return path
+
+    return job
+
+
+def open_job(
+    path: str | os.PathLike[str],
+    references: Sequence[str],
+    store: DecisionStore,
+    sort: SortKey | None,
+    numbers: Callable[[ScanResult], Mapping[str, int]] | None = None,
+) -> JobFunction:
+    def job(
+        _progress: Callable[[Progress], None], _cancel: threading.Event
+    ) -> tuple[Rescored, LoadedSession]:
+        loaded = load_session(path)
+        present = without(loaded.result, loaded.missing)
+        nums = numbers(present) if numbers else None
+        return _shown(present, references, store, sort, nums), loaded
+
+    return job

@@ -1,0 +1,94 @@
+"""Progress samples turned into a line for people: the phase, the counts, a steady estimate.
+
+The estimate waits until a phase has run a few seconds and done a share of its work (the
+first files after a pool starts come slowly and would promise hours), then follows the
+phase's average rate through a smoothed finish time, so it drifts instead of jumping.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from dupfinder.app.i18n import translate
+from dupfinder.core.model import Phase, Progress
+
+__all__ = ["ProgressEstimate", "duration_text"]
+
+#: Seconds a phase runs, and share of it done, before an estimate is shown.
+WARM_UP_SECONDS = 3.0
+WARM_UP_SHARE = 0.02
+#: Time constant (seconds) of the smoothing of the finish time.
+SMOOTHING_SECONDS = 5.0
+
+
+def _label(phase: Phase) -> str:
+    labels = {
+        Phase.WALKING: translate("Progress", "Finding files"),
+        Phase.FINGERPRINTING: translate("Progress", "Fingerprinting"),
+        Phase.COMPARING: translate("Progress", "Comparing"),
+        Phase.DONE: translate("Progress", "Finishing"),
+        Phase.APPLYING: translate("Progress", "Working"),
+    }
+    return labels[phase]
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 60:
+        return translate("Progress", "%n s", None, max(1, round(seconds)))
+    if seconds < 3600:
+        return translate("Progress", "%n min", None, round(seconds / 60))
+    return translate("Progress", "{hours:.1f} h").format(hours=seconds / 3600)
+
+
+class ProgressEstimate:
+    """Describes samples of one job; make a new one per job."""
+
+    def __init__(self) -> None:
+        self._phase: Phase | None = None
+        self._phase_start = 0.0
+        self._done_at_start = 0
+        self._finish: float | None = None  # smoothed finish time (monotonic seconds)
+        self._last = 0.0
+        self.last: Progress | None = None
+
+    def describe(self, sample: Progress, now: float | None = None) -> str:
+        now = time.monotonic() if now is None else now
+        self.last = sample
+        if sample.phase != self._phase:
+            self._phase = sample.phase
+            self._phase_start = now
+            self._done_at_start = sample.done
+            self._finish = None
+        label = _label(sample.phase)
+        if sample.total is None:
+            return translate("Progress", "{phase}: %Ln so far", None, sample.done).format(
+                phase=label
+            )
+        text = translate("Progress", "{phase}: {done} of %Ln", None, sample.total).format(
+            phase=label, done=f"{sample.done:,}"
+        )
+        remaining = self.remaining_seconds(sample, now)
+        if remaining is not None:
+            text += translate("Progress", " · about {time} left").format(
+                time=duration_text(remaining)
+            )
+        return text
+
+    def remaining_seconds(self, sample: Progress, now: float) -> float | None:
+        """Seconds left, or None while there is too little to go on."""
+        elapsed = now - self._phase_start
+        advanced = sample.done - self._done_at_start
+        if sample.total is None or advanced <= 0:
+            return None
+        share = advanced / max(sample.total - self._done_at_start, 1)
+        if elapsed < WARM_UP_SECONDS or share < WARM_UP_SHARE:
+            return None
+        finish = now + elapsed / advanced * max(sample.total - sample.done, 0)
+        if self._finish is None:
+            self._finish = finish
+        else:
+            weight = 1.0 - math.exp(-(now - self._last) / SMOOTHING_SECONDS)
+            self._finish += (finish - self._finish) * weight
+        self._last = now
+        return max(self._finish - now, 0.0)

@@ -1,0 +1,143 @@
+"""Sentences about finished actions and the undo question, shared by the window and tests."""
+
+from __future__ import annotations
+
+from dupfinder.app.history import UndoOffer
+from dupfinder.app.i18n import translate
+from dupfinder.core.actions import ActionKind, ApplyReport, Plan
+from dupfinder.core.report import format_size
+
+__all__ = [
+    "action_done_text",
+    "done_phrase",
+    "plan_heading",
+    "plan_text",
+    "status_text",
+    "undo_question",
+]
+
+
+def done_phrase(kind: ActionKind | None, count: int, size: int | None = None) -> str:
+    """ "3 files moved to the trash (1.2 MB)": what happened to ``count`` files. Only a
+    permanent delete frees space at once; the trash frees it when emptied."""
+    size_text = format_size(size) if size is not None else ""
+    texts = {
+        ActionKind.TRASH: translate("Wording", "%Ln file(s) moved to the trash", None, count),
+        ActionKind.MOVE: translate("Wording", "%Ln file(s) moved", None, count),
+        ActionKind.HARDLINK: translate(
+            "Wording", "%Ln file(s) replaced with hard links", None, count
+        ),
+        ActionKind.SYMLINK: translate(
+            "Wording", "%Ln file(s) replaced with symbolic links", None, count
+        ),
+        ActionKind.DELETE: translate("Wording", "%Ln file(s) deleted", None, count),
+    }
+    text = texts[kind] if kind is not None else translate("Wording", "%Ln file(s)", None, count)
+    if size_text and kind is ActionKind.DELETE:
+        text += translate("Wording", " ({size} freed)").format(size=size_text)
+    elif size_text:
+        text += f" ({size_text})"
+    return text
+
+
+def action_done_text(report: ApplyReport, kind: ActionKind) -> str:
+    text = done_phrase(kind, len(report.done), report.bytes_done)
+    if report.skipped:
+        text += translate("Wording", " · %Ln skipped", None, len(report.skipped))
+    if report.failed:
+        text += translate("Wording", " · %Ln failed", None, len(report.failed))
+    if report.cancelled:
+        text += translate("Wording", " · stopped")
+    return text + "."
+
+
+def undo_question(offer: UndoOffer) -> str:
+    """Names the action and its files: "Put back the 449 files moved to the trash at …?"."""
+    if offer.kind is ActionKind.TRASH:
+        text = translate(
+            "Wording", "Put back the %Ln file(s) moved to the trash", None, offer.files
+        )
+    elif offer.kind is ActionKind.MOVE:
+        text = translate(
+            "Wording", "Put back the %Ln file(s) moved to {folder}", None, offer.files
+        ).format(folder=offer.folder)
+    elif offer.kind is not None and offer.kind.links:
+        text = translate(
+            "Wording", "Restore the %Ln file(s) replaced with links", None, offer.files
+        )
+    else:
+        text = translate(
+            "Wording", "Put back the %Ln file(s) of the last action", None, offer.files
+        )
+    when = offer.time[11:16] if len(offer.time) >= 16 else ""
+    if when:
+        text += translate("Wording", " (at {time})").format(time=when)
+    return text + "?"
+
+
+def status_text(status: str, n: int = -1) -> str:
+    """A file outcome in words; with ``n``, counted ("3 done")."""
+    if n < 0:
+        words = {
+            "done": translate("Wording", "done"),
+            "skipped": translate("Wording", "skipped"),
+            "failed": translate("Wording", "failed"),
+            "restored": translate("Wording", "put back"),
+        }
+        return words.get(status, status)
+    counted = {
+        "done": translate("Wording", "%Ln done", None, n),
+        "skipped": translate("Wording", "%Ln skipped", None, n),
+        "failed": translate("Wording", "%Ln failed", None, n),
+        "restored": translate("Wording", "%Ln put back", None, n),
+    }
+    return counted.get(status, f"{n:,} {status}")
+
+
+def plan_heading(plan: Plan) -> str:
+    files = translate("Wording", "%Ln file(s)", None, len(plan.files))
+    return f"{files} · {format_size(plan.bytes_reclaimed)}"
+
+
+def plan_text(plan: Plan, outside_view: int = 0) -> str:
+    """What the plan does, what cannot be undone, how many files are kept, and how many of
+    the files are in groups the filter hides (the user has not seen them)."""
+    files = len(plan.files)
+    groups = sum(1 for g in plan.groups if g.act)
+    kept = len(plan.kept)
+    what = translate("Wording", "%Ln file(s)", None, files)
+    where = translate("Wording", "in %Ln group(s)", None, groups)
+    size = format_size(plan.bytes_reclaimed)
+    kind = plan.action.kind
+    if kind is ActionKind.TRASH:
+        text = translate(
+            "Wording",
+            "Send {what} ({size}) {where} to the trash. Undo can bring them back while the "
+            "trash is kept.",
+        )
+    elif kind is ActionKind.MOVE:
+        text = translate(
+            "Wording",
+            "Move {what} ({size}) {where} to {folder}, keeping their paths relative to {root}. "
+            "Nothing is overwritten: a taken name gets a “ (1)” suffix.",
+        )
+    elif kind is ActionKind.DELETE:
+        text = translate(
+            "Wording", "PERMANENTLY DELETE {what} ({size}) {where}. This cannot be undone."
+        )
+    else:
+        text = translate(
+            "Wording",
+            "Replace {what} ({size}) {where} with links to the file each group keeps. Undo "
+            "can restore only files whose bytes equal the kept file’s.",
+        )
+    text = text.format(what=what, size=size, where=where, folder=plan.action.folder, root=plan.root)
+    text += " " + translate("Wording", "%Ln file(s) kept.", None, kept)
+    if outside_view:
+        text += " " + translate(
+            "Wording",
+            "%Ln of the files are in groups the filter hides.",
+            None,
+            outside_view,
+        )
+    return text
