@@ -1,4 +1,4 @@
-"""``python -m dupfinder`` and the ``dupfinder`` console script."""
+"""``python -m dupfinder``, the ``dupfinder`` console script and the ``dupfinder-gui`` GUI script."""
 
 from __future__ import annotations
 
@@ -11,6 +11,17 @@ def main(argv: list[str] | None = None) -> int:
     from dupfinder.cli import main as cli_main
 
     return cli_main(argv)
+
+
+def gui_main() -> int:
+    """The desktop app alone: every argument is a folder for the scan list.
+
+    Installed as a GUI script, it gets no console window on Windows, so it never runs the
+    command-line parser (``dupfinder gui`` is the console's way in).
+    """
+    from dupfinder.cli import open_gui
+
+    return open_gui(sys.argv[1:], sys.stderr)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import importlib.util
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -60,7 +61,12 @@ def onefile_executable() -> Path:
 
 def ensure_build_tools() -> None:
     """Install dupfinder and PyInstaller into this environment when they are missing."""
-    needed = ("PyInstaller", "PySide6", "dupfinder", "pillow_heif")
+    if platform.system() == "Linux" and shutil.which("objdump") is None:
+        raise SystemExit(
+            "build: PyInstaller needs objdump (Debian: binutils); as root, "
+            "'bash scripts/setup.sh gui,heif,package' installs it"
+        )
+    needed = ("PyInstaller", "PySide6", "dupfinder", "pi_heif")
     missing = [name for name in needed if importlib.util.find_spec(name) is None]
     if not missing:
         return

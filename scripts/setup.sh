@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything dupfinder needs into ./.venv (and, as root, the Debian packages
 # Qt links against). Safe to run again: it only adds what is missing.
-# Usage: scripts/setup.sh [EXTRAS]   (default extras: gui,heif,test)
+# Usage: scripts/setup.sh [EXTRAS]   (default extras: gui,heif,test; "package" adds the bundle tools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS="${1:-gui,heif,test}"
+PYTHON="${PYTHON:-python3}"
 
 # Debian packages: Qt's shared libraries (offscreen and X11), fonts for Latin and CJK text.
 DEB_PACKAGES=(
@@ -14,6 +15,20 @@ DEB_PACKAGES=(
   libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-randr0 libxcb-xfixes0 libxcb-shm0
   libxcb-sync1 libxcb-xinerama0 libxrender1
 )
+# The bundle build (extra "package"): PyInstaller reads link dependencies with objdump
+# (binutils; strip comes with it) and needs the interpreter's shared library, which Debian's
+# python3 keeps in a package of its own.
+# The tests (extra "test") check the man page with groff and the metainfo with appstreamcli.
+if [[ ",$EXTRAS," == *,test,* ]]; then
+  DEB_PACKAGES+=(groff-base appstream)
+fi
+if [[ ",$EXTRAS," == *,package,* ]]; then
+  DEB_PACKAGES+=(binutils)
+  python_path="$(readlink -f "$(command -v "$PYTHON")")"
+  if [[ "$python_path" == /usr/bin/python3.* ]]; then
+    DEB_PACKAGES+=("libpython${python_path#/usr/bin/python}")
+  fi
+fi
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for pkg in "${DEB_PACKAGES[@]}"; do
@@ -24,15 +39,16 @@ if command -v dpkg-query >/dev/null 2>&1; then
       echo "setup: installing Debian packages: ${missing[*]}" >&2
       export DEBIAN_FRONTEND=noninteractive
       apt-get update -qq >/dev/null || apt-get update
-      apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+      # wait for another apt run (an unattended upgrade) instead of failing at once
+      apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends \
+        "${missing[@]}" >/dev/null
     else
-      echo "setup: the desktop app needs these Debian packages (run as root to install):" >&2
+      echo "setup: dupfinder needs these Debian packages (run as root to install them):" >&2
       echo "  sudo apt-get install --no-install-recommends ${missing[*]}" >&2
     fi
   fi
 fi
 
-PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
     echo "setup: dupfinder needs Python 3.11 or newer ($("$PYTHON" --version))" >&2; exit 1; }

@@ -7,6 +7,7 @@ These variables are set at import time, before any test module imports send2tras
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 
 _SANDBOX = tempfile.mkdtemp(prefix="dupfinder-tests-")
@@ -19,3 +20,6 @@ os.environ["HOME"] = os.path.join(_SANDBOX, "home")
 os.makedirs(os.environ["HOME"], exist_ok=True)
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+# Started in the background (`cmd &`, nohup), a runner inherits SIGINT ignored and Python then
+# installs no KeyboardInterrupt handler; the Ctrl-C tests need the one a terminal gives.
+signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -61,7 +61,7 @@ def test_text_output_and_no_duplicates_is_still_success(tmp_path: Path) -> None:
     write(tmp_path / "only.txt", essay(5))
     code, out, _ = _run("scan", str(tmp_path), "--no-cache")
     assert code == EXIT_OK
-    assert out.startswith("0 groups in 1 files")
+    assert out.startswith("0 groups in 1 file ·")
 
 
 @pytest.mark.parametrize(

@@ -141,10 +141,11 @@ def test_golden_hashes(tmp_path: Path, fmt: str) -> None:
 
 def _heif_can_write() -> bool:
     try:
-        import pillow_heif  # noqa: F401
+        import pillow_heif  # the encoder, for test pictures only (the product decodes with pi-heif)
     except ImportError:
         return False
-    imagesim._register_heif()
+    imagesim._register_heif()  # first: a later registration would take the encoder back
+    pillow_heif.register_heif_opener()
     buf = io.BytesIO()
     try:
         Image.new("RGB", (16, 16)).save(buf, format="HEIF")

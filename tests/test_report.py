@@ -110,4 +110,6 @@ def test_text_lists_groups_errors_and_totals() -> None:
     assert "Group 1 · text · 2 files" in text
     assert "640x480" in text
     assert "! /docs/bad.pdf: password-protected PDF" in text
-    assert text.rstrip().endswith("in 0.25 s")
+    assert text.rstrip().endswith(
+        "2 groups in 5 files · 4 fingerprinted, 1 skipped · 0 from the cache, 5 read now · 0.25 s"
+    )

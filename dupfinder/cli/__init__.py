@@ -3,8 +3,8 @@
 A thin shell over ``dupfinder.core``: it parses arguments, runs the core in a
 background thread so Ctrl-C can cancel cleanly, and writes results.
 
-Exit codes: 0 success (duplicates or not), 1 fatal error, 2 usage error, 3 some planned
-actions were skipped or failed, 130 cancelled by Ctrl-C.
+Exit codes (``EXIT_CODES``, shown by ``--help``): 0 success (duplicates or not), 1 fatal
+error, 2 usage error, 3 some planned actions were skipped or failed, 130 cancelled by Ctrl-C.
 """
 
 from __future__ import annotations
@@ -13,16 +13,47 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from dupfinder import __version__
 
-__all__ = ["EXIT_CANCELLED", "EXIT_FATAL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+__all__ = [
+    "EXIT_CANCELLED",
+    "EXIT_FATAL",
+    "EXIT_OK",
+    "EXIT_PROBLEMS",
+    "EXIT_USAGE",
+    "build_parser",
+    "main",
+    "open_gui",
+]
 
 EXIT_OK = 0
 EXIT_FATAL = 1
 EXIT_USAGE = 2
+EXIT_PROBLEMS = 3
 EXIT_CANCELLED = 130
+
+EXIT_CODES = f"""\
+exit codes:
+  {EXIT_OK}    success, with or without duplicates
+  {EXIT_FATAL}    fatal error (the scan or the result file failed)
+  {EXIT_USAGE}    usage error, or a plan refused as unsafe
+  {EXIT_PROBLEMS}    some planned actions were skipped or failed (each is listed with its reason)
+  {EXIT_CANCELLED}  cancelled with Ctrl-C
+"""
+
+EXAMPLES = """\
+examples:
+  dupfinder scan ~/Documents ~/Pictures          groups for people, on stdout
+  dupfinder scan ~/Documents --format json -o dups.json
+  dupfinder scan ~/Code --exclude node_modules/ --exclude 'build/**'
+  dupfinder scan ~/Downloads --keep oldest --action trash        print the plan only
+  dupfinder scan ~/Downloads --keep oldest --action trash --yes  carry it out
+  dupfinder undo                                 put back what the last apply changed
+  dupfinder                                      open the desktop app
+  dupfinder --print-completion bash > ~/.local/share/bash-completion/completions/dupfinder
+"""
 
 
 class _UsageError(Exception):
@@ -30,21 +61,29 @@ class _UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """Raises instead of exiting, so ``main`` owns every exit code."""
+    """Raises instead of exiting, so ``main`` owns every exit code; epilogs keep their lines."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise _UsageError(f"{self.prog}: error: {message}")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import shtab
+
     from dupfinder.cli import scan_cmd
 
     parser = _Parser(
         prog="dupfinder",
         description="Find near-duplicate documents and images. "
         "Without a command, opens the desktop app.",
+        epilog=f"{EXAMPLES}\n{EXIT_CODES}\n'dupfinder COMMAND --help' describes each command.",
     )
     parser.add_argument("--version", action="version", version=f"dupfinder {__version__}")
+    shtab.add_argument_to(parser, ["--print-completion"], help="print a shell completion script")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     scan_cmd.register(commands)
     try:
@@ -65,16 +104,26 @@ def main(
     err = err if err is not None else sys.stderr
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list:
-        return _open_gui([], err)
+        return open_gui([], err)
+    try:
+        return _run(args_list, out, err)
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): not an error worth a traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _run(args_list: list[str], out: TextIO, err: TextIO) -> int:
     try:
         args = build_parser().parse_args(args_list)
     except _UsageError as exc:
         err.write(f"{exc}\n")
         return EXIT_USAGE
-    except SystemExit as exc:  # --help and --version
+    except SystemExit as exc:  # --help, --version and --print-completion
         return int(exc.code or 0)
     if args.command == "gui":
-        return _open_gui(args.paths, err)
+        return open_gui(args.paths, err)
     if args.command is None:
         build_parser().print_help(out)
         return EXIT_USAGE
@@ -83,14 +132,10 @@ def main(
     except _UsageError as exc:
         err.write(f"{exc}\n")
         return EXIT_USAGE
-    except BrokenPipeError:
-        # the reader went away (e.g. `| head`): not an error worth a traceback
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
 
 
-def _open_gui(paths: list[str], err: TextIO) -> int:
+def open_gui(paths: list[str], err: TextIO) -> int:
+    """Open the desktop app on ``paths``; explain what to install when Qt is missing."""
     try:
         from dupfinder.gui.app import main as gui_main
     except ImportError as exc:

@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
+import shtab
+
 from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
@@ -60,20 +62,44 @@ def _jobs(text: str) -> int:
     return value
 
 
+PATTERNS_HELP = """\
+patterns (--include, --exclude) are read as in .gitignore, relative to each scanned PATH:
+  *.tmp           a name at any depth (no slash in the pattern)
+  node_modules/   a folder at any depth, with everything in it (trailing slash: folders only)
+  build/**        build at the top of PATH only (a slash in the middle anchors the pattern)
+  **/cache/**     cache at any depth; ** spans folders, * and ? stop at a slash
+  !keep.md        re-include what an earlier pattern excluded (the last match wins)
+An excluded folder is not entered. --include selects files only; folders are always entered.
+"""
+
+SCAN_EXAMPLES = """\
+examples:
+  dupfinder scan ~/Documents ~/Pictures
+  dupfinder scan ~/Pictures --kind image --image-threshold 6 --exclude thumbnails/
+  dupfinder scan ~/Code --include '*.md' --exclude node_modules/ --format json -o dups.json
+  dupfinder scan ~/Downloads --keep oldest --action trash --yes
+"""
+
+
 def register(commands: Any) -> None:
+    from dupfinder.cli import EXIT_CODES
+
     parser = commands.add_parser(
         "scan",
         help="find near-duplicate files in folders",
         description="Find near-duplicate documents and images under PATH... and print the groups.",
+        epilog=f"{PATTERNS_HELP}\n{SCAN_EXAMPLES}\n{EXIT_CODES}",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to scan")
+    paths = parser.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to scan")
+    paths.complete = shtab.FILE
     parser.add_argument(
         "--format",
         choices=("text", "json", "csv"),
         default="text",
         help="text for people (default), json (the documented contract) or csv",
     )
-    parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
+    output = parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
+    output.complete = shtab.FILE
     parser.add_argument(
         "--kind", choices=tuple(_KINDS), default="all", help="what to compare (default: all)"
     )
@@ -103,15 +129,17 @@ def register(commands: Any) -> None:
         "--include",
         action="append",
         default=[],
-        metavar="GLOB",
-        help="only files whose name or path matches (repeatable), e.g. '*.md'",
+        metavar="PATTERN",
+        help="only files these patterns select (repeatable; as in .gitignore, see below), "
+        "e.g. '*.md'",
     )
     parser.add_argument(
         "--exclude",
         action="append",
         default=[],
-        metavar="GLOB",
-        help="skip files and folders whose name or path matches (repeatable), e.g. node_modules",
+        metavar="PATTERN",
+        help="skip files and folders these patterns select (repeatable; as in .gitignore, "
+        "see below), e.g. node_modules/",
     )
     parser.add_argument(
         "--min-size", type=_size, default=1, metavar="BYTES", help="skip smaller files (1, 10K, 2M)"
@@ -135,7 +163,10 @@ def register(commands: Any) -> None:
         help="worker processes (default: cores)",
     )
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    parser.add_argument("--cache-dir", metavar="DIR", help="where the fingerprint cache lives")
+    cache_dir = parser.add_argument(
+        "--cache-dir", metavar="DIR", help="where the fingerprint cache lives"
+    )
+    cache_dir.complete = shtab.DIRECTORY
     try:
         from dupfinder.cli.actions_cmd import add_action_options
     except ImportError:  # pragma: no cover - present in every release
@@ -180,12 +211,14 @@ def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
     from dupfinder.core import scan
 
     bar = TerminalProgress(err)
+
+    def cancelling() -> None:
+        err.write("\ncancelling…\n")
+
     try:
         if threading.current_thread() is not threading.main_thread():
             return run_cancellable(
-                lambda cancel: scan.run(options, bar, cancel),
-                "dupfinder-scan",
-                on_interrupt=lambda: err.write("\ncancelling…\n"),
+                lambda cancel: scan.run(options, bar, cancel), "dupfinder-scan", cancelling
             )
         cancel = threading.Event()
 
@@ -193,7 +226,7 @@ def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
             if cancel.is_set():
                 raise KeyboardInterrupt
             cancel.set()
-            err.write("\ncancelling…\n")
+            cancelling()
 
         previous = signal.signal(signal.SIGINT, interrupt)
         try:

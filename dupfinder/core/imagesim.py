@@ -3,7 +3,7 @@
 Every file goes through the same steps, so that a JPEG and its PNG copy are hashed from
 equivalent pixels (mixing a drafted JPEG decode with a full decode moves hashes by a few bits):
 
-1. open (HEIF/HEIC through pillow-heif when it is installed, registered once, lazily);
+1. open (HEIF/HEIC through pi-heif when it is installed, registered once, lazily);
 2. reduce by the largest factor of 1, 2, 4 or 8 that keeps both sides >= ``WORKING_SIZE``:
    JPEG does this inside the decoder (``draft``, several times faster), every other format
    with ``Image.reduce`` (a box filter, which is what the decoder's scaled IDCT amounts to);
@@ -157,9 +157,12 @@ ALGORITHMS: dict[str, Callable[[Image.Image], int]] = {
 
 @functools.cache
 def _register_heif() -> bool:
-    """Teach Pillow HEIF/HEIC once per process; False when pillow-heif is not installed."""
+    """Teach Pillow HEIF/HEIC once per process; False when pi-heif is not installed.
+
+    pi-heif, not pillow-heif: the same decoder without pillow-heif's x265 encoder (GPL).
+    """
     try:
-        from pillow_heif import register_heif_opener
+        from pi_heif import register_heif_opener
     except ImportError:
         return False
     register_heif_opener()

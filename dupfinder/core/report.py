@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from dupfinder.core.errors import ResultFormatError
 from dupfinder.core.model import Member, ScanResult
 from dupfinder.core.result_reader import FORMAT_VERSION, parse_json, result_from_dict
+from dupfinder.core.wording import count
 
 __all__ = [
     "FORMAT_VERSION",
@@ -25,6 +26,7 @@ __all__ = [
     "result_from_dict",
     "result_to_dict",
     "save_result",
+    "summary",
     "write_csv",
     "write_json",
     "write_text",
@@ -164,6 +166,27 @@ def format_size(size: float) -> str:
     raise AssertionError("unreachable")
 
 
+def summary(result: ScanResult) -> str:
+    """One line whose counts add up: every file seen was either fingerprinted or skipped
+    (with a problem listed), and its answer came either from the cache or from reading it."""
+    stats = result.stats
+    found = f"{count(len(result.groups), 'group')} in {count(stats.files_seen, 'file')}"
+    if stats.cancelled:
+        return f"{found} · cancelled after {stats.seconds:.2f} s"
+    unreadable = stats.files_seen - stats.files_fingerprinted
+    read_now = stats.files_seen - stats.files_from_cache
+    others = len(result.errors) - unreadable  # folders that could not be listed, and such
+    parts = [
+        found,
+        f"{stats.files_fingerprinted:,} fingerprinted, {unreadable:,} skipped",
+        f"{stats.files_from_cache:,} from the cache, {read_now:,} read now",
+    ]
+    if others > 0:
+        parts.append(count(others, "other problem"))
+    parts.append(f"{stats.seconds:.2f} s")
+    return " · ".join(parts)
+
+
 def write_text(result: ScanResult, out: TextIO) -> None:
     """A table for people: one block per group, representative first, then the problems."""
     buffer = io.StringIO()
@@ -184,11 +207,5 @@ def write_text(result: ScanResult, out: TextIO) -> None:
         buffer.write("\n")
     for error in result.errors:
         buffer.write(f"! {error.path}: {error.error}\n")
-    stats = result.stats
-    state = " (cancelled)" if stats.cancelled else ""
-    buffer.write(
-        f"{len(result.groups)} groups in {stats.files_seen} files "
-        f"({stats.files_fingerprinted} fingerprinted, {stats.files_from_cache} from cache, "
-        f"{len(result.errors)} problems) in {stats.seconds:.2f} s{state}\n"
-    )
+    buffer.write(summary(result) + "\n")
     out.write(buffer.getvalue())

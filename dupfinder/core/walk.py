@@ -10,7 +10,6 @@ a known suffix become ``ScanError`` values, never exceptions.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import stat
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from dupfinder.core.formats import kind_for_path
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
+from dupfinder.core.patterns import path_patterns
 
 __all__ = ["WalkReport", "describe_os_error", "entry_from_stat", "normalise_roots", "walk"]
 
@@ -60,9 +60,11 @@ def normalise_roots(roots: tuple[Path, ...]) -> list[str]:
     return kept
 
 
-def _matches(patterns: tuple[str, ...], name: str, path: str) -> bool:
-    posix_path = path.replace(os.sep, "/")
-    return any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(posix_path, p) for p in patterns)
+def _matches(
+    patterns: tuple[str, ...], options: ScanOptions, path: str, is_dir: bool = False
+) -> bool:
+    """gitignore-style patterns, relative to the scanned folder (``core.patterns``)."""
+    return path_patterns(patterns, tuple(map(os.fspath, options.roots))).matches(path, is_dir)
 
 
 def walk(
@@ -157,7 +159,7 @@ class _Walker:
             yield entry
 
     def _folder_wanted(self, name: str, path: str, info: os.stat_result) -> bool:
-        if self.options.exclude and _matches(self.options.exclude, name, path):
+        if self.options.exclude and _matches(self.options.exclude, self.options, path, is_dir=True):
             return False
         # not a link loop, a second link to a walked folder or a folder mounted twice
         return self.seen.first_visit(info, self.seen.dirs)
@@ -216,9 +218,9 @@ def _entry_for(
     kind = kind_for_path(name)
     if kind is None or kind not in options.kinds:
         return None
-    if options.include and not _matches(options.include, name, path):
+    if options.include and not _matches(options.include, options, path):
         return None
-    if options.exclude and _matches(options.exclude, name, path):
+    if options.exclude and _matches(options.exclude, options, path):
         return None
     if not stat.S_ISREG(info.st_mode):
         report.errors.append(ScanError(path, "not a regular file", "unsupported"))

@@ -65,7 +65,7 @@ class LoadedImage:
 
 def _heif_support() -> None:
     try:
-        from pillow_heif import register_heif_opener
+        from pi_heif import register_heif_opener  # decoders only (no GPL encoder)
     except ImportError:
         return
     register_heif_opener()

@@ -248,7 +248,9 @@ class ScanPanel(QWidget):
         self.include = QLineEdit()
         self.include.setPlaceholderText(translate("Panel", "all files, or e.g. *.pdf; *.jpg"))
         self.exclude = QLineEdit()
-        self.exclude.setPlaceholderText(translate("Panel", "e.g. */node_modules/*; *.tmp"))
+        self.exclude.setPlaceholderText(
+            translate("Panel", "e.g. node_modules/; *.tmp  (as in .gitignore)")
+        )
         self.settings_button = QPushButton(translate("Panel", "More settings…"))
         self.settings_button.setToolTip(
             translate("Panel", "Hidden files, links, size limits, rotated pictures, grouping")

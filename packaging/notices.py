@@ -1,0 +1,378 @@
+"""Third-party notices for the bundles, and the licence rules every bundled part must meet.
+
+The spec calls ``write_notices`` with what PyInstaller collected. Every collected file is
+traced to where it came from:
+
+- a Python distribution installed here (its RECORD lists the file): the licence comes from
+  its metadata (``License-Expression``, else ``License``, else the classifiers) and the
+  texts from its licence files;
+- the Python interpreter and its standard library (PSF-2.0);
+- a library copied from the system (Linux): the Debian package that owns it (dpkg), its
+  ``/usr/share/doc/PKG/copyright`` as the text, the licence from that file's ``Files: *``
+  stanza or from ``REVIEWED`` below.
+
+The bundle is MIT: ``problems`` refuses GPL and AGPL (unless offered under another licence
+too, or carrying a linking exception) and any licence nobody could determine. LGPL is allowed
+for shared libraries the bundle loads dynamically (a user can replace them in the onedir
+bundle), each with its reason written down. The result is ``THIRD-PARTY-NOTICES.txt`` (for
+people) and ``THIRD-PARTY-NOTICES.json`` (for the tests) at the top of the bundle.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import json
+import os
+import re
+import sys
+import sysconfig
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXTS = Path(__file__).resolve().parent / "licence-texts"
+DPKG_INFO = Path("/var/lib/dpkg/info")
+
+LGPL_REASON = (
+    "an LGPL shared library the bundle loads dynamically and does not modify; in the onedir "
+    "bundle it is a separate file in _internal/ that users may replace"
+)
+
+#: Licences decided by reading the package, where metadata alone would mislead: an offer of
+#: several licences, a licence text pasted into the License field, a Debian copyright file
+#: whose first stanza covers other files than the shared library, or none at all.
+#: name -> (licence the bundle uses it under, why; texts from the package unless listed).
+REVIEWED: dict[str, tuple[str, str]] = {
+    # Python distributions
+    "pyside6-essentials": (
+        "LGPL-3.0-only",
+        "offered as LGPL-3.0-only OR GPL-2.0-only OR GPL-3.0-only; used under the LGPL: "
+        f"PySide6, Shiboken and Qt are {LGPL_REASON}. Qt's own third-party parts: "
+        "https://doc.qt.io/qt-6/licenses-used-in-qt.html",
+    ),
+    "shiboken6": ("LGPL-3.0-only", "as PySide6 (same offer, same use)"),
+    "pi-heif": (
+        "BSD-3-Clause AND LGPL-3.0-or-later",
+        f"the binding is BSD-3-Clause; libheif and libde265 (decoders only) are {LGPL_REASON}",
+    ),
+    "docutils": (
+        "LicenseRef-Public-Domain AND BSD-2-Clause AND BSD-3-Clause",
+        "the GPL-3.0 text it ships covers tools/editors/emacs/rst.el only, which is not in the "
+        "wheel (COPYING.rst)",
+    ),
+    "scipy": (
+        "BSD-3-Clause",
+        "the License field holds the licence text itself; its vendored "
+        "libraries (OpenBLAS, libgfortran with the GCC runtime exception) are listed "
+        "in its LICENSE.txt",
+    ),
+    "pyinstaller": (
+        "GPL-2.0-or-later WITH PyInstaller-Bootloader-exception AND Apache-2.0",
+        "the bootloader and the run-time hooks in the executables: the exception allows "
+        "distributing them with programs under any licence (COPYING.txt)",
+    ),
+    # Debian packages the build copies libraries from
+    "libc6": ("LGPL-2.1-or-later", f"glibc's libmvec: {LGPL_REASON}"),
+    "libgcc-s1": (
+        "GPL-3.0-or-later WITH GCC-exception-3.1",
+        "the GCC runtime library exception allows distributing it with any program",
+    ),
+    "libstdc++6": (
+        "GPL-3.0-or-later WITH GCC-exception-3.1",
+        "the GCC runtime library exception allows distributing it with any program",
+    ),
+    "libgcrypt20": ("LGPL-2.1-or-later", LGPL_REASON),
+    "libuuid1": ("BSD-3-Clause", "util-linux is GPL; its libuuid is BSD-3-Clause"),
+    "libglib2.0-0": ("LGPL-2.1-or-later", LGPL_REASON),
+    "libgpg-error0": ("LGPL-2.1-or-later", LGPL_REASON),
+    "libsystemd0": ("LGPL-2.1-or-later", LGPL_REASON),
+    "libbsd0": ("BSD-3-Clause AND ISC AND MIT", "libbsd's copyright file lists only these"),
+    "libmd0": ("BSD-3-Clause AND ISC AND LicenseRef-Public-Domain", "as its copyright file"),
+    "libfontconfig1": ("HPND-sell-variant", "Fontconfig's MIT-style licence"),
+    "libxkbcommon0": ("MIT", "as its copyright file"),
+    "libxkbcommon-x11-0": ("MIT", "as its copyright file"),
+    **{
+        name: ("MIT", "X.Org's MIT/X11 licence")
+        for name in """libx11-6 libx11-xcb1 libxau6 libxdmcp6 libxcb1 libxcb-glx0 libxcb-randr0
+        libxcb-render0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-xkb1
+        libxcb-xinerama0 libxcb-xinput0 libxcb-keysyms1 libxcb-render-util0 libxrender1
+        libxext6""".split()
+    },
+}
+
+#: Classifier and free-text licence names as SPDX identifiers.
+NAMES = {
+    "mit license": "MIT",
+    "mit": "MIT",
+    "bsd license": "BSD-3-Clause",
+    "apache software license": "Apache-2.0",
+    "apache 2.0": "Apache-2.0",
+    "mozilla public license 2.0 (mpl 2.0)": "MPL-2.0",
+    "python software foundation license": "PSF-2.0",
+    "psfl": "PSF-2.0",
+    "isc license (iscl)": "ISC",
+    "public domain": "LicenseRef-Public-Domain",
+    "2-clause bsd license": "BSD-2-Clause",
+    "gnu affero general public license": "AGPL-3.0-or-later",
+    "gnu affero general public license v3 or later (agplv3+)": "AGPL-3.0-or-later",
+    "gnu general public license (gpl)": "GPL-2.0-or-later",
+    "gnu lesser general public license v3 (lgplv3)": "LGPL-3.0-only",
+    "gnu library or lesser general public license (lgpl)": "LGPL-2.0-or-later",
+}
+
+#: Exceptions that let a GPL library ship inside a program under any licence.
+LINKING_EXCEPTIONS = {"gcc-exception-3.1", "pyinstaller-bootloader-exception"}
+#: Native libraries known to be GPL wherever they come from (a wheel may vendor them).
+GPL_LIBRARIES = re.compile(r"(^|/)lib(x264|x265|fdk-aac|postproc|readline)[-.]")
+
+
+@dataclass
+class Component:
+    """One bundled package: where it came from, its licence and the texts that go with it."""
+
+    name: str
+    version: str
+    origin: str  # "python" (a distribution), "interpreter" or "system" (a Debian package)
+    licence: str
+    reason: str = ""
+    texts: dict[str, str] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+
+# --- licence expressions ---------------------------------------------------------------------
+
+
+def _split(expression: str, word: str) -> list[str]:
+    """Split on `` OR `` / `` AND `` (any case; a comma before AND too) outside parentheses."""
+    parts, depth, start = [], 0, 0
+    pattern = re.compile(rf",?\s+{word}\s+", re.IGNORECASE)
+    position = 0
+    while position < len(expression):
+        char = expression[position]
+        depth += (char == "(") - (char == ")")
+        found = pattern.match(expression, position) if depth == 0 and char in " ," else None
+        if found:
+            parts.append(expression[start:position])
+            start = position = found.end()
+            continue
+        position += 1
+    parts.append(expression[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def refused(expression: str) -> str | None:
+    """Why ``expression`` cannot ship in the MIT bundle, or None when it can."""
+    expression = expression.strip()
+    if not expression:
+        return "no licence found"
+    alternatives = _split(expression, "or")
+    if len(alternatives) > 1:
+        reasons = [refused(a) for a in alternatives]
+        return None if None in reasons else " and ".join(r for r in reasons if r)
+    parts = _split(expression, "and")
+    if len(parts) > 1:
+        return next((r for r in map(refused, parts) if r), None)
+    if expression.startswith("(") and expression.endswith(")"):
+        return refused(expression[1:-1])
+    licence, _, exception = (s.strip() for s in expression.lower().partition(" with "))
+    if re.search(r"(^|[^l])gpl", licence) and exception not in LINKING_EXCEPTIONS:
+        return f"{expression} is copyleft for the whole program"
+    return None
+
+
+def _licence_of(dist: metadata.Distribution) -> str:
+    meta = dist.metadata
+    if meta.get("License-Expression"):
+        return str(meta["License-Expression"])
+    text = str(meta.get("License") or "").strip()
+    if text and "\n" not in text and len(text) < 80:
+        return NAMES.get(text.lower(), text)
+    classifiers = [
+        c.rsplit("::", 1)[1].strip()
+        for c in meta.get_all("Classifier") or []
+        if c.startswith("License ::") and c.count("::") >= 2
+    ]
+    return " OR ".join(NAMES.get(c.lower(), c) for c in classifiers)
+
+
+# --- where each file came from -----------------------------------------------------------------
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _python_owners() -> dict[str, metadata.Distribution]:
+    owners = {}
+    for dist in metadata.distributions():
+        base = Path(str(dist.locate_file("")))
+        for file in dist.files or ():
+            owners[os.path.realpath(base / file)] = dist
+    return owners
+
+
+def _dpkg_owners() -> dict[str, str]:
+    """Every path Debian's package database lists, as /usr paths (merged /usr), to its package."""
+    owners: dict[str, str] = {}
+    for listing in DPKG_INFO.glob("*.list") if DPKG_INFO.is_dir() else ():
+        package = listing.stem.split(":")[0]
+        for line in listing.read_text(encoding="utf-8", errors="replace").splitlines():
+            owners.setdefault(_usr(line), package)
+    return owners
+
+
+def _usr(path: str) -> str:
+    for top in ("/lib", "/bin", "/sbin", "/lib64"):
+        if path.startswith(top + "/"):
+            return "/usr" + path
+    return path
+
+
+def _dpkg_version(package: str) -> str:
+    status = Path("/var/lib/dpkg/status")
+    if not status.is_file():
+        return ""
+    for block in status.read_text(encoding="utf-8", errors="replace").split("\n\n"):
+        if re.search(rf"^Package: {re.escape(package)}$", block, re.MULTILINE):
+            found = re.search(r"^Version: (.+)$", block, re.MULTILINE)
+            return found.group(1) if found else ""
+    return ""
+
+
+def _debian_licence(copyright_text: str) -> str:
+    """The licence of a machine-readable copyright file's ``Files: *`` stanza ('' if none)."""
+    if not copyright_text.startswith("Format:"):
+        return ""
+    found = re.search(r"^Files:\s*\*\s*$.*?^License:[ \t]*([^\n]+)", copyright_text, re.M | re.S)
+    return found.group(1).strip() if found else ""
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _python_texts(dist: metadata.Distribution) -> dict[str, str]:
+    base = Path(str(dist.locate_file("")))
+    texts = {}
+    for file in dist.files or ():
+        name = str(file)
+        if ".dist-info/" in name and re.search(r"licen[cs]e|copying|notice|authors", name, re.I):
+            texts[name.split(".dist-info/", 1)[1].removeprefix("licenses/")] = _read(base / file)
+    return texts
+
+
+def _stock_texts(licence: str) -> dict[str, str]:
+    """Texts of the licences a package names but does not ship (PySide6 ships none)."""
+    texts = {}
+    if "LGPL-3.0" in licence:
+        texts = {name: _read(TEXTS / name) for name in ("LGPL-3.0.txt", "GPL-3.0.txt")}
+    return texts
+
+
+def _interpreter_text() -> dict[str, str]:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for candidate in (stdlib / "LICENSE.txt", Path(sys.base_prefix) / "LICENSE.txt"):
+        if candidate.is_file():
+            return {"LICENSE.txt": _read(candidate)}
+    return {}
+
+
+def collect(sources: Iterable[tuple[str, str]]) -> tuple[list[Component], list[str]]:
+    """Components for ``(path in bundle, source path)`` pairs, and the files no one owns."""
+    python, system = _python_owners(), _dpkg_owners()
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    prefix = os.path.realpath(sys.base_prefix)
+    components: dict[str, Component] = {}
+    unowned = []
+    for dest, source in sorted(sources):
+        real = os.path.realpath(source)
+        if real.startswith(str(ROOT) + os.sep) and "site-packages" not in real:
+            continue  # dupfinder itself: the LICENSE file
+        component = None
+        if real in python:
+            dist = python[real]
+            name = _normal(dist.metadata["Name"])
+            if name == "dupfinder":
+                continue
+            component = components.get(name)
+            if component is None:
+                licence, reason = REVIEWED.get(name, (_licence_of(dist), ""))
+                texts = _python_texts(dist) or _stock_texts(licence)
+                component = Component(name, dist.version, "python", licence, reason, texts)
+        elif _usr(real) in system or _usr(source) in system:
+            package = system.get(_usr(real)) or system[_usr(source)]
+            component = components.get(package)
+            if component is None:
+                copyright_file = Path("/usr/share/doc") / package / "copyright"
+                text = _read(copyright_file) if copyright_file.is_file() else ""
+                licence, reason = REVIEWED.get(package, (_debian_licence(text), ""))
+                if not reason and re.search(r"(^|[^a-z])lgpl", licence, re.I):
+                    reason = LGPL_REASON
+                version = _dpkg_version(package)
+                component = Component(package, version, "system", licence, reason)
+                component.texts = {"copyright": text} if text else {}
+        elif real.startswith((stdlib + os.sep, prefix + os.sep)):
+            component = components.get("python")
+            if component is None:
+                version = ".".join(map(str, sys.version_info[:3]))
+                component = Component("python", version, "interpreter", "PSF-2.0")
+                component.texts = _interpreter_text()
+        if component is None:
+            unowned.append(dest)
+            continue
+        components[component.name] = component
+        component.files.append(dest)
+    return sorted(components.values(), key=lambda c: c.name), unowned
+
+
+def problems(components: Iterable[Component], unowned: Iterable[str] = ()) -> list[str]:
+    """Everything that keeps the bundle from shipping under MIT; empty when it may ship."""
+    found = [f"{path}: comes from no known package" for path in unowned]
+    for c in components:
+        why = refused(c.licence)
+        if why:
+            found.append(f"{c.name} {c.version}: {why}")
+        elif re.search(r"(^|[^a-z])lgpl", c.licence, re.I) and not c.reason:
+            found.append(f"{c.name} {c.version}: LGPL without a stated reason")
+        if not c.texts:
+            found.append(f"{c.name} {c.version}: no licence text found")
+        found += [f"{c.name}: {path} is GPL" for path in c.files if GPL_LIBRARIES.search(path)]
+    return found
+
+
+def render(components: Iterable[Component], program: str) -> str:
+    """The notices for people: a summary table, then each package's licence texts."""
+    components = list(components)
+    rule = "=" * 78
+    lines = [
+        f"{program}: third-party software",
+        "",
+        "dupfinder is MIT licensed (LICENSE). The bundle also contains the software below,",
+        "each under its own licence; the full texts follow the list.",
+        "",
+    ]
+    for c in components:
+        lines.append(f"  {c.name} {c.version}: {c.licence}")
+    for c in components:
+        lines += ["", rule, f"{c.name} {c.version} ({c.origin})", f"Licence: {c.licence}"]
+        if c.reason:
+            lines.append(f"Note: {c.reason}")
+        for name, text in sorted(c.texts.items()):
+            lines += ["", f"--- {name} ---", text.rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+def write_notices(sources: Iterable[tuple[str, str]], folder: Path, program: str) -> list[Path]:
+    """Write the notices for the collected files into ``folder``; fail on any problem."""
+    components, unowned = collect(sources)
+    found = problems(components, unowned)
+    if found:
+        raise SystemExit("notices: the bundle cannot ship under MIT:\n  " + "\n  ".join(found))
+    folder.mkdir(parents=True, exist_ok=True)
+    text, table = folder / "THIRD-PARTY-NOTICES.txt", folder / "THIRD-PARTY-NOTICES.json"
+    text.write_text(render(components, program), encoding="utf-8")
+    summary = [{k: v for k, v in asdict(c).items() if k != "texts"} for c in components]
+    table.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    print(f"notices: {len(components)} packages, all licences allowed ({text.name})")
+    return [text, table]

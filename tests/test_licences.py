@@ -1,0 +1,81 @@
+"""The bundles ship under MIT: every bundled package's licence is checked (packaging/notices.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "packaging"))
+
+import notices  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "licence",
+    [
+        "MIT",
+        "BSD-3-Clause AND 0BSD AND MIT",
+        "LGPL-3.0-only",
+        "LGPL-3.0-only OR GPL-2.0-only OR GPL-3.0",
+        "GPL-3.0-or-later WITH GCC-exception-3.1",
+        "BSD-3-clause or GPL-2",
+        "GPL-2+ or AFL-2.1, and Expat and Tcl-BSDish",
+        "(MIT OR GPL-2.0) AND Zlib",
+    ],
+)
+def test_licences_the_mit_bundle_may_carry(licence: str) -> None:
+    assert notices.refused(licence) is None
+
+
+@pytest.mark.parametrize(
+    "licence",
+    [
+        "GPL-3.0-or-later",
+        "AGPL-3.0-or-later",
+        "MIT AND GPL-2.0-only",
+        "GPL-2.0-only WITH Classpath-exception-2.0 AND MIT",
+        "(MIT OR GPL-2.0) AND AGPL-3.0",
+        "",
+    ],
+)
+def test_licences_it_may_not(licence: str) -> None:
+    assert notices.refused(licence)
+
+
+def _component(licence: str, reason: str = "", files: tuple[str, ...] = ()) -> notices.Component:
+    return notices.Component(
+        "pkg", "1.0", "python", licence, reason, {"LICENSE": "..."}, list(files)
+    )
+
+
+def test_problems_name_gpl_packages_unexplained_lgpl_and_gpl_libraries() -> None:
+    assert notices.problems([_component("MIT")]) == []
+    assert notices.problems([_component("LGPL-3.0-only", "a shared library")]) == []
+    assert "copyleft" in notices.problems([_component("AGPL-3.0-or-later")])[0]
+    assert "without a stated reason" in notices.problems([_component("LGPL-2.1-or-later")])[0]
+    vendored = _component("BSD-3-Clause", files=("pillow_heif.libs/libx265-4883ecb5.so.217",))
+    assert "is GPL" in notices.problems([vendored])[0]
+    assert "no known package" in notices.problems([], ["mystery.so"])[0]
+
+
+def test_every_reviewed_copyleft_licence_says_why() -> None:
+    for name, (licence, reason) in notices.REVIEWED.items():
+        assert notices.refused(licence) is None, name
+        assert reason, name
+
+
+def test_python_packages_are_traced_to_their_licence_and_texts() -> None:
+    import importlib.metadata
+
+    dist = importlib.metadata.distribution("numpy")
+    files = [f for f in dist.files or () if str(f).endswith(".py")][:3]
+    sources = [(str(f), str(dist.locate_file(f))) for f in files]
+    (component,), unowned = notices.collect(sources)
+    assert unowned == []
+    assert (component.name, component.origin) == ("numpy", "python")
+    assert "BSD-3-Clause" in component.licence
+    assert "LICENSE.txt" in component.texts
+    assert component.files == sorted(str(f) for f in files)
