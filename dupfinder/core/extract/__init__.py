@@ -33,7 +33,7 @@ from dupfinder.core.extract.sniff import SNIFF_BYTES, Format, sniff
 __all__ = ["DEFAULT_MAX_BYTES", "EXTRACTOR_VERSION", "Format", "detect_format", "extract_text"]
 
 #: Part of the fingerprint cache key: bump whenever any reader's output changes.
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
 
 Reader = Callable[[str, int], str]
 
@@ -48,7 +48,7 @@ _SIZE_FACTOR = {
 def _reader(fmt: Format) -> Reader:
     """The reader for ``fmt``, imported on first use.
 
-    Each reader pulls in its own library (pypdf, python-docx, docutils...); a scan of
+    Each reader pulls in its own library (PDFium, lxml, docutils...); a scan of
     Markdown notes should not pay for all of them. Plain import statements (rather than
     importlib) keep the modules visible to PyInstaller's analysis.
     """

@@ -31,7 +31,7 @@ DEFAULT_MAX_BYTES = 64 * MiB
 #: A zip container (DOCX, ODT, EPUB) may unpack to this many times ``max_bytes`` in total;
 #: its text members (document.xml, content.xml, each chapter) must each fit in ``max_bytes``.
 CONTAINER_FACTOR = 4
-#: A PDF file may be this many times ``max_bytes``: pypdf reads it lazily, images stay packed.
+#: A PDF file may be this many times ``max_bytes``: PDFium reads it lazily, images stay packed.
 PDF_FACTOR = 16
 #: More pages than a long book: past this, extraction time rather than memory is the risk.
 MAX_PDF_PAGES = 3000

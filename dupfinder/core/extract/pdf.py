@@ -1,4 +1,4 @@
-"""PDF through pypdf: the text layer, page by page, without page furniture.
+"""PDF through PDFium (pypdfium2): the text layer, page by page, without page furniture.
 
 Page numbers alone on a page's first or last line are dropped; a header or footer line
 repeated on most pages is kept once (headers at the start, footers at the end, as a Word
@@ -8,13 +8,14 @@ by a hyphen at a line end are joined. Encrypted files open only with the empty p
 
 from __future__ import annotations
 
-import logging
+import errno
+import os
 import re
-import warnings
+import threading
 from collections import Counter
 
-from pypdf import PdfReader
-from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_raw
 
 from dupfinder.core.errors import EncryptedFile, FileProblem, TooLarge, TooLittleContent
 from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt
@@ -22,18 +23,20 @@ from dupfinder.core.extract.limits import MAX_PDF_PAGES, PDF_FACTOR, format_size
 
 __all__ = ["extract_pdf", "remove_page_furniture"]
 
-# pypdf reports recoverable damage through logging; without a handler Python would print
-# those records to stderr from every worker. The application's own logging setup still
-# receives them (records propagate past a NullHandler).
-logging.getLogger("pypdf").addHandler(logging.NullHandler())
-
+#: PDFium is not thread-safe: one document at a time per process (the desktop app may read a
+#: preview while an in-process scan reads another PDF).
+_PDFIUM = threading.Lock()
+_LINE_END_HYPHEN = "\x02"
+_ERR_FILE = pdfium_raw.FPDF_ERR_FILE
+_ERR_PASSWORD = pdfium_raw.FPDF_ERR_PASSWORD
+_ERR_SECURITY = pdfium_raw.FPDF_ERR_SECURITY
 _PAGE_NUMBER = re.compile(
     r"^[\s\-–—(\[]*(?:page|p\.|seite|pagina|página)?\s*"
     r"(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:/|of|von|de|sur)\s*\d{1,5})?[\s\-–—)\]]*$",
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
-_PDF_ERRORS: tuple[type[BaseException], ...] = (PyPdfError, *LIBRARY_ERRORS)
+_PDF_ERRORS: tuple[type[BaseException], ...] = (pdfium.PdfiumError, *LIBRARY_ERRORS)
 _BROKEN_WORD = re.compile(r"(\w)-\n[ \t]*(?=[^\W\d_])")
 
 
@@ -86,45 +89,59 @@ def _join_broken_words(text: str) -> str:
     return _BROKEN_WORD.sub(join, text)
 
 
-def _open(reader: PdfReader) -> None:
-    """Decrypt with the empty password (many PDFs restrict only printing or editing)."""
-    if not reader.is_encrypted:
-        return
+def _open(path: str) -> pdfium.PdfDocument:
+    """Open with the empty password (many PDFs restrict only printing or editing)."""
     try:
-        opened = reader.decrypt("")
-    except DependencyError as exc:
-        raise EncryptedFile(f"encrypted PDF whose cipher needs an extra package: {exc}") from exc
-    except NotImplementedError as exc:
-        raise EncryptedFile(f"encrypted PDF with an unsupported cipher: {exc}") from exc
-    if not opened:
-        raise EncryptedFile("password-protected PDF")
+        return pdfium.PdfDocument(path, password="")
+    except pdfium.PdfiumError as exc:
+        if exc.err_code == _ERR_PASSWORD:
+            raise EncryptedFile("password-protected PDF") from exc
+        if exc.err_code == _ERR_SECURITY:
+            raise EncryptedFile("encrypted PDF with an unsupported security scheme") from exc
+        if exc.err_code == _ERR_FILE:
+            raise OSError(errno.EIO, "PDF could not be read") from exc
+        raise
+
+
+def _page_text(document: pdfium.PdfDocument, index: int) -> str:
+    """A page's text, one line per line, hyphens at line ends back where the page has them.
+
+    PDFium marks a hyphen that ends a line with U+0002 and drops that line break; the page
+    clean-up decides itself which hyphenations to join.
+    """
+    page = document[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            return str(textpage.get_text_bounded()).replace(_LINE_END_HYPHEN, "-\n")
+        finally:
+            textpage.close()
+    finally:
+        page.close()
 
 
 def extract_pdf(path: str, max_bytes: int) -> str:
     """Text layer of a PDF; TooLittleContent when its pages carry no text (a scan)."""
     size_limit = max_bytes * PDF_FACTOR
-    with open(path, "rb") as stream, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pypdf warns about every repairable flaw
-        stream.seek(0, 2)
-        if stream.tell() > size_limit:
-            raise TooLarge(f"larger than the {format_size(size_limit)} limit for PDF files")
-        stream.seek(0)
+    if os.stat(path).st_size > size_limit:
+        raise TooLarge(f"larger than the {format_size(size_limit)} limit for PDF files")
+    pages: list[list[str]] = []
+    with _PDFIUM:
         try:
-            reader = PdfReader(stream, strict=False)
-            _open(reader)
-            count = len(reader.pages)
-            if count > MAX_PDF_PAGES:
-                raise TooLarge(f"more than {MAX_PDF_PAGES:,} pages ({count:,})")
-            pages: list[list[str]] = []
-            chars = 0
-            for page in reader.pages:
-                text = page.extract_text()
-                chars += len(text)
-                if chars > max_bytes:
-                    raise TooLarge(f"holds more than {max_bytes:,} characters of text")
-                pages.append(text.splitlines())
-        except FileNotDecryptedError as exc:
-            raise EncryptedFile("password-protected PDF") from exc
+            document = _open(path)
+            try:
+                count = len(document)
+                if count > MAX_PDF_PAGES:
+                    raise TooLarge(f"more than {MAX_PDF_PAGES:,} pages ({count:,})")
+                chars = 0
+                for index in range(count):
+                    text = _page_text(document, index)
+                    chars += len(text)
+                    if chars > max_bytes:
+                        raise TooLarge(f"holds more than {max_bytes:,} characters of text")
+                    pages.append(text.splitlines())
+            finally:
+                document.close()
         except FileProblem:
             raise
         except _PDF_ERRORS as exc:
