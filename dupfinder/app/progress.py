@@ -1,14 +1,16 @@
 """Progress samples turned into a line for people: the phase, the counts, a steady estimate.
 
 The estimate waits until a phase has run a few seconds and done a share of its work (the
-first files after a pool starts come slowly and would promise hours), then follows the
-phase's average rate through a smoothed finish time, so it drifts instead of jumping.
+first files after a pool starts come slowly and would promise hours), then follows the rate
+of the last few seconds (not of the slow start) through a smoothed finish time, so it drifts
+instead of jumping when one large file holds the workers.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections import deque
 
 from dupfinder.app.i18n import translate
 from dupfinder.core.model import Phase, Progress
@@ -20,6 +22,8 @@ WARM_UP_SECONDS = 3.0
 WARM_UP_SHARE = 0.02
 #: Time constant (seconds) of the smoothing of the finish time.
 SMOOTHING_SECONDS = 5.0
+#: Seconds of recent samples the rate is measured over, at most.
+RATE_WINDOW_SECONDS = 20.0
 
 
 def _label(phase: Phase) -> str:
@@ -50,6 +54,7 @@ class ProgressEstimate:
         self._done_at_start = 0
         self._finish: float | None = None  # smoothed finish time (monotonic seconds)
         self._last = 0.0
+        self._recent: deque[tuple[float, int]] = deque()
         self.last: Progress | None = None
 
     def describe(self, sample: Progress, now: float | None = None) -> str:
@@ -60,6 +65,7 @@ class ProgressEstimate:
             self._phase_start = now
             self._done_at_start = sample.done
             self._finish = None
+            self._recent.clear()
         label = _label(sample.phase)
         if sample.total is None:
             return translate("Progress", "{phase}: %Ln so far", None, sample.done).format(
@@ -79,12 +85,23 @@ class ProgressEstimate:
         """Seconds left, or None while there is too little to go on."""
         elapsed = now - self._phase_start
         advanced = sample.done - self._done_at_start
+        recent = self._recent
+        recent.append((now, sample.done))
+        while len(recent) > 2 and now - recent[1][0] >= RATE_WINDOW_SECONDS:
+            recent.popleft()
         if sample.total is None or advanced <= 0:
             return None
         share = advanced / max(sample.total - self._done_at_start, 1)
         if elapsed < WARM_UP_SECONDS or share < WARM_UP_SHARE:
             return None
-        finish = now + elapsed / advanced * max(sample.total - sample.done, 0)
+        # The rate over the later half of the phase so far (at most the window): the slow
+        # start of a pool stops counting as soon as there is better to go on.
+        since = now - min(RATE_WINDOW_SECONDS, elapsed / 2)
+        then, done_then = next((t, d) for t, d in recent if t >= since)
+        if now - then <= 0 or sample.done <= done_then:
+            then, done_then = self._phase_start, self._done_at_start
+        rate = (sample.done - done_then) / max(now - then, 1e-6)
+        finish = now + max(sample.total - sample.done, 0) / rate
         if self._finish is None:
             self._finish = finish
         else:

@@ -266,7 +266,9 @@ def _pool_outcomes(
                     inflight.clear()
                     break
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # A cancelled scan leaves the chunks in flight to their workers: waiting for them
+            # would hold the cancel for seconds (a chunk of large PDFs).
+            pool.shutdown(wait=not cancel.is_set(), cancel_futures=True)
 
 
 def _crashed(task: Task) -> Outcome:

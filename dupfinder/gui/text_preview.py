@@ -275,12 +275,14 @@ class TextPreview(QWidget):
             (n for n, row in enumerate(diff.rows) if row.tag != "equal" and row.changed), None
         )
         view = self.left.view
-        if first is None:
-            view.verticalScrollBar().setValue(0)
-            return
-        block = view.document().findBlockByNumber(max(first - 2, 0))
-        top = view.document().documentLayout().blockBoundingRect(block).top()
-        view.verticalScrollBar().setValue(round(top))  # the right pane follows (sync)
+        top = 0.0
+        if first is not None:
+            block = view.document().findBlockByNumber(max(first - 2, 0))
+            top = view.document().documentLayout().blockBoundingRect(block).top()
+        view.verticalScrollBar().setValue(round(top))
+        # An unchanged value emits nothing: bring the right pane along explicitly, or it
+        # keeps the place it had in the previous text.
+        self._sync_vertical(view, self.right.view)
 
     def _sync_vertical(self, source: QTextBrowser, target: QTextBrowser) -> None:
         """Keep the same row at the top of both panes (rows wrap to different heights)."""

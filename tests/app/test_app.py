@@ -306,3 +306,16 @@ def test_enabled_follows_the_current_row(tmp_path: Path) -> None:
     assert on_keeper.not_member
     assert on_keeper.file
     assert enabled(app, 0, b).not_pair
+
+
+def test_plan_text_counts_with_separators_and_names_hidden_files() -> None:
+    from dupfinder.app.wording import plan_text
+    from dupfinder.core.actions import make_plan
+
+    groups = [(member(f"/d/{g}a", 1 + 2 * g), member(f"/d/{g}b", 2 + 2 * g)) for g in range(1001)]
+    result = result_of(*groups)
+    plan = make_plan(result, [b.path for _, b in groups], Action(ActionKind.TRASH))
+    text = plan_text(plan, outside_view=1000)
+    assert "1,001 files kept" in text
+    assert "1,000 of the files are in groups the filter hides" in text
+    assert "trash" in text

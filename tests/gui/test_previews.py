@@ -176,3 +176,35 @@ def test_difference_map_and_preview_loading(tmp_path: Path) -> None:
     broken = tmp_path / "broken.png"
     broken.write_bytes(b"\x89PNG\r\n\x1a\nnot really")
     assert load_preview_image(str(broken)).problem
+
+
+def _top_row(view: object) -> int:
+    from PySide6.QtCore import QPoint
+
+    return view.cursorForPosition(QPoint(0, 0)).block().blockNumber()  # type: ignore[attr-defined]
+
+
+def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: object, tmp_path: Path) -> None:
+    from gui_helpers import essay
+
+    from dupfinder.gui.text_preview import TextPreview
+
+    left, right = tmp_path / "a.txt", tmp_path / "b.txt"
+    text = "\n".join(essay(seed, 60) for seed in range(400))
+    left.write_text(text, encoding="utf-8")
+    right.write_text(text.replace("Kitchen", "KITCHEN").replace("river", "lake", 3), "utf-8")
+    preview = TextPreview()
+    qtbot.addWidget(preview)  # type: ignore[attr-defined]
+    preview.resize(900, 300)
+    preview.show()
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(left), str(right))
+    bar = preview.right.view.verticalScrollBar()
+    bar.setValue(bar.maximum() * 2 // 3)  # the user reads far down the right pane
+    assert _top_row(preview.left.view) == _top_row(preview.right.view)
+    for _ in range(2):
+        with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+            preview.ignore_case.toggle()
+        qtbot.wait(50)  # type: ignore[attr-defined]
+        assert _top_row(preview.left.view) == _top_row(preview.right.view)
+    preview.stop()
