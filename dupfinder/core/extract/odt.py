@@ -1,41 +1,37 @@
-"""OpenDocument text (.odt) through odfpy: paragraphs and headings in document order.
+"""OpenDocument text (.odt): paragraphs and headings in document order, from the XML parts.
 
 Tables, lists, sections and frames are walked in order, so cells come row by row.
-Tracked deletions and note citations are not text; a note's body follows the paragraph
-that cites it. Master-page headers come first and footers last, once each, as in the DOCX
-reader. odfpy parses with defusedxml, so entity tricks in the XML are refused.
+Tracked deletions and note citations are not text; a note's body, like a paragraph in a
+frame, follows the paragraph it is anchored in. Master-page headers come first and footers
+last, once each, as in the DOCX reader.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
 import zipfile
-from collections.abc import Iterator
-from typing import Any
 
 from dupfinder.core.errors import CorruptFile, FileProblem
 from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt, join_blocks
-from dupfinder.core.extract.limits import check_member, check_zip
+from dupfinder.core.extract.limits import check_member
+from dupfinder.core.extract.zipparts import Container
 
 __all__ = ["extract_odt"]
 
-_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
-_STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
-_PARAGRAPHS = frozenset({(_TEXT, "p"), (_TEXT, "h")})
+_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+_PARAGRAPHS = frozenset({f"{_TEXT}p", f"{_TEXT}h"})
 _NOT_TEXT = frozenset(
-    {(_TEXT, "tracked-changes"), (_TEXT, "note-citation"), (_TEXT, "sequence-decls")}
+    {f"{_TEXT}tracked-changes", f"{_TEXT}note-citation", f"{_TEXT}sequence-decls"}
 )
-_NOTE = (_TEXT, "note")
-_HEADS = frozenset({"header", "header-left", "header-first"})
-_FEET = frozenset({"footer", "footer-left", "footer-first"})
+_SPACE = f"{_TEXT}s"
+_INLINE = {f"{_TEXT}tab": "\t", f"{_TEXT}line-break": "\n"}
+_HEADS = frozenset(f"{_STYLE}{name}" for name in ("header", "header-left", "header-first"))
+_FEET = frozenset(f"{_STYLE}{name}" for name in ("footer", "footer-left", "footer-first"))
+_BODY = f"{_OFFICE}text"
 _NUMBER_ONLY = re.compile(r"^\W*\d+\W*$")
-_TEXT_NODE = 3
 _MAX_SPACES = 64
-
-
-def _children(node: Any) -> Iterator[Any]:
-    yield from getattr(node, "childNodes", ())
 
 
 def _space_count(value: str | None) -> int:
@@ -46,84 +42,86 @@ def _space_count(value: str | None) -> int:
         return 1
 
 
-def _inline(node: Any, parts: list[str], later: list[str]) -> None:
-    """Add inline text to ``parts``; paragraphs nested in notes and frames to ``later``."""
-    for child in _children(node):
-        if child.nodeType == _TEXT_NODE:
-            parts.append(child.data)
-            continue
-        qname = child.qname
-        if qname in _NOT_TEXT:
-            continue
-        if qname == (_TEXT, "s"):
-            parts.append(" " * _space_count(child.getAttrNS(_TEXT, "c")))
-        elif qname == (_TEXT, "tab"):
-            parts.append("\t")
-        elif qname == (_TEXT, "line-break"):
-            parts.append("\n")
-        elif qname == _NOTE or qname in _PARAGRAPHS:
-            later.extend(_blocks(child) if qname == _NOTE else _paragraph(child))
-        else:
-            _inline(child, parts, later)
+class _Paragraphs:
+    """Parser target: the lines of paragraphs inside ``region`` elements, in start order.
+
+    In ``content.xml`` the region is the body (``office:text``); in ``styles.xml`` it is
+    each header or footer of a master page, whose lines are kept apart in ``regions``.
+    A paragraph inside another (in a note or a frame) is a line of its own after it.
+    """
+
+    def __init__(self, regions: frozenset[str]) -> None:
+        self.regions: list[tuple[str, list[list[str]]]] = []
+        self._wanted = regions
+        self._depth = 0  # elements open inside the current region
+        self._open: list[list[str]] = []
+        self._skipping = 0
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        if not self._depth:
+            if tag in self._wanted:
+                self.regions.append((tag, []))
+                self._depth = 1
+            return
+        self._depth += 1
+        if self._skipping or tag in _NOT_TEXT:
+            self._skipping += 1
+            return
+        if tag in _PARAGRAPHS:
+            self._open.append([])
+            self.regions[-1][1].append(self._open[-1])
+        elif not self._open:
+            return
+        elif tag == _SPACE:
+            self._open[-1].append(" " * _space_count(attrib.get(f"{_TEXT}c")))
+        elif tag in _INLINE:
+            self._open[-1].append(_INLINE[tag])
+
+    def end(self, tag: str) -> None:
+        if not self._depth:
+            return
+        self._depth -= 1
+        if self._skipping:
+            self._skipping -= 1
+        elif tag in _PARAGRAPHS:
+            self._open.pop()
+
+    def data(self, text: str) -> None:
+        if self._open and not self._skipping:
+            self._open[-1].append(text)
+
+    def close(self) -> list[tuple[str, list[str]]]:
+        return [(tag, ["".join(parts) for parts in lines]) for tag, lines in self.regions]
 
 
-def _paragraph(node: Any) -> list[str]:
-    """The paragraph's own line, then any paragraphs anchored inside it."""
-    parts: list[str] = []
-    later: list[str] = []
-    _inline(node, parts, later)
-    return ["".join(parts), *later]
-
-
-def _blocks(node: Any) -> list[str]:
-    """Paragraph lines under ``node`` in document order."""
-    blocks: list[str] = []
-    for child in _children(node):
-        if child.nodeType != _TEXT_NODE and child.qname not in _NOT_TEXT:
-            if child.qname in _PARAGRAPHS:
-                blocks.extend(_paragraph(child))
-            else:
-                blocks.extend(_blocks(child))
-    return blocks
-
-
-def _page_furniture(masterstyles: Any) -> tuple[list[str], list[str]]:
-    """Distinct header and footer lines of all master pages, page numbers left out."""
-    heads: dict[str, None] = {}
-    feet: dict[str, None] = {}
-    for page in _children(masterstyles):
-        for part in _children(page):
-            if part.nodeType == _TEXT_NODE or part.qname[0] != _STYLE:
-                continue
-            target = heads if part.qname[1] in _HEADS else feet if part.qname[1] in _FEET else None
-            if target is None:
-                continue
-            for line in _blocks(part):
+def _furniture(regions: list[tuple[str, list[str]]], kinds: frozenset[str]) -> list[str]:
+    """Distinct header (or footer) lines of all master pages, page numbers left out."""
+    lines: dict[str, None] = {}
+    for tag, texts in regions:
+        if tag in kinds:
+            for line in texts:
                 if line.strip() and not _NUMBER_ONLY.match(line):
-                    target.setdefault(line, None)
-    return list(heads), list(feet)
+                    lines.setdefault(line, None)
+    return list(lines)
 
 
 def extract_odt(path: str, max_bytes: int) -> str:
     """Text of an OpenDocument text file."""
-    from odf.opendocument import load
-
     try:
         with zipfile.ZipFile(path) as archive:
-            check_zip(archive, max_bytes)
             check_member(archive, "content.xml", max_bytes)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            document = load(path)
-        body = document.text
-        if body is None:
-            raise CorruptFile("damaged OpenDocument text: no text body")
-        heads, feet = _page_furniture(document.masterstyles)
-        lines = heads + _blocks(body) + feet
+            container = Container(archive, max_bytes)
+            body = container.parse("content.xml", _Paragraphs(frozenset({_BODY})))
+            if not body:
+                raise CorruptFile("damaged OpenDocument text: no text body")
+            pages: list[tuple[str, list[str]]] = []
+            if container.has("styles.xml"):
+                pages = container.parse("styles.xml", _Paragraphs(_HEADS | _FEET))
     except FileProblem:
         raise
     except KeyError as exc:
         raise CorruptFile(f"damaged OpenDocument text: a required part is missing ({exc})") from exc
     except LIBRARY_ERRORS as exc:
         raise corrupt("OpenDocument text", exc) from exc
-    return join_blocks(lines)
+    lines = [line for _, texts in body for line in texts]
+    return join_blocks(_furniture(pages, _HEADS) + lines + _furniture(pages, _FEET))
