@@ -8,13 +8,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from send2trash.exceptions import TrashPermissionError
 
-from dupfinder.core import actions
+from dupfinder.core import apply as apply_module
 from dupfinder.core.actions import Action, ActionKind, apply, make_plan
 from dupfinder.core.errors import ActionError
 from dupfinder.core.journal import Journal
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, Progress, ScanResult
+from dupfinder.core.trash import TrashEntry, TrashUnavailable
 
 TRASH_FILES = Path(os.environ["XDG_DATA_HOME"]) / "Trash" / "files"
 
@@ -91,7 +91,8 @@ def test_trash_moves_files_to_the_trash_and_journals_them(
     assert summary is not None
     assert [f.state for f in summary.files] == ["done", "done"]
     for item in summary.files:
-        entry = Path(str(item.outcome["trash_entry"]))  # type: ignore[index]
+        assert item.outcome is not None
+        entry = Path(str(item.outcome.trash_entry))
         assert entry.parent == TRASH_FILES
         assert entry.read_bytes() == b"same words"
     assert seen
@@ -136,7 +137,7 @@ def test_group_whose_kept_file_vanished_is_left_alone(trio: list[Path], journal:
 @pytest.mark.parametrize(
     ("error", "reason"),
     [
-        (TrashPermissionError("/vol/.Trash-0"), "no trash on that volume"),
+        (TrashUnavailable(errno.EACCES, "no trash", "/vol"), "no trash on that volume"),
         (OSError(errno.EROFS, "Read-only file system"), "read-only filesystem"),
         (PermissionError(errno.EACCES, "Permission denied"), "permission denied"),
     ],
@@ -144,14 +145,14 @@ def test_group_whose_kept_file_vanished_is_left_alone(trio: list[Path], journal:
 def test_trash_problems_are_collected_per_file(
     trio: list[Path], journal: Journal, monkeypatch: pytest.MonkeyPatch, error: OSError, reason: str
 ) -> None:
-    real = actions.send2trash
+    real = apply_module.send_to_trash
 
-    def refuse_first(path: str) -> None:
+    def refuse_first(path: str, entry: TrashEntry | None = None) -> TrashEntry | None:
         if path == str(trio[1]):
             raise error
-        real(path)
+        return real(path, entry)
 
-    monkeypatch.setattr(actions, "send2trash", refuse_first)
+    monkeypatch.setattr(apply_module, "send_to_trash", refuse_first)
     report = apply(make_plan(result_of(trio), {str(trio[1]), str(trio[2])}), journal=journal)
     assert [(o.status, o.reason) for o in report.outcomes] == [("failed", reason), ("done", None)]
     assert trio[1].read_bytes() == b"same words"
@@ -161,7 +162,7 @@ def test_trash_problems_are_collected_per_file(
 def test_trash_that_leaves_the_file_is_not_success(
     trio: list[Path], journal: Journal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(actions, "send2trash", lambda path: None)
+    monkeypatch.setattr(apply_module, "send_to_trash", lambda path, entry=None: None)
     report = apply(make_plan(result_of(trio), {str(trio[1])}), journal=journal)
     assert report.outcomes[0].status == "failed"
     assert "still in place" in str(report.outcomes[0].reason)
@@ -213,7 +214,9 @@ def test_links_replace_the_copies(trio: list[Path], journal: Journal, kind: Acti
         journal=journal,
     )
     if kind is ActionKind.HARDLINK:
-        assert again.outcomes[0].reason == "already a hard link to the kept file"
+        reason = str(again.outcomes[0].reason)
+        assert again.outcomes[0].status == "skipped"
+        assert reason.endswith("is this same file under another path)")
 
 
 def test_link_failing_half_way_leaves_the_original_intact(
@@ -227,7 +230,7 @@ def test_link_failing_half_way_leaves_the_original_intact(
         assert Path(src).exists()  # the replacement exists before anything is removed
         raise PermissionError(errno.EACCES, "Permission denied", dst)
 
-    monkeypatch.setattr(actions.os, "replace", denied)
+    monkeypatch.setattr(apply_module.os, "replace", denied)
     report = apply(
         make_plan(result_of(trio), {str(trio[1])}, Action(ActionKind.HARDLINK)), journal=journal
     )
@@ -248,7 +251,7 @@ def test_cross_device_hard_link_is_a_per_file_problem(
     def cross(*args: object, **kwargs: object) -> None:
         raise OSError(errno.EXDEV, "Invalid cross-device link")
 
-    monkeypatch.setattr(actions.os, "link", cross)
+    monkeypatch.setattr(apply_module.os, "link", cross)
     report = apply(
         make_plan(result_of(trio), {str(trio[1]), str(trio[2])}, Action(ActionKind.HARDLINK)),
         journal=journal,
@@ -260,6 +263,7 @@ def test_cross_device_hard_link_is_a_per_file_problem(
 def test_kept_file_changed_blocks_its_links(trio: list[Path], journal: Journal) -> None:
     result = result_of(trio)
     trio[0].write_bytes(b"edited since")
+    trio[2].write_bytes(b"edited too")
     report = apply(
         make_plan(result, {str(trio[1])}, Action(ActionKind.SYMLINK), force_all=True),
         journal=journal,

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from dupfinder.core import journal as journal_module
-from dupfinder.core.actions import Action, ActionKind, apply, make_plan
-from dupfinder.core.journal import Journal, default_journal_path, undo
+from dupfinder.core.actions import Action, ActionKind, apply, compare_link_contents, make_plan
+from dupfinder.core.journal import Journal, default_journal_path
+from dupfinder.core.undo import undo
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 
 TRASH = Path(os.environ["XDG_DATA_HOME"]) / "Trash"
@@ -59,7 +60,7 @@ def test_undo_trash_restores_byte_identical_files(files: list[Path], journal: Jo
     before = snapshot(files)
     report = apply(make_plan(result_of(files), {str(files[1]), str(files[2])}), journal=journal)
     assert report.ok
-    entries = [Path(str(f.outcome["trash_entry"])) for f in journal.sessions()[-1].files]  # type: ignore[index]
+    entries = [Path(str(f.outcome.trash_entry)) for f in journal.sessions()[-1].files]  # type: ignore[union-attr]
     files[1].parent.rmdir()  # the folder is gone too: undo recreates it
     restored = undo(journal=journal)
     assert restored.ok
@@ -98,13 +99,34 @@ def test_undo_hardlink_copies_the_kept_file_back_when_bytes_match(
     group = [*files[:2], different]
     before = snapshot(group)
     plan = make_plan(result_of(group), {str(files[1]), str(different)}, Action(ActionKind.HARDLINK))
-    assert "differ from the kept file" in plan.confirmation_text()
-    assert apply(plan, journal=journal).ok
-    report = undo(journal=journal)
-    assert [o.status for o in report.outcomes] == ["restored", "failed"]
-    assert "original bytes no longer exist" in str(report.outcomes[1].reason)
-    assert snapshot(files[:2]) == {k: before[k] for k in map(str, files[:2])}
+    plan = compare_link_contents(plan)
+    assert plan.different == (str(different),)
+    assert str(different) in plan.confirmation_text()
+    report = apply(plan, journal=journal)
+    assert [o.status for o in report.outcomes] == ["done", "skipped"]
+    assert "bytes differ" in str(report.outcomes[1].reason)
+    assert different.read_bytes() == b"similar but not equal"
+    undone = undo(journal=journal)
+    assert [o.status for o in undone.outcomes] == ["restored"]
+    assert snapshot(group) == before
     assert files[1].stat().st_ino != files[0].stat().st_ino
+
+
+def test_a_link_over_different_bytes_when_allowed_keeps_the_original_for_undo(
+    tmp_path: Path, files: list[Path], journal: Journal
+) -> None:
+    different = make(tmp_path / "d" / "near.bin", b"similar but not equal", 4_000)
+    os.chmod(different, 0o600)
+    group = [files[0], different]
+    before = snapshot(group)
+    plan = make_plan(result_of(group), {str(different)}, Action(ActionKind.HARDLINK))
+    plan = compare_link_contents(plan, allow_different=True)
+    assert "allowed" in plan.confirmation_text()
+    assert apply(plan, journal=journal).ok
+    assert different.stat().st_ino == files[0].stat().st_ino
+    assert [o.status for o in undo(journal=journal).outcomes] == ["restored"]
+    assert snapshot(group) == before
+    assert different.stat().st_mode & 0o777 == 0o600
 
 
 def test_permanent_delete_cannot_be_undone(files: list[Path], journal: Journal) -> None:
@@ -112,8 +134,8 @@ def test_permanent_delete_cannot_be_undone(files: list[Path], journal: Journal) 
         make_plan(result_of(files), {str(files[1])}, Action.parse("delete")), journal=journal
     ).ok
     report = undo(journal=journal)
-    assert report.outcomes[0].status == "failed"
-    assert "cannot be restored" in str(report.outcomes[0].reason)
+    assert report.outcomes == ()
+    assert "cannot be restored" in str(report.nothing)
 
 
 def test_undo_a_given_session(files: list[Path], journal: Journal) -> None:
@@ -137,7 +159,7 @@ def test_a_torn_last_line_is_ignored(files: list[Path], journal: Journal) -> Non
 
 def test_undo_says_when_the_trash_was_emptied(files: list[Path], journal: Journal) -> None:
     assert apply(make_plan(result_of(files), {str(files[1])}), journal=journal).ok
-    entry = Path(str(journal.sessions()[-1].files[0].outcome["trash_entry"]))  # type: ignore[index]
+    entry = Path(str(journal.sessions()[-1].files[0].outcome.trash_entry))  # type: ignore[union-attr]
     entry.unlink()
     report = undo(journal=journal)
     assert [(o.status, o.reason) for o in report.outcomes] == [

@@ -38,14 +38,22 @@ from dupfinder.app.marks import MarkSet
 from dupfinder.app.progress import ProgressEstimate
 from dupfinder.app.wording import action_done_text, undo_question
 from dupfinder.core import scan
-from dupfinder.core.actions import Action, ActionKind, ApplyReport, Plan, make_plan
+from dupfinder.core.actions import (
+    Action,
+    ActionKind,
+    ApplyReport,
+    Plan,
+    compare_link_contents,
+    make_plan,
+)
 from dupfinder.core.decisions import Decision, DecisionStore
 from dupfinder.core.errors import ActionError
-from dupfinder.core.journal import Journal, UndoReport
+from dupfinder.core.journal import Journal
 from dupfinder.core.marks import parse_rule
 from dupfinder.core.model import Group, Member, Progress, ScanOptions, ScanResult
 from dupfinder.core.report import format_size
 from dupfinder.core.session import LoadedSession, without
+from dupfinder.core.undo import UndoReport
 
 __all__ = ["App", "PlanReview", "View"]
 
@@ -398,7 +406,7 @@ class App:
             )
             return False
         try:
-            plan = make_plan(self.result, marks, action, roots=roots)
+            plan = compare_link_contents(make_plan(self.result, marks, action, roots=roots))
         except ActionError as exc:
             self.view.tell(translate("App", "Cannot do that"), str(exc), warning=True)
             return False
@@ -440,6 +448,9 @@ class App:
 
     def _undone(self, report: UndoReport) -> None:
         self.history.refresh()
+        if report.nothing is not None:
+            self.view.show_message(report.nothing)
+            return
         restored = frozenset(o.path for o in report.restored)
         text = translate("App", "Undo: %Ln file(s) put back", None, len(report.restored))
         if report.problems:

@@ -60,7 +60,8 @@ class History:
             summary = self.journal.find()
         except OSError:
             summary = None
-        self.offer = _offer(summary) if summary is not None else None
+        # only the last apply is offered: once it is undone, there is nothing to undo
+        self.offer = _offer(summary) if summary is not None and summary.restorable else None
         return self.offer
 
     def push(self, entry: UndoEntry) -> None:

@@ -19,11 +19,12 @@ from dupfinder.core import scan
 from dupfinder.core.actions import ApplyReport, Plan, apply
 from dupfinder.core.decisions import DecisionStore, apply_decisions
 from dupfinder.core.errors import DupfinderError, ResultFormatError
-from dupfinder.core.journal import Journal, UndoReport, undo
+from dupfinder.core.journal import Journal
 from dupfinder.core.marks import KeepRule, best_member, kept_members, reference_folder
 from dupfinder.core.model import Group, Member, Progress, ScanOptions, ScanResult
 from dupfinder.core.report import write_csv, write_json
 from dupfinder.core.session import LoadedSession, load_session, save_session, without
+from dupfinder.core.undo import UndoReport, undo
 
 __all__ = [
     "ExportFormat",

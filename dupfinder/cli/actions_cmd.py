@@ -9,17 +9,27 @@ failed (each listed with its reason), 2 for usage errors or a refused plan, 1 fo
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from dupfinder.cli.cancellable import run_cancellable
-from dupfinder.core.actions import Action, ApplyReport, Plan, apply, make_plan
+from dupfinder.core.actions import (
+    Action,
+    ApplyReport,
+    Plan,
+    apply,
+    compare_link_contents,
+    free_name,
+    make_plan,
+)
 from dupfinder.core.decisions import DecisionStore, apply_decisions
-from dupfinder.core.errors import ActionError, DupfinderError
-from dupfinder.core.journal import Journal, iter_sessions, undo
-from dupfinder.core.marks import RULE_NAMES, KeepRule, parse_rule, select
+from dupfinder.core.errors import ActionBusy, ActionError, DupfinderError
+from dupfinder.core.journal import FileState, Journal, SessionKind
+from dupfinder.core.marks import RULE_NAMES, KeepRule, parse_rule, reference_folder_problem, select
 from dupfinder.core.model import ScanResult
 from dupfinder.core.report import format_size, load_result
 from dupfinder.core.session import load_session
+from dupfinder.core.undo import UndoReport, iter_sessions, undo
 
 __all__ = ["add_action_options", "register", "run_actions"]
 
@@ -66,6 +76,12 @@ def add_action_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--force-all", action="store_true", help="allow acting on every member of a group"
     )
+    group.add_argument(
+        "--allow-different-content",
+        action="store_true",
+        help="hardlink/symlink: also replace files whose bytes differ from the kept file (the "
+        "plan names them; each original goes to the trash first, so undo can restore it)",
+    )
     group.add_argument("--journal", metavar="PATH", help="journal file (default: user data dir)")
     group.add_argument("--decisions", metavar="PATH", help="decisions file (default: user data)")
 
@@ -82,7 +98,7 @@ def _print_plan(plan: Plan, out: TextIO) -> None:
         for member in group.keep:
             out.write(f"  keep     {member.path}\n")
         for item in group.act:
-            where = f"  ->  {item.dest}" if item.dest else ""
+            where = f"  ->  {free_name(item.dest)}" if item.dest else ""
             out.write(f"  {verb:<8} {item.path}{where}\n")
     out.write(f"\n{plan.confirmation_text()}\n")
 
@@ -92,17 +108,34 @@ def _print_report(report: ApplyReport, out: TextIO, err: TextIO) -> None:
         if outcome.status != "done":
             err.write(f"  {outcome.status}: {outcome.path}: {outcome.reason}\n")
     out.write(
-        f"{len(report.done)} done ({format_size(report.bytes_done)}), "
-        f"{len(report.skipped)} skipped, {len(report.failed)} failed"
-        f"{' (cancelled)' if report.cancelled else ''}. "
-        f"Journal session {report.session}; undo with: dupfinder undo --session {report.session}\n"
+        f"{len(report.done):,} done ({format_size(report.bytes_done)}), "
+        f"{len(report.skipped):,} skipped, {len(report.failed):,} failed"
+        f"{' (cancelled)' if report.cancelled else ''}.\n"
     )
+    if report.stopped:
+        err.write(
+            f"dupfinder: stopped early: {report.stopped}. The {len(report.done):,} files above "
+            "marked done were changed and are in the journal; nothing after them was touched.\n"
+        )
+    if report.session:
+        out.write(
+            f"Journal session {report.session}; undo with: dupfinder undo --session {report.session}\n"
+        )
 
 
-def _apply_cancellable(plan: Plan, journal: Journal | None) -> ApplyReport:
+def _waiting(err: TextIO) -> Callable[[str], None]:
+    def tell(message: str) -> None:
+        err.write(f"dupfinder: {message}; waiting for it to finish (Ctrl-C to stop waiting)\n")
+        err.flush()
+
+    return tell
+
+
+def _apply_cancellable(plan: Plan, journal: Journal | None, err: TextIO) -> ApplyReport:
     """Apply on a worker thread so Ctrl-C stops cleanly between two files."""
     return run_cancellable(
-        lambda cancel: apply(plan, journal=journal, cancel=cancel), "dupfinder-apply"
+        lambda cancel: apply(plan, journal=journal, cancel=cancel, on_wait=_waiting(err)),
+        "dupfinder-apply",
     )
 
 
@@ -114,6 +147,12 @@ def run_actions(result: ScanResult, args: argparse.Namespace, out: TextIO, err: 
         err.write(f"dupfinder: {exc}\n")
         return EXIT_FATAL
     rules: list[KeepRule] = args.keep or []
+    roots = tuple(getattr(args, "paths", None) or ())
+    members = (m for g in result.groups for m in g.members)
+    problem = reference_folder_problem(rules, roots, members)
+    if problem is not None:
+        err.write(f"dupfinder: --keep {problem}\n")
+        return EXIT_USAGE
     marks = getattr(args, "marks", None)
     if rules:
         selection = select(result, rules)
@@ -128,11 +167,12 @@ def run_actions(result: ScanResult, args: argparse.Namespace, out: TextIO, err: 
             selection,
             args.action,
             force_all=args.force_all,
-            roots=tuple(getattr(args, "paths", None) or ()),
+            roots=roots,
         )
     except ActionError as exc:
         err.write(f"dupfinder: refused: {exc}\n")
         return EXIT_USAGE
+    plan = compare_link_contents(plan, allow_different=args.allow_different_content)
     _print_plan(plan, out)
     if plan.empty:
         out.write("Nothing to do.\n")
@@ -142,11 +182,13 @@ def run_actions(result: ScanResult, args: argparse.Namespace, out: TextIO, err: 
         return EXIT_OK
     journal = Journal(args.journal) if args.journal else None
     try:
-        report = _apply_cancellable(plan, journal)
-    except OSError as exc:  # the journal cannot be written: nothing was done without one
-        err.write(f"dupfinder: cannot write the journal, nothing was changed: {exc}\n")
-        return EXIT_FATAL
+        report = _apply_cancellable(plan, journal, err)
+    except ActionBusy as exc:
+        err.write(f"dupfinder: {exc}\n")
+        return EXIT_CANCELLED
     _print_report(report, out, err)
+    if report.stopped:
+        return EXIT_FATAL
     if report.cancelled:
         return EXIT_CANCELLED
     return EXIT_OK if report.ok else EXIT_PROBLEMS
@@ -168,33 +210,62 @@ def _handle_apply(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return run_actions(session.result, args, out, err)
 
 
-def _handle_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    journal = Journal(args.journal) if args.journal else Journal()
-    if args.list:
-        for s in iter_sessions(journal):
-            counts = ", ".join(
-                f"{s.count(state)} {state}"
-                for state in ("done", "skipped", "failed", "interrupted")
-                if s.count(state)
-            )
-            undone = "" if s.kind != "apply" or s.restorable else " · undone"
-            out.write(f"{s.id}  {s.time}  {s.kind} {s.action or ''}  {counts}{undone}\n")
-        return EXIT_OK
-    if args.session and journal.find(args.session) is None:
-        err.write(f"dupfinder undo: no apply session {args.session} in {journal.path}\n")
-        return EXIT_USAGE
-    report = undo(args.session, journal=journal)
-    if report.session is None:
-        out.write("Nothing to undo.\n")
-        return EXIT_OK
+def _list_sessions(journal: Journal, out: TextIO) -> None:
+    for s in iter_sessions(journal):
+        counts = ", ".join(f"{s.count(state):,} {state}" for state in FileState if s.count(state))
+        undone = (
+            " · undone" if s.kind is SessionKind.APPLY and s.undone_by and not s.restorable else ""
+        )
+        out.write(f"{s.id}  {s.time}  {s.kind} {s.action or ''}  {counts}{undone}\n")
+
+
+def _print_undo(report: UndoReport, out: TextIO, err: TextIO) -> None:
     for outcome in report.outcomes:
         note = f" ({outcome.reason})" if outcome.reason else ""
         stream = out if outcome.status == "restored" else err
         stream.write(f"  {outcome.status}: {outcome.path}{note}\n")
     out.write(
-        f"Session {report.session}: {len(report.restored)} restored, "
-        f"{len(report.problems)} not restored.\n"
+        f"Session {report.session}: {len(report.restored):,} restored, "
+        f"{len(report.problems):,} not restored{' (cancelled)' if report.cancelled else ''}.\n"
     )
+    if report.journal_problem:
+        err.write(
+            f"dupfinder undo: the journal could not record this undo: {report.journal_problem}\n"
+        )
+
+
+def _handle_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    journal = Journal(args.journal) if args.journal else Journal()
+    try:
+        if args.list:
+            _list_sessions(journal, out)
+            return EXIT_OK
+        if args.session and journal.find(args.session) is None:
+            err.write(f"dupfinder undo: no apply session {args.session} in {journal.path}\n")
+            return EXIT_USAGE
+        report = run_cancellable(
+            lambda cancel: undo(
+                args.session, journal=journal, cancel=cancel, on_wait=_waiting(err)
+            ),
+            "dupfinder-undo",
+        )
+    except ActionBusy as exc:
+        err.write(f"dupfinder undo: {exc}\n")
+        return EXIT_CANCELLED
+    except OSError as exc:
+        err.write(
+            f"dupfinder undo: cannot read the journal {journal.path}: {exc.strerror or exc}\n"
+        )
+        return EXIT_FATAL
+    finally:
+        for problem in journal.problems:
+            err.write(f"dupfinder undo: journal {problem}\n")
+    if report.nothing is not None:
+        out.write(f"{report.nothing}\n")
+        return EXIT_OK
+    _print_undo(report, out, err)
+    if report.cancelled:
+        return EXIT_CANCELLED
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 
 
@@ -252,7 +323,12 @@ def register(commands: Any) -> None:
     add_action_options(parser)
     parser.set_defaults(handler=_handle_apply)
 
-    parser = commands.add_parser("undo", help="undo the last apply (or a given session)")
+    parser = commands.add_parser(
+        "undo",
+        help="undo the last apply (or a given session)",
+        description="Put back what the last apply changed; once it is undone, undo says there is "
+        "nothing to undo. Older applies are undone by id (see --list).",
+    )
     parser.add_argument("--session", metavar="ID", help="the apply session to undo")
     parser.add_argument("--list", action="store_true", help="list journal sessions")
     parser.add_argument("--journal", metavar="PATH", help="journal file (default: user data dir)")

@@ -13,17 +13,22 @@ below are what the pieces raise internally (and what a library user may catch):
 - ``CacheError``: the fingerprint cache cannot be opened even after a rebuild.
 - ``ResultFormatError``: a saved result file is not a dupfinder result (also ``ValueError``).
 - ``ActionError``: an action was refused as a whole (e.g. it would remove every member).
+  - ``ActionBusy``: another apply or undo holds the per-user action lock.
+- ``JournalWriteError``: the action journal cannot be written (also ``OSError``); apply stops
+  before the next file, because a file changed without a journal record could not be undone.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ActionBusy",
     "ActionError",
     "CacheError",
     "CorruptFile",
     "DupfinderError",
     "EncryptedFile",
     "FileProblem",
+    "JournalWriteError",
     "ResultFormatError",
     "TooLarge",
     "TooLittleContent",
@@ -71,3 +76,11 @@ class ResultFormatError(DupfinderError, ValueError):
 
 class ActionError(DupfinderError):
     """An action plan was refused as a whole."""
+
+
+class ActionBusy(ActionError):
+    """Another apply or undo is running; nothing was changed."""
+
+
+class JournalWriteError(DupfinderError, OSError):
+    """The journal could not record a step; the step was not taken (or not confirmed)."""

@@ -26,6 +26,7 @@ __all__ = [
     "parse_rule",
     "parse_rules",
     "reference_folder",
+    "reference_folder_problem",
     "select",
     "select_group",
 ]
@@ -43,6 +44,8 @@ class KeepRule:
     name: str
     key: RuleKey = field(compare=False)
     protects: Callable[[Member], bool] | None = field(default=None, compare=False)
+    #: the reference folder of an ``in:DIR`` rule, resolved (symlinks followed)
+    folder: str | None = None
 
     def __str__(self) -> str:
         return self.name
@@ -62,13 +65,42 @@ def _is_inside(path: str, folder: str) -> bool:
 
 
 def reference_folder(folder: str | os.PathLike[str]) -> KeepRule:
-    """Keep every member inside ``folder`` (and prefer them over members outside it)."""
-    root = os.path.abspath(os.fspath(folder))
+    """Keep every member inside ``folder`` (and prefer them over members outside it).
+
+    The folder is resolved: given through a symlink, it still protects the files the scan
+    listed under their real paths (both spellings count).
+    """
+    spelt = os.path.abspath(os.fspath(folder))
+    root = os.path.realpath(spelt)
 
     def inside(member: Member) -> bool:
-        return _is_inside(member.path, root)
+        return _is_inside(member.path, root) or (spelt != root and _is_inside(member.path, spelt))
 
-    return KeepRule(f"in:{root}", key=lambda m: 0 if inside(m) else 1, protects=inside)
+    return KeepRule(f"in:{root}", key=lambda m: 0 if inside(m) else 1, protects=inside, folder=root)
+
+
+def reference_folder_problem(
+    rules: Sequence[KeepRule], roots: Sequence[str | os.PathLike[str]], members: Iterable[Member]
+) -> str | None:
+    """Why an ``in:DIR`` rule would protect nothing (a misspelt or outside folder), or None.
+
+    With scan ``roots`` the folder must be one of them or inside one; without (a saved
+    result), it must hold at least one file of the result.
+    """
+    folders = [rule.folder for rule in rules if rule.folder is not None]
+    if not folders:
+        return None
+    paths = [m.path for m in members]
+    real_roots = [os.path.realpath(os.fspath(r)) for r in roots]
+    for folder in folders:
+        if not os.path.isdir(folder):
+            return f"in:{folder}: no such folder"
+        if real_roots:
+            if not any(_is_inside(folder, root) for root in real_roots):
+                return f"in:{folder} is not inside a scanned folder ({', '.join(real_roots)})"
+        elif not any(_is_inside(path, folder) for path in paths):
+            return f"in:{folder} holds no file of the result, so it would protect nothing"
+    return None
 
 
 _SIMPLE_RULES: dict[str, KeepRule] = {

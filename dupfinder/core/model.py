@@ -16,6 +16,7 @@ from typing import NamedTuple
 __all__ = [
     "DEFAULT_IMAGE_THRESHOLD",
     "DEFAULT_TEXT_THRESHOLD",
+    "ActionKind",
     "CacheKey",
     "FileEntry",
     "Fingerprint",
@@ -47,6 +48,20 @@ class Kind(enum.StrEnum):
 
     TEXT = "text"
     IMAGE = "image"
+
+
+class ActionKind(enum.StrEnum):
+    """What an apply does with the files it acts on (also the journal's operation names)."""
+
+    TRASH = "trash"
+    MOVE = "move"
+    HARDLINK = "hardlink"
+    SYMLINK = "symlink"
+    DELETE = "delete"
+
+    @property
+    def links(self) -> bool:
+        return self in (ActionKind.HARDLINK, ActionKind.SYMLINK)
 
 
 class Phase(enum.StrEnum):

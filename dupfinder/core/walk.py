@@ -19,6 +19,7 @@ from pathlib import Path
 
 from dupfinder.core.formats import kind_for_path
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
+from dupfinder.core.oserrors import os_error_reason
 from dupfinder.core.patterns import path_patterns
 
 __all__ = ["WalkReport", "describe_os_error", "entry_from_stat", "normalise_roots", "walk"]
@@ -35,15 +36,10 @@ class WalkReport:
 
 
 def describe_os_error(exc: OSError) -> str:
-    """A short, user-facing reason for a failed file operation."""
-    if isinstance(exc, FileNotFoundError):
-        return "the file vanished during the scan"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, IsADirectoryError):
-        return "is a folder"
-    reason = exc.strerror or exc.__class__.__name__
-    return reason[0].lower() + reason[1:] if reason else "cannot be read"
+    """A short, user-facing reason for a file the scan could not read (one wording with
+    actions and undo, see ``dupfinder.core.oserrors``)."""
+    reason = os_error_reason(exc)
+    return "the file vanished during the scan" if reason == "vanished" else reason
 
 
 def normalise_roots(roots: tuple[Path, ...]) -> list[str]:

@@ -40,9 +40,10 @@ from dupfinder.app.listing import Column
 from dupfinder.core import scan
 from dupfinder.core.actions import Action, ActionKind, ApplyReport
 from dupfinder.core.decisions import DecisionStore
-from dupfinder.core.journal import Journal, UndoReport
+from dupfinder.core.journal import Journal
 from dupfinder.core.model import Kind, Member, Progress
 from dupfinder.core.report import format_size
+from dupfinder.core.undo import UndoReport
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.commands import KEEP_RULES, build_commands, build_menus, build_toolbar
 from dupfinder.gui.dialogs import (

@@ -1,0 +1,163 @@
+"""File operations that never overwrite and never trust a path: shared by actions and undo.
+
+``FileStamp`` is what a file was when a step was decided (identity, size, change stamps,
+mode, owner); every destructive step compares the disk with it right before it acts.
+Moves never replace an existing file; across devices the copy is made under a temporary
+name the caller chose (and journalled), verified byte for byte, and only then is the
+source removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import secrets
+import shutil
+import stat
+from dataclasses import dataclass
+
+__all__ = [
+    "FileStamp",
+    "fsync_file",
+    "move_no_overwrite",
+    "same_bytes",
+    "sha256_file",
+    "temporary_name",
+]
+
+_LINK_UNSUPPORTED = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """A file's identity and state from one ``lstat``: enough to notice any rewrite."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    mode: int
+    uid: int
+    gid: int
+    atime_ns: int
+    links: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileStamp:
+        return cls(
+            dev=st.st_dev,
+            ino=st.st_ino,
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            ctime_ns=st.st_ctime_ns,
+            mode=st.st_mode,
+            uid=st.st_uid,
+            gid=st.st_gid,
+            atime_ns=st.st_atime_ns,
+            links=st.st_nlink,
+        )
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> FileStamp:
+        """The stamp of ``path`` itself (a symlink is not followed)."""
+        return cls.of(os.lstat(path))
+
+    @property
+    def identity(self) -> tuple[int, int]:
+        return self.dev, self.ino
+
+    @property
+    def regular(self) -> bool:
+        return stat.S_ISREG(self.mode)
+
+    def same_content_state(self, other: FileStamp) -> bool:
+        """Same file, not rewritten: identity, size, mtime and ctime all equal."""
+        return (self.identity, self.size, self.mtime_ns, self.ctime_ns) == (
+            other.identity,
+            other.size,
+            other.mtime_ns,
+            other.ctime_ns,
+        )
+
+
+def temporary_name(path: str) -> str:
+    """A hidden name beside ``path`` that no other run will pick (journalled before use)."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.dupfinder-{secrets.token_hex(4)}.tmp")
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def same_bytes(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:
+    """True when both files hold exactly the same bytes (compared, not hashed)."""
+    with open(first, "rb") as a, open(second, "rb") as b:
+        if os.fstat(a.fileno()).st_size != os.fstat(b.fileno()).st_size:
+            return False
+        while True:
+            left, right = a.read(_CHUNK), b.read(_CHUNK)
+            if left != right:
+                return False
+            if not left:
+                return True
+
+
+def fsync_file(path: str | os.PathLike[str]) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def move_no_overwrite(
+    src: str | os.PathLike[str], dst: str | os.PathLike[str], tmp: str | None = None
+) -> None:
+    """Move ``src`` to ``dst``; raise FileExistsError rather than replace anything.
+
+    On one device a hard link then an unlink makes the no-overwrite check atomic; across
+    devices the copy is written under ``tmp`` (default: a fresh hidden name beside ``dst``),
+    verified byte for byte, and only then is ``src`` removed, so a failure at any step
+    leaves the original in place and no temporary file behind.
+    """
+    src, dst = os.fspath(src), os.fspath(dst)
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno == errno.EXDEV:
+            _copy_move(src, dst, tmp or temporary_name(dst))
+            return
+        if exc.errno not in _LINK_UNSUPPORTED:
+            raise
+        if os.path.lexists(dst):
+            raise FileExistsError(errno.EEXIST, "destination exists", dst) from exc
+        os.rename(src, dst)
+        return
+    os.unlink(src)
+
+
+def _copy_move(src: str, dst: str, tmp: str) -> None:
+    try:
+        shutil.copy2(src, tmp)
+        fsync_file(tmp)
+        if not same_bytes(tmp, src):
+            raise OSError(errno.EIO, "the copy does not match the original", dst)
+        try:
+            os.link(tmp, dst)
+            os.unlink(tmp)
+        except OSError as exc:
+            if exc.errno not in _LINK_UNSUPPORTED:
+                raise
+            if os.path.lexists(dst):
+                raise FileExistsError(errno.EEXIST, "destination exists", dst) from exc
+            os.rename(tmp, dst)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    os.unlink(src)
