@@ -69,7 +69,7 @@ def test_undo_trash_restores_byte_identical_files(files: list[Path], journal: Jo
     for entry in entries:
         assert not entry.exists()
         assert not (TRASH / "info" / f"{entry.name}.trashinfo").exists()
-    assert undo(journal=journal).session is None  # nothing left to undo
+    assert "Nothing to undo" in str(undo(journal=journal).nothing)
 
 
 def test_undo_move_restores_and_never_overwrites(
