@@ -12,8 +12,8 @@ import pytest
 from dupfinder.core import journal as journal_module
 from dupfinder.core.actions import Action, ActionKind, apply, compare_link_contents, make_plan
 from dupfinder.core.journal import Journal, default_journal_path
-from dupfinder.core.undo import undo
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
+from dupfinder.core.undo import undo
 
 TRASH = Path(os.environ["XDG_DATA_HOME"]) / "Trash"
 

@@ -306,7 +306,7 @@ def test_damaged_journal_records_are_skipped_with_a_message(tmp_path: Path) -> N
         ["not", "a", "record"],
     ]
     path.write_text("".join(json.dumps(d) + "\n" for d in damaged) + good + '{"type": "done", "ses')
-    code, out, err = cli("undo", "--list", "--journal", str(path))
+    code, _, err = cli("undo", "--list", "--journal", str(path))
     assert code == 0
     assert err.count("skipped") == 6
     code, _out, err = cli("undo", "--journal", str(path))
