@@ -12,32 +12,33 @@ from pathlib import Path
 
 import pytest
 
-from dupfinder.core.journal import Journal, undo
+from dupfinder.core.journal import Journal
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 from dupfinder.core.report import save_result
+from dupfinder.core.undo import undo
 
 # Runs apply in a child process whose second trash call kills the process with SIGKILL, either
 # right after the file went to the trash (before its "done" record) or just before.
 CHILD = textwrap.dedent(
     """
     import json, os, signal, sys
-    from dupfinder.core import actions
+    from dupfinder.core import actions, apply as apply_module
     from dupfinder.core.journal import Journal
     from dupfinder.core.report import load_result
 
     result, _ = load_result(sys.argv[1])
-    real = actions.send2trash
+    real = apply_module.send_to_trash
     calls = []
 
-    def trash_then_die(path):
+    def trash_then_die(path, entry=None):
         calls.append(path)
         if len(calls) == 2 and sys.argv[4] == "before":
             os.kill(os.getpid(), signal.SIGKILL)
-        real(path)
+        real(path, entry)
         if len(calls) == 2:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    actions.send2trash = trash_then_die
+    apply_module.send_to_trash = trash_then_die
     plan = actions.make_plan(result, json.loads(sys.argv[2]))
     actions.apply(plan, journal=Journal(sys.argv[3]))
     """
@@ -92,4 +93,12 @@ def test_journal_survives_a_kill_mid_apply(tmp_path: Path, when: str) -> None:
             (str(paths[2]), "skipped"),
         ]
     assert {p: p.read_bytes() for p in paths} == before
-    assert journal.find() is None  # everything accounted for
+    last = journal.find()
+    assert last is not None
+    assert last.restorable == ()  # everything accounted for
+    assert "already undone" in str(undo(journal=journal).nothing)
+    # no trash entry is left half made (a .trashinfo without its file)
+    for item in session.files:
+        assert item.intent is not None
+        info, data = Path(str(item.intent.trash_info)), Path(str(item.intent.trash_files))
+        assert info.exists() == data.exists()

@@ -11,8 +11,9 @@ from dupfinder.app.jobs import ScanFunction, SyncRunner
 from dupfinder.core import scan
 from dupfinder.core.actions import ApplyReport
 from dupfinder.core.decisions import DecisionStore
-from dupfinder.core.journal import Journal, UndoReport
+from dupfinder.core.journal import Journal
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, Progress, ScanResult
+from dupfinder.core.undo import UndoReport
 
 
 @dataclass
