@@ -238,7 +238,8 @@ class App:
             last = self.estimate.last
             text = translate("App", "Scan stopped.")
             if last is not None and last.total:
-                text = translate("App", "Scan stopped after {done} of %Ln files.", None, last.total)
+                amount = last.total
+                text = translate("App", "Scan stopped after {done} of %Ln files.", None, amount)
                 text = text.format(done=f"{last.done:,}")
             if self.has_result:
                 text += " " + translate("App", "The list still shows the previous results.")
@@ -248,11 +249,12 @@ class App:
         self._show(rescored, frozenset())
         groups, files, reclaim = self.totals()
         found = translate("App", "Found %Ln group(s)", None, groups)
+        amount = stats.files_seen
         detail = translate(
             "App",
             "{files} files, {size} reclaimable) among %Ln file(s) in {seconds:.1f} s.",
             None,
-            stats.files_seen,
+            amount,
         )
         self.view.show_message(
             found
@@ -295,9 +297,8 @@ class App:
     def _scope_note(self) -> str:
         if not self.listing.filtered():
             return ""
-        return " " + translate(
-            "App", "Only the %Ln group(s) shown were changed.", None, len(self.listing.order)
-        )
+        amount = len(self.listing.order)
+        return " " + translate("App", "Only the %Ln group(s) shown were changed.", None, amount)
 
     def apply_keep_rule(self, name: str | None) -> None:
         """Mark, in the groups shown, every member the rule does not keep (reference folders
@@ -393,6 +394,7 @@ class App:
         whole = self.whole_groups()
         if whole:
             numbers = ", ".join(str(n) for n in whole[:10]) + ("…" if len(whole) > 10 else "")
+            amount = len(whole)
             self.view.tell(
                 translate("App", "A group would lose every file"),
                 translate(
@@ -400,7 +402,7 @@ class App:
                     "Every file of group(s) {numbers} is marked. Unmark the file to keep, or "
                     "right-click it and choose “Keep this file”.",
                     None,
-                    len(whole),
+                    amount,
                 ).format(numbers=numbers),
                 warning=True,
             )
@@ -452,9 +454,11 @@ class App:
             self.view.show_message(report.nothing)
             return
         restored = frozenset(o.path for o in report.restored)
-        text = translate("App", "Undo: %Ln file(s) put back", None, len(report.restored))
+        amount = len(report.restored)
+        text = translate("App", "Undo: %Ln file(s) put back", None, amount)
         if report.problems:
-            text += translate("App", ", %Ln with problems", None, len(report.problems))
+            amount = len(report.problems)
+            text += translate("App", ", %Ln with problems", None, amount)
         text += "."
         entry = self.history.pop(report.session)
         if entry is not None:
@@ -508,7 +512,8 @@ class App:
         """Forget remembered decisions (by position in the list) and show their groups again."""
         for index in sorted(indexes, reverse=True):
             self.decisions.remove(index)
-        text = translate("App", "%Ln decision(s) forgotten.", None, len(indexes))
+        amount = len(indexes)
+        text = translate("App", "%Ln decision(s) forgotten.", None, amount)
         if self.has_result:
             self._refresh(message=text)
         else:
@@ -519,7 +524,8 @@ class App:
         if self.raw is None or not paths:
             return
         self.raw = without(self.raw, paths)
-        text = translate("App", "%Ln file(s) removed from the results.", None, len(paths))
+        amount = len(paths)
+        text = translate("App", "%Ln file(s) removed from the results.", None, amount)
         self._refresh(self.marks.paths() - set(paths), text)
 
     # --- files -------------------------------------------------------------------------------
@@ -555,14 +561,16 @@ class App:
         text = translate("App", "Opened %Ln group(s)", None, groups)
         text += translate("App", " (%Ln file(s)).", None, files)
         if loaded.missing:
-            text += " " + translate("App", "%Ln file(s) gone, left out.", None, len(loaded.missing))
+            amount = len(loaded.missing)
+            text += " " + translate("App", "%Ln file(s) gone, left out.", None, amount)
         if loaded.changed:
+            amount = len(loaded.changed)
             text += " " + translate(
                 "App",
                 "%Ln file(s) changed since the scan: actions will skip them; scan again to "
                 "refresh.",
                 None,
-                len(loaded.changed),
+                amount,
             )
         self.view.show_message(text)
 

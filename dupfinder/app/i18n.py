@@ -42,5 +42,8 @@ def install(translator: Translator | None) -> None:
 
 
 def translate(context: str, text: str, disambiguation: str | None = None, n: int = -1) -> str:
-    """The translation of ``text`` in ``context``; counts and plurals filled in for ``n``."""
-    return english(_translator[0](context, text, disambiguation, n), n)
+    """The translation of ``text`` in ``context``; counts and plurals filled in for ``n``.
+
+    The count is filled in here, not by Qt, so that numbers read the same (``1,200``) in
+    every language and under the C locale."""
+    return english(_translator[0](context, text, disambiguation, -1), n)

@@ -39,9 +39,11 @@ def _label(phase: Phase) -> str:
 
 def duration_text(seconds: float) -> str:
     if seconds < 60:
-        return translate("Progress", "%n s", None, max(1, round(seconds)))
+        amount = max(1, round(seconds))
+        return translate("Progress", "%n s", None, amount)
     if seconds < 3600:
-        return translate("Progress", "%n min", None, round(seconds / 60))
+        amount = round(seconds / 60)
+        return translate("Progress", "%n min", None, amount)
     return translate("Progress", "{hours:.1f} h").format(hours=seconds / 3600)
 
 
@@ -68,10 +70,10 @@ class ProgressEstimate:
             self._recent.clear()
         label = _label(sample.phase)
         if sample.total is None:
-            return translate("Progress", "{phase}: %Ln so far", None, sample.done).format(
-                phase=label
-            )
-        text = translate("Progress", "{phase}: {done} of %Ln", None, sample.total).format(
+            amount = sample.done
+            return translate("Progress", "{phase}: %Ln so far", None, amount).format(phase=label)
+        amount = sample.total
+        text = translate("Progress", "{phase}: {done} of %Ln", None, amount).format(
             phase=label, done=f"{sample.done:,}"
         )
         remaining = self.remaining_seconds(sample, now)

@@ -43,9 +43,11 @@ def done_phrase(kind: ActionKind | None, count: int, size: int | None = None) ->
 def action_done_text(report: ApplyReport, kind: ActionKind) -> str:
     text = done_phrase(kind, len(report.done), report.bytes_done)
     if report.skipped:
-        text += translate("Wording", " · %Ln skipped", None, len(report.skipped))
+        amount = len(report.skipped)
+        text += translate("Wording", " · %Ln skipped", None, amount)
     if report.failed:
-        text += translate("Wording", " · %Ln failed", None, len(report.failed))
+        amount = len(report.failed)
+        text += translate("Wording", " · %Ln failed", None, amount)
     if report.cancelled:
         text += translate("Wording", " · stopped")
     return text + "."
@@ -54,21 +56,19 @@ def action_done_text(report: ApplyReport, kind: ActionKind) -> str:
 def undo_question(offer: UndoOffer) -> str:
     """Names the action and its files: "Put back the 449 files moved to the trash at …?"."""
     if offer.kind is ActionKind.TRASH:
-        text = translate(
-            "Wording", "Put back the %Ln file(s) moved to the trash", None, offer.files
-        )
+        amount = offer.files
+        text = translate("Wording", "Put back the %Ln file(s) moved to the trash", None, amount)
     elif offer.kind is ActionKind.MOVE:
+        amount = offer.files
         text = translate(
-            "Wording", "Put back the %Ln file(s) moved to {folder}", None, offer.files
+            "Wording", "Put back the %Ln file(s) moved to {folder}", None, amount
         ).format(folder=offer.folder)
     elif offer.kind is not None and offer.kind.links:
-        text = translate(
-            "Wording", "Restore the %Ln file(s) replaced with links", None, offer.files
-        )
+        amount = offer.files
+        text = translate("Wording", "Restore the %Ln file(s) replaced with links", None, amount)
     else:
-        text = translate(
-            "Wording", "Put back the %Ln file(s) of the last action", None, offer.files
-        )
+        amount = offer.files
+        text = translate("Wording", "Put back the %Ln file(s) of the last action", None, amount)
     when = offer.time[11:16] if len(offer.time) >= 16 else ""
     if when:
         text += translate("Wording", " (at {time})").format(time=when)
@@ -95,7 +95,8 @@ def status_text(status: str, n: int = -1) -> str:
 
 
 def plan_heading(plan: Plan) -> str:
-    files = translate("Wording", "%Ln file(s)", None, len(plan.files))
+    amount = len(plan.files)
+    files = translate("Wording", "%Ln file(s)", None, amount)
     return f"{files} · {format_size(plan.bytes_reclaimed)}"
 
 

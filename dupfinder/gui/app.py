@@ -27,6 +27,7 @@ from dupfinder import __version__
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.icons import app_icon
 from dupfinder.gui.main_window import MainWindow
+from dupfinder.gui.translations import install_translations
 
 __all__ = ["create_application", "main"]
 
@@ -40,6 +41,7 @@ def create_application(args: list[str]) -> QApplication:
     app.setApplicationVersion(__version__)
     app.setDesktopFileName("dupfinder")
     app.setWindowIcon(app_icon())
+    install_translations(app)  # the translators have the app as parent: they live with it
     return app
 
 

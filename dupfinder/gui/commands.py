@@ -340,4 +340,7 @@ def build_toolbar(
     toolbar.addSeparator()
     toolbar.addActions([c.open_file, c.open_folder])
     window.addToolBar(toolbar)
+    more = toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
+    if more is not None:  # shown when the window is too narrow for every button
+        more.setAccessibleName(translate("Commands", "More tools"))
     return toolbar, mark_button

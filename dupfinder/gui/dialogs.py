@@ -100,7 +100,7 @@ def _item(row: Sequence[str]) -> QTreeWidgetItem:
 
 def _fill(table: QTreeWidget, rows: Iterable[Sequence[str]]) -> int:
     """Add up to MAX_ROWS rows; returns how many were left out."""
-    items = []
+    items: list[QTreeWidgetItem] = []
     left_out = 0
     for row in rows:
         if len(items) >= MAX_ROWS:
@@ -199,8 +199,12 @@ class PlanDialog(QDialog):
 
     def planned_paths(self) -> list[str]:
         """The files listed, in order (for tests and screen readers)."""
-        top = (self.table.topLevelItem(i) for i in range(self.table.topLevelItemCount()))
-        return [g.child(j).text(0) for g in top for j in range(g.childCount())]
+        paths: list[str] = []
+        for i in range(self.table.topLevelItemCount()):
+            group = self.table.topLevelItem(i)
+            children = (group.child(j) for j in range(group.childCount())) if group else ()
+            paths.extend(child.text(0) for child in children if child is not None)
+        return paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,8 +284,9 @@ class ProblemsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        amount = len(errors)
         layout.addWidget(
-            QLabel(translate("Dialogs", "%Ln file(s) skipped by the scan:", None, len(errors)))
+            QLabel(translate("Dialogs", "%Ln file(s) skipped by the scan:", None, amount))
         )
         layout.addWidget(table, 1)
         if left_out:
@@ -299,13 +304,15 @@ def decision_text(decision: Decision) -> str:
         other = paths[1] if len(paths) > 1 else "?"
         return translate("Dialogs", "{a} is not a duplicate of {b}").format(a=first, b=other)
     if decision.kind is DecisionKind.MEMBER:
+        amount = len(decision.against)
         return translate(
             "Dialogs",
             "{a} is not a duplicate of %Ln other file(s)",
             None,
-            len(decision.against),
+            amount,
         ).format(a=first)
-    return translate("Dialogs", "Group of %Ln file(s) hidden (with {a})", None, len(paths)).format(
+    amount = len(paths)
+    return translate("Dialogs", "Group of %Ln file(s) hidden (with {a})", None, amount).format(
         a=first
     )
 

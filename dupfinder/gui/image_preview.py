@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dupfinder.app.i18n import translate
 from dupfinder.core.model import Progress
 from dupfinder.core.report import format_size
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
@@ -211,7 +212,7 @@ class ImagePreview(QWidget):
         self.zoom = QComboBox()
         for label, _ in _ZOOMS:
             self.zoom.addItem(label)
-        self.show_difference = QCheckBox("Show differences")
+        self.show_difference = QCheckBox(translate("Preview", "Show differences"))
         self.show_difference.setToolTip(
             "Red where the selected image differs from the representative"
         )
@@ -219,11 +220,11 @@ class ImagePreview(QWidget):
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         toolbar = QHBoxLayout()
         toolbar.addWidget(self.summary, 1)
-        toolbar.addWidget(QLabel("Zoom:"))
+        toolbar.addWidget(QLabel(translate("Preview", "Zoom:")))
         toolbar.addWidget(self.zoom)
         toolbar.addWidget(self.show_difference)
-        self.left = _Side("Representative")
-        self.right = _Side("Selected")
+        self.left = _Side(translate("Preview", "Kept"))
+        self.right = _Side(translate("Preview", "Selected"))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.left)
         splitter.addWidget(self.right)
@@ -244,7 +245,7 @@ class ImagePreview(QWidget):
 
     def show_pair(self, representative: str, member: str) -> None:
         self._paths = (representative, member)
-        self.summary.setText("Loading…")
+        self.summary.setText(translate("Preview", "Loading…"))
         if self._job is not None:
             self._pending = self._paths
             return
@@ -267,7 +268,11 @@ class ImagePreview(QWidget):
     def _start(self, paths: tuple[str, str]) -> None:
         job = Job(_load_pair(*paths))
         job.finished.connect(self._on_loaded)
-        job.failed.connect(lambda message: self.summary.setText(f"Cannot show: {message}"))
+        job.failed.connect(
+            lambda message: self.summary.setText(
+                translate("Preview", "Cannot show: {message}").format(message=message)
+            )
+        )
         job.done.connect(self._on_done)
         self._job = job
         job.start()
@@ -289,7 +294,11 @@ class ImagePreview(QWidget):
         self.right.caption.setText(loaded.right.caption())
         self._show_right()
         if loaded.difference is not None:
-            self.summary.setText(f"Mean difference {loaded.mean_difference:.1%}")
+            self.summary.setText(
+                translate("Preview", "Mean difference {value}").format(
+                    value=f"{loaded.mean_difference:.1%}"
+                )
+            )
         else:
             self.summary.setText("")
         self.rendered.emit()
@@ -301,10 +310,12 @@ class ImagePreview(QWidget):
             return
         if self.show_difference.isChecked() and loaded.difference is not None:
             # The map has the representative's size: show it at the representative's scale.
-            self.right.role.setText("Differences (red) over the selected image")
+            self.right.role.setText(
+                translate("Preview", "Differences (red) over the selected image")
+            )
             self.right.view.set_image(loaded.difference, (loaded.left.width, loaded.left.height))
         else:
-            self.right.role.setText("Selected")
+            self.right.role.setText(translate("Preview", "Selected"))
             self.right.view.set_image(loaded.right_image, (loaded.right.width, loaded.right.height))
         self._apply_zoom()
 

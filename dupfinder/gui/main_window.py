@@ -304,7 +304,8 @@ class MainWindow(QMainWindow):
         self.model.end_load()
         errors = self.model.result().errors
         self.problems_button.setVisible(bool(errors))
-        self.problems_button.setText(translate("Window", "%Ln file(s) skipped…", None, len(errors)))
+        amount = len(errors)
+        self.problems_button.setText(translate("Window", "%Ln file(s) skipped…", None, amount))
         self._expand_groups()
         self._update_status()
         self._update_view_hint()
@@ -518,8 +519,9 @@ class MainWindow(QMainWindow):
         paths = [m.path for m in self._selected_members()]
         if paths:
             QGuiApplication.clipboard().setText("\n".join(paths))
+            amount = len(paths)
             self.statusBar().showMessage(
-                translate("Window", "Copied %Ln path(s).", None, len(paths)), 3000
+                translate("Window", "Copied %Ln path(s).", None, amount), 3000
             )
 
     def open_file(self) -> None:
@@ -631,7 +633,8 @@ class MainWindow(QMainWindow):
             text = translate("Window", "showing {shown} of ").format(shown=f"{shown:,}") + text
         marks = self.model.marks()
         if marks:
-            text += " · " + translate("Window", "%Ln marked ({size})", None, len(marks)).format(
+            amount = len(marks)
+            text += " · " + translate("Window", "%Ln marked ({size})", None, amount).format(
                 size=format_size(self.model.marked_bytes())
             )
         self.totals_label.setText(text)
@@ -644,7 +647,8 @@ class MainWindow(QMainWindow):
         offer = self.app.undo_offer()
         tip = translate("Window", "Nothing to undo")
         if offer is not None:
-            tip = translate("Window", "Put back %Ln file(s) of the last action", None, offer.files)
+            amount = offer.files
+            tip = translate("Window", "Put back %Ln file(s) of the last action", None, amount)
         self.commands.undo.setToolTip(tip)
 
     # --- window events ----------------------------------------------------------------------

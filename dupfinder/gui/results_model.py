@@ -170,7 +170,7 @@ class ResultsModel(QAbstractItemModel):
         listing = self.listing
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()
-        targets = []
+        targets: list[tuple[int, int | None, int]] = []
         for index in old:
             ident = index.internalId()
             if ident == 0:
@@ -344,13 +344,11 @@ class ResultsModel(QAbstractItemModel):
         if column == Column.NAME:
             number = self.listing.prepared.numbers[g]
             if group.kind == "image":
-                text = translate(
-                    "Results", "Group {number} · %n picture(s)", None, len(group.members)
-                )
+                amount = len(group.members)
+                text = translate("Results", "Group {number} · %n picture(s)", None, amount)
             else:
-                text = translate(
-                    "Results", "Group {number} · %n document(s)", None, len(group.members)
-                )
+                amount = len(group.members)
+                text = translate("Results", "Group {number} · %n document(s)", None, amount)
             return text.format(number=number)
         if column == Column.SIZE:
             return format_size(reclaimable(group))

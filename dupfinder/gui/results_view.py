@@ -82,7 +82,7 @@ class MarkDelegate(QStyledItemDelegate):
         if not box.contains(event.position().toPoint()):
             return False
         if event.type() == QEvent.Type.MouseButtonRelease:
-            model.toggle_mark(QModelIndex(index))
+            model.toggle_mark(model.index(index.row(), index.column(), index.parent()))
         return True  # the press and a double-click on the box are the check box's too
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
@@ -62,9 +63,6 @@ def _kind_choices() -> tuple[tuple[str, frozenset[Kind]], ...]:
         (translate("Panel", "Documents only"), frozenset({Kind.TEXT})),
         (translate("Panel", "Pictures only"), frozenset({Kind.IMAGE})),
     )
-
-
-_KIND_CHOICES = _kind_choices()
 
 
 def split_patterns(text: str) -> tuple[str, ...]:
@@ -135,11 +133,15 @@ class FolderList(QTreeWidget):
     def entries(self) -> tuple[FolderEntry, ...]:
         return tuple(
             FolderEntry(item.text(0), item.checkState(1) == Qt.CheckState.Checked)
-            for item in (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
+            for item in self._items()
         )
 
+    def _items(self) -> list[QTreeWidgetItem]:
+        found = (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
+        return [item for item in found if item is not None]
+
     def paths(self) -> list[str]:
-        return [self.topLevelItem(i).text(0) for i in range(self.topLevelItemCount())]
+        return [item.text(0) for item in self._items()]
 
     @staticmethod
     def _dropped_folders(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[str]:
@@ -243,7 +245,8 @@ class ScanPanel(QWidget):
         folder_layout.addLayout(buttons)
 
         self.kinds = QComboBox()
-        for label, _ in _KIND_CHOICES:
+        self._kinds = _kind_choices()
+        for label, _ in self._kinds:
             self.kinds.addItem(label)
         self.include = QLineEdit()
         self.include.setPlaceholderText(translate("Panel", "all files, or e.g. *.pdf; *.jpg"))
@@ -342,10 +345,9 @@ class ScanPanel(QWidget):
         if not folders:
             raise ValueError(translate("Panel", "Add at least one folder to scan."))
         a = self.advanced
-        extra = {"jobs": a.jobs} if a.jobs else {}
-        return ScanOptions(
+        options = ScanOptions(
             roots=tuple(Path(p) for p in folders),
-            kinds=_KIND_CHOICES[self.kinds.currentIndex()][1],
+            kinds=self._kinds[self.kinds.currentIndex()][1],
             text_threshold=self.text_threshold.value(),
             image_threshold=self.image_threshold.value(),
             include=split_patterns(self.include.text()),
@@ -358,8 +360,8 @@ class ScanPanel(QWidget):
             text_grouping=a.text_grouping,
             image_grouping=a.image_grouping,
             use_cache=a.use_cache,
-            **extra,
         )
+        return replace(options, jobs=a.jobs) if a.jobs else options
 
     def open_settings(self, parent: QWidget | None = None) -> bool:
         """The settings window; True when its changes were taken."""
@@ -374,7 +376,7 @@ class ScanPanel(QWidget):
             folders=self.folders.entries(),
             include=self.include.text(),
             exclude=self.exclude.text(),
-            kinds=_KIND_CHOICES[self.kinds.currentIndex()][1],
+            kinds=self._kinds[self.kinds.currentIndex()][1],
             text_threshold=self.text_threshold.value(),
             image_threshold=self.image_threshold.value(),
             advanced=self.advanced,
@@ -386,7 +388,7 @@ class ScanPanel(QWidget):
             self.folders.add_folder(entry.path, entry.reference)
         self.include.setText(state.include)
         self.exclude.setText(state.exclude)
-        for i, (_, kinds) in enumerate(_KIND_CHOICES):
+        for i, (_, kinds) in enumerate(self._kinds):
             if kinds == state.kinds:
                 self.kinds.setCurrentIndex(i)
         self.text_threshold.set_value(state.text_threshold)

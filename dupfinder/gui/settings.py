@@ -103,7 +103,7 @@ class Settings:
             path = s.value("path", "", str)
             if path:
                 reference = str(s.value("reference", "false")).lower() in ("true", "1")
-                folders.append(FolderEntry(path, reference))
+                folders.append(FolderEntry(str(path), reference))
         s.endArray()
         kinds_text = str(s.value("scan/kinds", "text,image"))
         kinds = frozenset(Kind(k) for k in kinds_text.split(",") if k in {"text", "image"})

@@ -27,12 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dupfinder.app.i18n import translate
 from dupfinder.core.errors import FileProblem
 from dupfinder.core.extract import extract_text
 from dupfinder.core.model import Progress
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.diff import DiffColors, DiffOptions, TextDiff, diff_texts, side_html
-from dupfinder.gui.wording import count
 from dupfinder.gui.worker import Job
 
 __all__ = ["TextPreview", "read_text"]
@@ -118,10 +118,10 @@ class TextPreview(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ignore_whitespace = QCheckBox("Ignore whitespace")
+        self.ignore_whitespace = QCheckBox(translate("Preview", "Ignore whitespace"))
         # On by default: copies in other formats wrap lines differently, which is no change.
         self.ignore_whitespace.setChecked(True)
-        self.ignore_case = QCheckBox("Ignore case")
+        self.ignore_case = QCheckBox(translate("Preview", "Ignore case"))
         self.summary = QLabel()
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -129,8 +129,8 @@ class TextPreview(QWidget):
         toolbar.addWidget(self.summary, 1)
         toolbar.addWidget(self.ignore_whitespace)
         toolbar.addWidget(self.ignore_case)
-        self.left = _Pane("Representative")
-        self.right = _Pane("Selected")
+        self.left = _Pane(translate("Preview", "Kept"))
+        self.right = _Pane(translate("Preview", "Selected"))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.left)
         splitter.addWidget(self.right)
@@ -167,11 +167,17 @@ class TextPreview(QWidget):
     def show_pair(self, representative: str, member: str) -> None:
         """Compare ``member`` with its group's ``representative`` (extracted text of both)."""
         self._paths = (representative, member)
-        self.left.title.setText(f"<b>Representative</b> · {_name_and_folder(representative)}")
-        self.right.title.setText(f"<b>Selected</b> · {_name_and_folder(member)}")
+        self.left.title.setText(
+            translate("Preview", "<b>Kept</b> · {name}").format(
+                name=_name_and_folder(representative)
+            )
+        )
+        self.right.title.setText(
+            translate("Preview", "<b>Selected</b> · {name}").format(name=_name_and_folder(member))
+        )
         self.left.title.setToolTip(representative)
         self.right.title.setToolTip(member)
-        self.summary.setText("Reading…")
+        self.summary.setText(translate("Preview", "Reading…"))
         self._request(texts=None)
 
     def clear(self) -> None:
@@ -230,7 +236,9 @@ class TextPreview(QWidget):
     @Slot(str)
     def _on_failed(self, message: str) -> None:
         if self._pending is None:
-            self.summary.setText(f"Cannot compare: {message}")
+            self.summary.setText(
+                translate("Preview", "Cannot compare: {message}").format(message=message)
+            )
 
     @Slot()
     def _on_done(self) -> None:
@@ -255,17 +263,22 @@ class TextPreview(QWidget):
         self.right.view.setHtml(rendered.right_html)
         problems = [p for p in (left_problem, right_problem) if p]
         if problems:
-            self.summary.setText("Cannot read: " + "; ".join(problems))
-        elif diff.identical:
-            self.summary.setText("Same text (under the chosen options)")
-        else:
             self.summary.setText(
-                f"{count(diff.changed_rows, 'changed line')} · "
-                f"{count(diff.removed_words, 'word')} only on the left, "
-                f"{diff.added_words:,} only on the right"
+                translate("Preview", "Cannot read: {problems}").format(problems="; ".join(problems))
             )
+        elif diff.identical:
+            self.summary.setText(translate("Preview", "Same text (under the chosen options)"))
+        else:
+            amount = diff.changed_rows
+            lines = translate("Preview", "%Ln changed line(s)", None, amount)
+            amount = diff.removed_words
+            left = translate("Preview", "%Ln word(s) only on the left", None, amount)
+            amount = diff.added_words
+            right = translate("Preview", "%Ln only on the right", None, amount)
+            self.summary.setText(f"{lines} · {left}, {right}")
         if diff.truncated:
-            self.summary.setText(self.summary.text() + " · long text: first part shown")
+            long_text = translate("Preview", "long text: first part shown")
+            self.summary.setText(f"{self.summary.text()} · {long_text}")
         self._scroll_to_first_change(diff)
         self.rendered.emit()
 
