@@ -113,3 +113,52 @@ def test_text_lists_groups_errors_and_totals() -> None:
     assert text.rstrip().endswith(
         "2 groups in 5 files · 4 fingerprinted, 1 skipped · 0 from the cache, 5 read now · 0.25 s"
     )
+
+
+
+def _identical_result() -> ScanResult:
+    same = "0123456789abcdef0123456789abcdef"
+    copies = Group(
+        Kind.OTHER,
+        (
+            Member("/a/disk.iso", 900, 1, 0, Fingerprint(Kind.OTHER, 0x0123), content_hash=same),
+            Member("/b/disk.iso", 900, 2, 0, Fingerprint(Kind.OTHER, 0x0123), content_hash=same),
+        ),
+    )
+    text = Group(
+        Kind.TEXT,
+        (
+            Member("/d/a.txt", 10, 1, 0, Fingerprint(Kind.TEXT, 7), content_hash="ab" * 16),
+            Member("/d/a (1).txt", 10, 1, 0, Fingerprint(Kind.TEXT, 7), content_hash="ab" * 16),
+            Member("/d/b.txt", 12, 1, 3, Fingerprint(Kind.TEXT, 4)),
+        ),
+    )
+    return ScanResult((copies, text))
+
+
+def test_identical_files_are_flagged_in_json_csv_and_text(tmp_path: Path) -> None:
+    result = _identical_result()
+    data = result_to_dict(result)
+    assert [g["identical"] for g in data["groups"]] == [True, False]
+    assert [m["identical"] for m in data["groups"][1]["members"]] == [True, True, False]
+    assert "content_hash" not in data["groups"][1]["members"][2]
+    save_result(result, tmp_path / "r.json")
+    assert load_result(tmp_path / "r.json")[0] == result
+
+    buffer = io.StringIO()
+    write_csv(result, buffer)
+    rows = list(csv.DictReader(io.StringIO(buffer.getvalue())))
+    assert [(r["kind"], r["identical"], r["content_hash"][:4]) for r in rows] == [
+        ("other", "1", "0123"),
+        ("other", "1", "0123"),
+        ("text", "1", "abab"),
+        ("text", "1", "abab"),
+        ("text", "0", ""),
+    ]
+
+    buffer = io.StringIO()
+    write_text(result, buffer)
+    text = buffer.getvalue()
+    assert "Group 1 · other · 2 identical files · 900 B reclaimable" in text
+    assert "  * identical      900 B  /a/disk.iso" in text
+    assert " 0 bits 100.0%  =ababab" in text

@@ -28,8 +28,40 @@ def _names(options: ScanOptions, report: WalkReport | None = None) -> list[str]:
 
 def test_finds_known_kinds_and_skips_hidden_and_empty(tmp_path: Path) -> None:
     _tree(tmp_path)
-    names = _names(ScanOptions(roots=(tmp_path,)))
+    documents_and_pictures = frozenset({Kind.TEXT, Kind.IMAGE})
+    names = _names(ScanOptions(roots=(tmp_path,), kinds=documents_and_pictures))
     assert names == ["build/d.txt", "docs/a.txt", "docs/b.md", "docs/photo.JPG"]
+    kinds = {
+        os.path.relpath(e.path, tmp_path): e.kind for e in walk(ScanOptions(roots=(tmp_path,)))
+    }
+    assert kinds == {
+        "build/d.txt": Kind.TEXT,
+        "docs/a.txt": Kind.TEXT,
+        "docs/b.md": Kind.TEXT,
+        "docs/photo.JPG": Kind.IMAGE,
+        "docs/tool.exe": Kind.OTHER,
+    }
+
+
+def test_files_without_a_telling_suffix_are_listed_as_text_to_sniff(tmp_path: Path) -> None:
+    for name in ("COPYING", "Makefile", "README.Debian", ".bashrc", "song.mp3", "disk.img"):
+        (tmp_path / name).write_bytes(b"some bytes")
+    os.mkfifo(tmp_path / "control")
+    report = WalkReport()
+    found = walk(ScanOptions(roots=(tmp_path,), include_hidden=True), report)
+    kinds = {os.path.basename(e.path): e.kind for e in found}
+    assert kinds == {
+        "COPYING": Kind.TEXT,
+        "Makefile": Kind.TEXT,
+        "README.Debian": Kind.TEXT,
+        ".bashrc": Kind.TEXT,
+        "song.mp3": Kind.OTHER,
+        "disk.img": Kind.OTHER,
+    }
+    assert report.errors == []  # a pipe without a document's name is passed over
+    only_other = ScanOptions(roots=(tmp_path,), kinds=frozenset({Kind.OTHER}))
+    assert {e.kind for e in walk(only_other)} == {Kind.OTHER}
+    assert _names(ScanOptions(roots=(tmp_path,), kinds=frozenset({Kind.IMAGE}))) == []
 
 
 def test_kinds_hidden_and_globs(tmp_path: Path) -> None:
@@ -42,6 +74,7 @@ def test_kinds_hidden_and_globs(tmp_path: Path) -> None:
         "docs/a.txt",
         "docs/b.md",
         "docs/photo.JPG",
+        "docs/tool.exe",
     ]
     assert _names(ScanOptions(roots=(tmp_path,), include=("*.md",))) == ["docs/b.md"]
     assert _names(ScanOptions(roots=(tmp_path,), exclude=("docs/",))) == ["build/d.txt"]

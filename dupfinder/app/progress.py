@@ -30,6 +30,7 @@ def _label(phase: Phase) -> str:
     labels = {
         Phase.WALKING: translate("Progress", "Finding files"),
         Phase.FINGERPRINTING: translate("Progress", "Fingerprinting"),
+        Phase.IDENTICAL: translate("Progress", "Comparing bytes"),
         Phase.COMPARING: translate("Progress", "Comparing"),
         Phase.DONE: translate("Progress", "Finishing"),
         Phase.APPLYING: translate("Progress", "Working"),

@@ -13,6 +13,7 @@ __all__ = ["TerminalProgress"]
 _LABELS = {
     Phase.WALKING: "Finding files",
     Phase.FINGERPRINTING: "Fingerprinting",
+    Phase.IDENTICAL: "Comparing bytes",
     Phase.COMPARING: "Comparing",
     Phase.DONE: "Done",
     Phase.APPLYING: "Applying",

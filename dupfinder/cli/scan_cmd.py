@@ -29,7 +29,8 @@ __all__ = ["options_from_args", "register", "run_scan_cancellable"]
 _KINDS = {
     "text": frozenset({Kind.TEXT}),
     "image": frozenset({Kind.IMAGE}),
-    "all": frozenset({Kind.TEXT, Kind.IMAGE}),
+    "other": frozenset({Kind.OTHER}),
+    "all": frozenset(Kind),
 }
 
 
@@ -101,7 +102,18 @@ def register(commands: Any) -> None:
     output = parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
     output.complete = shtab.FILE
     parser.add_argument(
-        "--kind", choices=tuple(_KINDS), default="all", help="what to compare (default: all)"
+        "--kind",
+        choices=tuple(_KINDS),
+        default="all",
+        help="what to compare: documents, pictures, other files (by their bytes only) or all "
+        "(default)",
+    )
+    parser.add_argument(
+        "--identical",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="find byte-identical files of every type (default); --no-identical finds only "
+        "near-duplicate documents and pictures",
     )
     parser.add_argument(
         "--text-threshold",
@@ -183,6 +195,7 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
     return ScanOptions(
         roots=tuple(Path(p) for p in args.paths),
         kinds=_KINDS[args.kind],
+        identical=args.identical,
         text_threshold=args.text_threshold,
         image_threshold=args.image_threshold,
         include=tuple(args.include),

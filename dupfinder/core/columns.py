@@ -60,8 +60,20 @@ class FileColumns:
     def rows_of(self, kind: Kind) -> npt.NDArray[np.intp]:
         return np.flatnonzero(self.kinds == _KIND_CODE[kind])
 
+    def rows_in(self, kinds: frozenset[Kind]) -> npt.NDArray[np.intp]:
+        codes = [_KIND_CODE[kind] for kind in kinds]
+        return np.flatnonzero(np.isin(self.kinds, codes))
+
     def kind(self, row: int) -> Kind:
         return _KINDS[self._kinds[row]]
+
+    def set_kind(self, row: int, kind: Kind) -> None:
+        """A file listed as text for sniffing turned out to be something else."""
+        self._kinds[row] = _KIND_CODE[kind]
+
+    @property
+    def sizes(self) -> npt.NDArray[np.int64]:
+        return np.frombuffer(self._sizes, dtype=np.int64)
 
     def key(self, row: int) -> CacheKey:
         """What the cache keys a fingerprint by (see ``CacheKey``)."""

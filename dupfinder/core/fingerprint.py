@@ -13,13 +13,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from dupfinder.core.errors import FileProblem
+from dupfinder.core.errors import FileProblem, TooLittleContent, UnsupportedFile
+from dupfinder.core.formats import kind_for_path
 from dupfinder.core.model import Kind
 from dupfinder.core.quiet import silence_process
 from dupfinder.core.walk import describe_os_error
 
 __all__ = [
     "FILE_TIME_LIMIT_SECONDS",
+    "NOT_TEXT",
     "Outcome",
     "Task",
     "algorithm_id",
@@ -30,6 +32,9 @@ __all__ = [
 
 #: A file that takes longer than this to fingerprint is reported and skipped.
 FILE_TIME_LIMIT_SECONDS = 60.0
+#: Outcome code of a file without a telling suffix whose content is no document to compare
+#: (a program, an archive, three words): it is compared by its bytes only, not reported.
+NOT_TEXT = "not-text"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +127,12 @@ def _text_outcome(task: Task) -> Outcome:
     from dupfinder.core import textsim
     from dupfinder.core.extract import extract_text
 
-    text = extract_text(task.path)
-    return Outcome(task.row, value=textsim.simhash(text))
+    try:
+        return Outcome(task.row, value=textsim.simhash(extract_text(task.path)))
+    except (UnsupportedFile, TooLittleContent) as exc:
+        if kind_for_path(task.path) is None:  # sniffed, not named a document: not a problem
+            return Outcome(task.row, error=str(exc), code=NOT_TEXT)
+        raise
 
 
 def _image_outcome(task: Task, invariant: bool) -> Outcome:

@@ -13,8 +13,10 @@ from dupfinder.core.model import Kind
 __all__ = [
     "DOCUMENT_SUFFIXES",
     "IMAGE_SUFFIXES",
+    "NEVER_TEXT_SUFFIXES",
     "PLAIN_TEXT_SUFFIXES",
     "kind_for_path",
+    "may_be_text",
 ]
 
 #: Plain text and source code: read with encoding detection.
@@ -34,6 +36,23 @@ IMAGE_SUFFIXES = frozenset(
 )
 
 
+#: Files that are never documents, so their content is not sniffed: archives, disk images,
+#: programs, audio, video, fonts, office formats dupfinder does not read, other pictures.
+NEVER_TEXT_SUFFIXES = frozenset(
+    """
+    .gz .tgz .bz2 .tbz .tbz2 .xz .txz .zst .lz .lz4 .lzma .z .zip .7z .rar .tar .cpio .ar
+    .jar .war .apk .deb .rpm .whl .egg .cab .msi .iso .img .dmg .vdi .vmdk .qcow2 .vhd .vhdx
+    .exe .dll .so .a .o .obj .lib .dylib .bin .elf .pyc .pyo .class .wasm .mo .gmo .gpg .sig
+    .db .sqlite .sqlite3 .dat .pack .idx
+    .mp3 .flac .ogg .oga .opus .wav .aac .m4a .wma .aif .aiff .mid .midi
+    .mp4 .m4v .mkv .webm .avi .mov .wmv .flv .mpg .mpeg .3gp
+    .ttf .otf .ttc .woff .woff2 .pfb .pcf
+    .doc .xls .ppt .xlsx .pptx .ods .odp .odg .pages .numbers .key
+    .ico .icns .svg .svgz .psd .xcf .raw .cr2 .nef .dng .arw .orf .jxl .jp2 .eps
+    """.split()
+)
+
+
 def kind_for_path(path: str | PurePath) -> Kind | None:
     """The kind a file is compared as, from its suffix; None for files dupfinder ignores."""
     suffix = PurePath(path).suffix.lower()
@@ -42,3 +61,9 @@ def kind_for_path(path: str | PurePath) -> Kind | None:
     if suffix in IMAGE_SUFFIXES:
         return Kind.IMAGE
     return None
+
+
+def may_be_text(path: str | PurePath) -> bool:
+    """No telling suffix (``COPYING``, ``Makefile``, ``.bashrc``, ``README.Debian``): the
+    content decides whether it is text, so the scan sniffs its first bytes."""
+    return kind_for_path(path) is None and PurePath(path).suffix.lower() not in NEVER_TEXT_SUFFIXES

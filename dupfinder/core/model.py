@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_TEXT_THRESHOLD",
     "ActionKind",
     "CacheKey",
+    "FINGERPRINTED_KINDS",
     "FileEntry",
     "Fingerprint",
     "Group",
@@ -48,6 +49,11 @@ class Kind(enum.StrEnum):
 
     TEXT = "text"
     IMAGE = "image"
+    OTHER = "other"  # neither: compared by its bytes only (archives, audio, video, programs...)
+
+
+#: Kinds with a content fingerprint (the others are only compared byte for byte).
+FINGERPRINTED_KINDS = frozenset({Kind.TEXT, Kind.IMAGE})
 
 
 class ActionKind(enum.StrEnum):
@@ -69,6 +75,7 @@ class Phase(enum.StrEnum):
 
     WALKING = "walking"
     FINGERPRINTING = "fingerprinting"
+    IDENTICAL = "identical"  # reading files of equal size to find byte-identical ones
     COMPARING = "comparing"
     DONE = "done"
     APPLYING = "applying"  # keep/delete actions and undo, after a scan
@@ -171,10 +178,18 @@ class Member:
     ino: int = 0
     ctime_ns: int = 0
     links: int = 1
+    #: BLAKE3 digest (32 hex digits) of the bytes, set only when another member of the group
+    #: has the very same bytes; members with equal ``content_hash`` are byte-identical.
+    content_hash: str | None = None
 
     @property
     def mtime(self) -> float:
         return self.mtime_ns / 1e9
+
+    @property
+    def identical(self) -> bool:
+        """Another member of the group has exactly the same bytes."""
+        return self.content_hash is not None
 
     @property
     def similarity(self) -> float:
@@ -196,6 +211,12 @@ class Group:
     @property
     def representative(self) -> Member:
         return self.members[0]
+
+    @property
+    def identical(self) -> bool:
+        """Every member has exactly the same bytes (an exact-duplicate group)."""
+        first = self.members[0].content_hash
+        return first is not None and all(m.content_hash == first for m in self.members)
 
     @property
     def reclaimable_bytes(self) -> int:
@@ -241,7 +262,9 @@ class ScanOptions:
     """Everything that changes what a scan finds; the CLI and the GUI both build one of these."""
 
     roots: tuple[Path, ...]
-    kinds: frozenset[Kind] = frozenset({Kind.TEXT, Kind.IMAGE})
+    kinds: frozenset[Kind] = frozenset(Kind)
+    #: Find byte-identical files among every file of ``kinds`` (documents, pictures and other).
+    identical: bool = True
     text_threshold: int = DEFAULT_TEXT_THRESHOLD
     image_threshold: int = DEFAULT_IMAGE_THRESHOLD
     include: tuple[str, ...] = ()
@@ -268,6 +291,8 @@ class ScanOptions:
             raise ValueError("min_size must not be negative")
         if not self.kinds:
             raise ValueError("choose at least one kind of file to scan")
+        if not self.identical and not self.kinds & FINGERPRINTED_KINDS:
+            raise ValueError("other files are only compared byte for byte: keep identical on")
 
     def threshold(self, kind: Kind) -> int:
         return self.text_threshold if kind is Kind.TEXT else self.image_threshold

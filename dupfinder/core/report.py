@@ -44,6 +44,8 @@ CSV_COLUMNS = (
     "width",
     "height",
     "fingerprint",
+    "identical",
+    "content_hash",
 )
 
 
@@ -62,6 +64,9 @@ def _member_to_dict(member: Member) -> dict[str, Any]:
     if member.ino:
         data.update(dev=member.dev, ino=member.ino, ctime_ns=member.ctime_ns)
     data["links"] = member.links
+    data["identical"] = member.identical
+    if member.content_hash is not None:
+        data["content_hash"] = member.content_hash
     return data
 
 
@@ -72,6 +77,7 @@ def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -
         "groups": [
             {
                 "kind": str(group.kind),
+                "identical": group.identical,
                 "representative": group.representative.path,
                 "members": [_member_to_dict(m) for m in group.members],
             }
@@ -142,6 +148,8 @@ def _csv_rows(result: ScanResult) -> Iterable[list[Any]]:
                 "" if m.width is None else m.width,
                 "" if m.height is None else m.height,
                 m.fingerprint.hex(),
+                int(m.identical),
+                m.content_hash or "",
             ]
 
 
@@ -192,17 +200,24 @@ def write_text(result: ScanResult, out: TextIO) -> None:
     buffer = io.StringIO()
     for number, group in enumerate(result.groups, start=1):
         reclaim = format_size(group.reclaimable_bytes)
+        files = "identical files" if group.identical else "files"
         buffer.write(
-            f"Group {number} · {group.kind} · {len(group.members)} files · {reclaim} reclaimable\n"
+            f"Group {number} · {group.kind} · {len(group.members)} {files} · "
+            f"{reclaim} reclaimable\n"
         )
+        copies = any(m.identical for m in group.members)
         for index, m in enumerate(group.members):
             marker = "*" if index == 0 else " "
             dims = f"  {m.width}x{m.height}" if m.width and m.height else ""
             others = m.links - 1
             links = f"  (+{others} other link{'s' * (others != 1)})" if others else ""
+            if group.identical:
+                closeness = "identical"
+            else:  # members with the same bytes share a short tag of their content hash
+                same = f"  ={m.content_hash[:6]}" if m.content_hash else " " * 9 * copies
+                closeness = f"{m.distance:>2} bits {m.similarity:>6.1%}{same}"
             buffer.write(
-                f"  {marker} {m.distance:>2} bits {m.similarity:>6.1%}  "
-                f"{format_size(m.size):>9}{dims}  {m.path}{links}\n"
+                f"  {marker} {closeness}  {format_size(m.size):>9}{dims}  {m.path}{links}\n"
             )
         buffer.write("\n")
     for error in result.errors:

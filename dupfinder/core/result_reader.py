@@ -162,7 +162,17 @@ def _member(kind: Kind, raw: Any, where: str) -> Member:
         ino=r.integer("ino", 0, high=_UINT64_MAX),
         ctime_ns=r.integer("ctime_ns", 0, low=-_INT64_MAX),
         links=r.integer("links", 1, low=1),
+        content_hash=_content_hash(r),
     )
+
+
+def _content_hash(reader: _Reader) -> str | None:
+    if not reader.has("content_hash"):
+        return None
+    text = reader.text("content_hash")
+    if not 0 < len(text) <= 128 or text.strip("0123456789abcdef"):
+        raise ResultFormatError(f"{reader._place('content_hash')} must be lowercase hex: {text!r}")
+    return text
 
 
 def _group(raw: Any, where: str) -> Group:

@@ -22,13 +22,17 @@ from dupfinder.core.cache import FingerprintCache
 from dupfinder.core.cluster import cluster_unique
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprint import (
+    NOT_TEXT,
     Outcome,
     Task,
     algorithm_id,
     fingerprint_batch,
     worker_init,
 )
+from dupfinder.core.identical import IdenticalReport, find_identical
+from dupfinder.core.identical_groups import copies_of, merge
 from dupfinder.core.model import (
+    FINGERPRINTED_KINDS,
     Fingerprint,
     Group,
     Kind,
@@ -94,11 +98,22 @@ def run(
     outcomes, from_cache = _fingerprint_all(files, options, sample, cancel)
     if cancel.is_set():
         return _cancelled(len(files), started, from_cache)
+    _settle_sniffed(files, outcomes)
+    identical = _identical(files, options, sample, cancel)
+    if cancel.is_set():
+        return _cancelled(len(files), started, from_cache)
 
     errors = list(walk_report.errors)
     for row, (error, code) in outcomes.errors.items():
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
     groups, pair_count = _compare(files, outcomes, options, sample)
+    if identical.sets:
+        groups = merge(groups, [copies_of(s, files, outcomes) for s in identical.sets])
+        groups.sort(key=_group_order)
+    reported = {e.path for e in errors}
+    for problem in identical.problems:
+        if files.paths[problem.row] not in reported:
+            errors.append(ScanError(files.paths[problem.row], problem.error, problem.code))
     sample(Progress(Phase.DONE, len(files), len(files)), force=True)
     stats = ScanStats(
         files_seen=len(files),
@@ -136,7 +151,11 @@ def _fingerprint_all(
     algorithms = {
         kind: algorithm_id(kind, image_invariance=options.image_invariance)
         for kind in files.kinds_present()
+        if kind in FINGERPRINTED_KINDS
     }
+    wanted = np.zeros(len(files), dtype=np.bool_)
+    wanted[files.rows_in(FINGERPRINTED_KINDS)] = True
+    total = int(wanted.sum())
     cache = FingerprintCache(options.cache_dir) if options.use_cache else None
     try:
         from_cache = 0
@@ -149,9 +168,9 @@ def _fingerprint_all(
                     for position, outcome in found.items():
                         outcomes.put(chunk[position], outcome)
                     from_cache += len(found)
-        todo = np.flatnonzero(~outcomes.known)
+        todo = np.flatnonzero(~outcomes.known & wanted)
         done = from_cache
-        sample(Progress(Phase.FINGERPRINTING, done, len(files)), force=True)
+        sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
         for batch in _outcomes(_Tasks(files, todo), options, cancel):
             for outcome in batch:
                 outcomes.put(outcome.row, outcome)
@@ -163,13 +182,46 @@ def _fingerprint_all(
                         ((files.key(o.row), o) for o in batch if files.kind(o.row) is kind),
                     )
             last = files.paths[batch[-1].row] if batch else None
-            sample(Progress(Phase.FINGERPRINTING, done, len(files), last))
+            sample(Progress(Phase.FINGERPRINTING, done, total, last))
         if not cancel.is_set():
-            sample(Progress(Phase.FINGERPRINTING, done, len(files)), force=True)
+            sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
         return outcomes, from_cache
     finally:
         if cache is not None:
             cache.close()
+
+
+def _settle_sniffed(files: FileColumns, outcomes: OutcomeColumns) -> None:
+    """Files sniffed for text that hold none are other files, compared by bytes only."""
+    for row in [row for row, (_, code) in outcomes.errors.items() if code == NOT_TEXT]:
+        files.set_kind(row, Kind.OTHER)
+        del outcomes.errors[row]
+
+
+def _io_threads(options: ScanOptions) -> int:
+    """Reads wait on the disk more than on the CPU: a few more threads than cores."""
+    return max(2, min(8, 2 * options.jobs))
+
+
+def _identical(
+    files: FileColumns, options: ScanOptions, sample: _Sampler, cancel: threading.Event
+) -> IdenticalReport:
+    """Byte-identical sets among the files of the kinds asked for."""
+    if not options.identical:
+        return IdenticalReport()
+    sample(Progress(Phase.IDENTICAL, 0, None), force=True)
+    found = find_identical(
+        files.rows_in(options.kinds),
+        files.paths,
+        files.sizes,
+        threads=_io_threads(options),
+        progress=lambda done, total, current: sample(
+            Progress(Phase.IDENTICAL, done, total, current)
+        ),
+        cancel=cancel,
+    )
+    sample(Progress(Phase.IDENTICAL, found.files_read, found.files_read), force=True)
+    return found
 
 
 class _Tasks:
@@ -342,5 +394,10 @@ def _compare(
                 )
             groups.append(Group(kind, tuple(members)))
     sample(Progress(Phase.COMPARING, len(kinds), len(kinds)), force=True)
-    groups.sort(key=lambda g: (-len(g.members), g.representative.path))
+    groups.sort(key=_group_order)
     return groups, total_pairs
+
+
+def _group_order(group: Group) -> tuple[int, str]:
+    """Largest groups first, then by the representative's path."""
+    return (-len(group.members), group.representative.path)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dupfinder.core.formats import kind_for_path
+from dupfinder.core.formats import kind_for_path, may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
 from dupfinder.core.oserrors import os_error_reason
 from dupfinder.core.patterns import path_patterns
@@ -212,14 +212,18 @@ def _entry_for(
     seen: _Seen,
 ) -> FileEntry | None:
     kind = kind_for_path(name)
-    if kind is None or kind not in options.kinds:
+    told = kind is not None
+    if kind is None:  # text is decided by sniffing the content; the rest is compared as bytes
+        kind = Kind.TEXT if Kind.TEXT in options.kinds and may_be_text(name) else Kind.OTHER
+    if kind not in options.kinds or (kind is Kind.OTHER and not options.identical):
         return None
     if options.include and not _matches(options.include, options, path):
         return None
     if options.exclude and _matches(options.exclude, options, path):
         return None
     if not stat.S_ISREG(info.st_mode):
-        report.errors.append(ScanError(path, "not a regular file", "unsupported"))
+        if told:  # sockets, pipes and devices without a document's name are passed over
+            report.errors.append(ScanError(path, "not a regular file", "unsupported"))
         return None
     if info.st_size < options.min_size:
         return None
