@@ -162,3 +162,18 @@ def test_every_phase_has_a_label_for_people(phase: Phase) -> None:
     stream.isatty = lambda: True  # type: ignore[method-assign]
     TerminalProgress(stream)(Progress(phase, 1, 2))
     assert stream.getvalue()
+
+
+def test_hard_links_are_one_member_of_an_identical_group(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    data = os.urandom(100_000)
+    (root / "a.bin").write_bytes(data)
+    os.link(root / "a.bin", root / "a-link.bin")
+    (root / "copy.bin").write_bytes(data)
+    (group,) = scan.run(_options(root, tmp_path)).groups
+    assert group.identical
+    assert len(group.members) == 2
+    assert sorted(m.links for m in group.members) == [1, 2]
+    linked = os.stat(root / "a.bin")
+    assert (linked.st_dev, linked.st_ino) in {(m.dev, m.ino) for m in group.members}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.identical import IdenticalSet
-from dupfinder.core.model import Fingerprint, Group, Kind, Member
+from dupfinder.core.model import FileEntry, Fingerprint, Group, Kind, Member
 
 __all__ = ["Copies", "copies_of", "merge"]
 
@@ -45,21 +45,7 @@ def copies_of(found: IdenticalSet, files: FileColumns, outcomes: OutcomeColumns)
         fingerprint = Fingerprint(Kind.OTHER, int.from_bytes(found.digest[:8], "big"))
         width = height = None
     copy = Member("", 0, 0, 0, fingerprint, width, height, content_hash=found.content_hash)
-    members = []
-    for row in rows:
-        e = files.entry(row)
-        members.append(
-            dataclasses.replace(
-                copy,
-                path=e.path,
-                size=e.size,
-                mtime_ns=e.mtime_ns,
-                dev=e.dev,
-                ino=e.ino,
-                ctime_ns=e.ctime_ns,
-                links=e.links,
-            )
-        )
+    members = [_placed(copy, files.entry(row)) for row in rows]
     return Copies(kind, tuple(members))
 
 
@@ -90,22 +76,22 @@ def merge(groups: Sequence[Group], copies: Sequence[Copies]) -> list[Group]:
         for twin_path, added in joining.get(index, []):
             at = next(i for i, m in enumerate(members) if m.path == twin_path)
             twin = members[at]
-            members[at + 1 : at + 1] = [_as_twin(twin, m) for m in added]
+            members[at + 1 : at + 1] = [_placed(twin, m) for m in added]
         merged.append(Group(group.kind, _marked(members, content)))
     return merged + alone
 
 
-def _as_twin(twin: Member, copy: Member) -> Member:
-    """``copy`` placed as close to the representative as its twin (same bytes, same answer)."""
+def _placed(template: Member, file: Member | FileEntry) -> Member:
+    """``template`` (distance, fingerprint...) for another file with the same bytes."""
     return dataclasses.replace(
-        twin,
-        path=copy.path,
-        size=copy.size,
-        mtime_ns=copy.mtime_ns,
-        dev=copy.dev,
-        ino=copy.ino,
-        ctime_ns=copy.ctime_ns,
-        links=copy.links,
+        template,
+        path=file.path,
+        size=file.size,
+        mtime_ns=file.mtime_ns,
+        dev=file.dev,
+        ino=file.ino,
+        ctime_ns=file.ctime_ns,
+        links=file.links,
     )
 
 

@@ -16,9 +16,9 @@ from typing import NamedTuple
 __all__ = [
     "DEFAULT_IMAGE_THRESHOLD",
     "DEFAULT_TEXT_THRESHOLD",
+    "FINGERPRINTED_KINDS",
     "ActionKind",
     "CacheKey",
-    "FINGERPRINTED_KINDS",
     "FileEntry",
     "Fingerprint",
     "Group",
