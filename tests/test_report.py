@@ -115,7 +115,6 @@ def test_text_lists_groups_errors_and_totals() -> None:
     )
 
 
-
 def _identical_result() -> ScanResult:
     same = "0123456789abcdef0123456789abcdef"
     copies = Group(
