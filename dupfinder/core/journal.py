@@ -371,13 +371,19 @@ class JournalSession:
             ) from exc
         self.write(RecordType.SESSION, version=JOURNAL_VERSION, **start)
 
-    def write(self, record_type: RecordType, **data: Any) -> None:
-        """Append one line and fsync it, so it survives a crash right after."""
+    def write(self, record_type: RecordType, durable: bool = True, **data: Any) -> None:
+        """Append one line; ``durable`` fsyncs it, so it survives a crash right after.
+
+        Only what must be on disk before a step runs (the session, each intent) pays for an
+        fsync; an outcome lost in a crash reads as "interrupted", and undo then looks at the
+        disk, so outcomes are only flushed (the next intent's fsync carries them).
+        """
         line = _encode({"type": str(record_type), "session": self.id, "time": _now(), **data})
         try:
             self._out.write(line)
             self._out.flush()
-            os.fsync(self._out.fileno())
+            if durable:
+                os.fsync(self._out.fileno())
         except OSError as exc:
             raise JournalWriteError(
                 exc.errno, f"cannot write the journal: {os_error_reason(exc)}"
@@ -388,7 +394,7 @@ class JournalSession:
 
     def outcome(self, state: FileState, seq: int, op: ActionKind, path: str, **data: Any) -> None:
         values = {k: v for k, v in data.items() if v is not None}
-        self.write(RecordType(str(state)), seq=seq, op=str(op), path=path, **values)
+        self.write(RecordType(str(state)), False, seq=seq, op=str(op), path=path, **values)
 
     def close(self, **summary: Any) -> None:
         """Write the end record if the journal still takes it; never raises."""

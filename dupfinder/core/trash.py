@@ -156,9 +156,8 @@ def _claim(entry: TrashEntry, path: str) -> None:
     if entry.info.parent != trash.root / "info":
         raise OSError(errno.EXDEV, "the trash planned for it is not on its filesystem", path)
     fd = os.open(entry.info, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
+    try:  # no fsync: the journal's intent already names this entry if the system crashes
         os.write(fd, _info_text(path, trash.topdir))
-        os.fsync(fd)
     except OSError:
         os.close(fd)
         os.unlink(entry.info)
