@@ -371,7 +371,7 @@ class JournalSession:
             ) from exc
         self.write(RecordType.SESSION, version=JOURNAL_VERSION, **start)
 
-    def write(self, record_type: RecordType, durable: bool = True, **data: Any) -> None:
+    def write(self, record_type: RecordType, *, durable: bool = True, **data: Any) -> None:
         """Append one line; ``durable`` fsyncs it, so it survives a crash right after.
 
         Only what must be on disk before a step runs (the session, each intent) pays for an
@@ -394,7 +394,7 @@ class JournalSession:
 
     def outcome(self, state: FileState, seq: int, op: ActionKind, path: str, **data: Any) -> None:
         values = {k: v for k, v in data.items() if v is not None}
-        self.write(RecordType(str(state)), False, seq=seq, op=str(op), path=path, **values)
+        self.write(RecordType(str(state)), durable=False, seq=seq, op=str(op), path=path, **values)
 
     def close(self, **summary: Any) -> None:
         """Write the end record if the journal still takes it; never raises."""
