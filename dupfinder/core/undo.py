@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dupfinder.core.action_lock import hold_action_lock
 from dupfinder.core.errors import JournalWriteError
@@ -290,7 +291,7 @@ class _Record:
         except JournalWriteError as exc:
             self.problem = str(exc)
 
-    def write(self, record: RecordType, **data: object) -> None:
+    def write(self, record: RecordType, **data: Any) -> None:
         if self.log is None:
             return
         try:
