@@ -130,6 +130,7 @@ def _run(corpus: Path, temp: Path) -> int:
         lambda: True,
     )
     step("keep the oldest", lambda: window.apply_keep_rule("oldest"), lambda: not window.busy())
+    step("mark all but kept", window.app.mark_all, lambda: True)
     step(
         "filter",
         lambda: window.filter.setText("part-007"),

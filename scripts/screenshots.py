@@ -2,6 +2,9 @@
 
     python scripts/screenshots.py [--out docs] [--size 1280x800]
 
+Besides the English shots it takes one in Chinese (the app's zh_CN translation) and runs
+itself once more with QT_SCALE_FACTOR=2 for one at twice the scale (screenshot-2x.png).
+
 Runs without a display (Qt's offscreen platform renders exactly what a real window shows) on
 copies of the sample files in a temporary folder, with its own settings, cache, trash,
 journal and decisions, so nothing of the user's is read or changed. Each state is a real
@@ -14,6 +17,7 @@ import argparse
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     parser.add_argument("--size", default="1280x800", help="window size, WIDTHxHEIGHT")
+    parser.add_argument("--scaled", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
@@ -60,7 +65,50 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(SAMPLE, demo)
         many = temp / "Archive"
         _many_files(many, 4000)
-        return _shoot(args.out, width, height, temp, demo, many)
+        if args.scaled:
+            return _shoot_scaled(args.out, width, height, temp, demo)
+        done = _shoot(args.out, width, height, temp, demo, many)
+    env = {**os.environ, "QT_SCALE_FACTOR": "2"}
+    scaled = [sys.executable, __file__, "--out", str(args.out), "--size", args.size, "--scaled"]
+    return done or subprocess.run(scaled, env=env, check=False).returncode
+
+
+def _shoot_scaled(out: Path, width: int, height: int, temp: Path, demo: Path) -> int:
+    """The main view at QT_SCALE_FACTOR=2: a 2560×1600 screen's worth of pixels."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from dupfinder.core.decisions import DecisionStore
+    from dupfinder.core.journal import Journal
+    from dupfinder.gui.app import create_application
+    from dupfinder.gui.main_window import MainWindow
+    from dupfinder.gui.settings import Settings
+
+    app = create_application([])
+    settings = Settings(QSettings(str(temp / "settings.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(
+        settings, journal=Journal(temp / "journal.jsonl"), decisions=DecisionStore(temp / "d.json")
+    )
+    window.resize(width, height)
+    window.show()
+    window.panel.add_folders([str(demo)])
+    window.start_scan()
+    deadline = time.monotonic() + 120
+    while window.busy() or window.model.rowCount() == 0:
+        if time.monotonic() > deadline:
+            raise TimeoutError("gave up waiting for the scan")
+        app.processEvents()
+        time.sleep(0.005)
+    for _ in range(50):
+        app.processEvents()
+        time.sleep(0.01)
+    path = out / "screenshot-2x.png"
+    window.grab().save(str(path))
+    print(f"wrote {path}")
+    window.shutdown()
+    window.close()
+    QApplication.processEvents()
+    return 0
 
 
 def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Path) -> int:
@@ -160,6 +208,27 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
 
     window.shutdown()
     window.close()
+
+    # The same folder in Chinese: the translation the app picks for a zh_CN locale.
+    from PySide6.QtCore import QLocale
+
+    from dupfinder.gui.translations import install_translations
+
+    install_translations(app, QLocale("zh_CN"))
+    chinese = MainWindow(
+        settings, journal=Journal(temp / "journal.jsonl"), decisions=DecisionStore(temp / "d.json")
+    )
+    chinese.resize(width, height)
+    chinese.show()
+    chinese.panel.folders.clear()
+    chinese.panel.add_folders([str(demo)])
+    chinese.start_scan()
+    wait(lambda: not chinese.busy() and chinese.model.rowCount() > 0, "the Chinese scan")
+    window = chinese
+    select("中文/泡茶笔记.txt", chinese.text_preview)
+    shot(chinese, "screenshot-zh.png")
+    chinese.shutdown()
+    chinese.close()
     QApplication.processEvents()
     return 0
 

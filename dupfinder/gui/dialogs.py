@@ -167,7 +167,6 @@ class PlanDialog(QDialog):
                     )
                 ]
             )
-            parent_item.setFirstColumnSpanned(True)
             parent_item.setFont(0, bold)
             for item in group.act:
                 row = [item.path, format_size(item.member.size)]
@@ -179,6 +178,8 @@ class PlanDialog(QDialog):
                 shown += 1
             groups.append(parent_item)
         table.addTopLevelItems(groups)
+        for parent_item in groups:  # spanning works only once the item is in the tree
+            parent_item.setFirstColumnSpanned(True)
         table.expandAll()
         _fit_columns(table)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
