@@ -12,6 +12,7 @@ Results go to ``bench/out/text_accuracy.json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import sys
@@ -23,10 +24,13 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.text_corpus import Doc, build_corpus, ensure_packages, fortunes
-from dupfinder.core import textsim
+from dupfinder.core import sketch, textsim
 from dupfinder.core.errors import TooLittleContent
 
-KS = range(11)
+KS = range(15)
+#: Radii and thresholds of the verified (two-stage) evaluation.
+VERIFY_KS = range(6, 15)
+VERIFY_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 OUT = Path(__file__).resolve().parent / "out" / "text_accuracy.json"
 
 Fingerprinter = Callable[[str], int]
@@ -138,6 +142,90 @@ def evaluate(docs: list[Doc], values: npt.NDArray[np.uint64]) -> dict[str, objec
     }
 
 
+def _prf(tp: int, fp: int, fn: int) -> dict[str, float | int]:
+    prec = tp / (tp + fp) if tp + fp else 1.0
+    rec = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return {
+        "precision": round(prec, 4),
+        "recall": round(rec, 4),
+        "f1": round(f1, 4),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+    }
+
+
+def sketches_of(docs: list[Doc]) -> npt.NDArray[np.uint8]:
+    out = np.zeros((len(docs), sketch.BINS), dtype=np.uint8)
+    for i, doc in enumerate(docs):
+        with contextlib.suppress(TooLittleContent):
+            out[i] = np.frombuffer(textsim.text_fingerprint(doc.text)[1], dtype=np.uint8)
+    return out
+
+
+def evaluate_verified(
+    docs: list[Doc], values: npt.NDArray[np.uint64], sketches: npt.NDArray[np.uint8]
+) -> dict[str, object]:
+    """Two-stage accuracy: a pair is found when its SimHashes are within k bits *and* its
+    sketch similarity reaches t, for every k in VERIFY_KS and t in VERIFY_THRESHOLDS."""
+    n = len(docs)
+    group = np.array([d.group for d in docs])
+    edit = np.array([d.edit for d in docs])
+    lang = np.array([d.lang for d in docs])
+    max_k = max(VERIFY_KS)
+    first, second = [], []
+    for lo in range(0, n, 512):
+        rows = np.arange(lo, min(n, lo + 512))
+        dist = np.bitwise_count(values[rows, None] ^ values[None, :])
+        i, j = np.nonzero((dist <= max_k) & (np.arange(n)[None, :] > rows[:, None]))
+        first.append(rows[i])
+        second.append(j)
+    a, b = np.concatenate(first), np.concatenate(second)
+    dist = np.bitwise_count(values[a] ^ values[b]).astype(np.int64)
+    sims = sketch.pair_similarity(sketches[a], sketches[b])
+    same = group[a] == group[b]
+    positives = 0
+    counts = np.bincount(group)
+    positives = int((counts * (counts - 1) // 2).sum())
+    table = []
+    for k in VERIFY_KS:
+        for t in VERIFY_THRESHOLDS:
+            found = (dist <= k) & (sims >= t)
+            tp = int((found & same).sum())
+            fp = int((found & ~same).sum())
+            table.append({"k": k, "t": t, **_prf(tp, fp, positives - tp)})
+    # recall per edit (edit against its original), per language, for every (k, t)
+    originals = np.flatnonzero(edit == "original")
+    orig_of_group = dict(zip(group[originals].tolist(), originals.tolist(), strict=True))
+    edited = np.flatnonzero(edit != "original")
+    orig = np.array([orig_of_group[int(group[i])] for i in edited])
+    e_dist = np.bitwise_count(values[edited] ^ values[orig]).astype(np.int64)
+    e_sims = sketch.pair_similarity(sketches[edited], sketches[orig])
+    per_edit: dict[str, dict[str, float]] = {}
+    for name in sorted(set(edit[edited].tolist())):
+        mask = edit[edited] == name
+        per_edit[name] = {
+            f"k={k},t={t}": round(float(((e_dist <= k) & (e_sims >= t))[mask].mean()), 4)
+            for k in VERIFY_KS
+            for t in VERIFY_THRESHOLDS
+        }
+    per_lang: dict[str, dict[str, object]] = {}
+    for la in sorted(set(lang.tolist())):
+        in_lang = (lang[a] == la) & (lang[b] == la)
+        g = group[lang == la]
+        c = np.bincount(g)
+        pos = int((c * (c - 1) // 2).sum())
+        per_lang[la] = {}
+        for k in VERIFY_KS:
+            for t in VERIFY_THRESHOLDS:
+                found = (dist <= k) & (sims >= t) & in_lang
+                tp = int((found & same).sum())
+                fp = int((found & ~same).sum())
+                per_lang[la][f"k={k},t={t}"] = _prf(tp, fp, pos - tp)
+    return {"table": table, "per_edit_recall": per_edit, "per_language": per_lang}
+
+
 def short_documents(fp: Fingerprinter, k: int) -> list[dict[str, object]]:
     """Near-duplicate recall and false positives for short texts, by length in tokens.
 
@@ -236,6 +324,10 @@ def main(argv: list[str] | None = None) -> int:
 
     default_name = next(iter(settings))
     default = results[default_name]
+    t0 = time.perf_counter()
+    default_values, _ = fingerprint_all(docs, textsim.simhash)
+    verified = evaluate_verified(docs, default_values, sketches_of(docs))
+    verified["seconds"] = round(time.perf_counter() - t0, 1)
     chosen_k = args.k
     if chosen_k is None:
         # The smallest k that meets the target (cheaper index, margin on precision), else
@@ -256,11 +348,13 @@ def main(argv: list[str] | None = None) -> int:
             _unbounded(textsim.SHINGLE, textsim.WEIGHTING), chosen_k
         ),
         "settings": results,
+        "verified": verified,
         "seconds": round(time.perf_counter() - start, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False))
     _print_summary(payload, default_name, chosen_k)
+    _print_verified(verified)
     print(f"wrote {args.out}")
     return 0
 
@@ -296,6 +390,18 @@ def _print_summary(payload: dict[str, object], default_name: str, k: int) -> Non
     print("\nshort documents (one word changed):")
     for row in payload["short_documents"]:  # type: ignore[attr-defined]
         print(f"  {row}")
+
+
+def _print_verified(verified: dict[str, object]) -> None:
+    print("\ntwo-stage (SimHash within k, then sketch similarity >= t): P / R / F1")
+    rows: list[dict[str, float]] = verified["table"]  # type: ignore[assignment]
+    print("  k  " + "".join(f"{'t=' + str(t):>22}" for t in VERIFY_THRESHOLDS))
+    for k in VERIFY_KS:
+        cells = [r for r in rows if r["k"] == k]
+        print(
+            f"{k:3}  "
+            + "".join(f"{r['precision']:7.4f}/{r['recall']:.4f}/{r['f1']:.4f}" for r in cells)
+        )
 
 
 if __name__ == "__main__":

@@ -23,3 +23,23 @@ os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
 # Started in the background (`cmd &`, nohup), a runner inherits SIGINT ignored and Python then
 # installs no KeyboardInterrupt handler; the Ctrl-C tests need the one a terminal gives.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+import pytest  # noqa: E402 - after the environment above is set
+
+
+@pytest.fixture(autouse=True)
+def _every_group_keeps_its_promise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scan a test runs (core, CLI or app) has its groups checked by group_rules."""
+    from dupfinder.core import scan
+    from tests.group_rules import check_groups
+
+    compare = scan._compare
+
+    def checked(*args: object, **kwargs: object) -> object:
+        groups, pairs = compare(*args, **kwargs)  # type: ignore[arg-type]
+        options = args[2] if len(args) > 2 else kwargs["options"]
+        check_groups(groups, options)  # type: ignore[arg-type]
+        return groups, pairs
+
+    monkeypatch.setattr(scan, "_compare", checked)

@@ -69,7 +69,8 @@ def test_text_output_and_no_duplicates_is_still_success(tmp_path: Path) -> None:
     [
         ["scan"],
         ["scan", ".", "--format", "xml"],
-        ["scan", ".", "--text-threshold", "99"],
+        ["scan", ".", "--text-threshold", "101"],
+        ["scan", ".", "--text-bits", "99"],
         ["scan", ".", "--jobs", "0"],
         ["scan", ".", "--min-size", "lots"],
         ["frobnicate"],

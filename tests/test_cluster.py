@@ -1,4 +1,5 @@
-"""Clusters are the connected components of the pair graph, with a deterministic layout."""
+"""Groups are stars (or, as an option, connected components) of the pair graph, with a
+deterministic layout and the best keeper as representative."""
 
 from __future__ import annotations
 
@@ -51,7 +52,10 @@ def test_components_match_flood_fill(values: list[int], k: int) -> None:
     array = np.array(values, dtype=np.uint64)
     unique = np.unique(array)
     clusters = cluster_unique(
-        array, _brute_pairs(unique, k), [f"/f{i:03d}" for i in range(len(values))]
+        array,
+        _brute_pairs(unique, k),
+        [f"/f{i:03d}" for i in range(len(values))],
+        Grouping.CONNECTED,
     )
     assert {frozenset(c.rows) for c in clusters} == _components(values, k)
     for c in clusters:
@@ -60,12 +64,16 @@ def test_components_match_flood_fill(values: list[int], k: int) -> None:
         assert c.distances[0] == 0
 
 
-def test_representative_has_most_matches_and_ties_break_by_key() -> None:
-    # a chain 0 - 1 - 3 (bits): the middle value matches both ends
+def test_representative_is_the_best_keeper_that_matches_every_member() -> None:
+    # a chain 0 - 1 - 3 (bits): only the middle value matches both ends directly
     values = np.array([0b11, 0b0, 0b1], dtype=np.uint64)
     unique = np.unique(values)
-    clusters = cluster_unique(values, _brute_pairs(unique, 1), ["/c", "/a", "/b"])
-    assert clusters[0].rows[0] == 2  # 0b1 is one bit from both others
+    (star,) = cluster_unique(values, _brute_pairs(unique, 1), ["/c", "/a", "/b"])
+    assert star.rows[0] == 2  # "/a" is the better key but does not match "/c"
+    # in a group where everyone matches everyone, the smallest key wins
+    tight = np.array([0b0, 0b1, 0b10], dtype=np.uint64)
+    (clique,) = cluster_unique(tight, _brute_pairs(np.unique(tight), 2), ["/c", "/b", "/a"])
+    assert clique.rows[0] == 2
     ties = np.array([5, 5], dtype=np.uint64)
     (only,) = cluster_unique(ties, np.zeros((0, 2), dtype=np.int64), ["/z", "/y"])
     assert only.rows == (1, 0)
@@ -116,7 +124,7 @@ def test_chain_splits_into_stars_around_the_best_connected() -> None:
     values = np.array([0, 1, 3, 7, 15], dtype=np.uint64)
     keys = ["/a", "/b", "/c", "/d", "/e"]
     pairs = _brute_pairs(np.unique(values), 1)
-    (chain,) = cluster_unique(values, pairs, keys)
+    (chain,) = cluster_unique(values, pairs, keys, Grouping.CONNECTED)
     assert sorted(chain.rows) == [0, 1, 2, 3, 4]
     stars = cluster_unique(values, pairs, keys, Grouping.STAR)
     # 1, 3 and 7 have two matches each; 1 wins on its path, takes 0 and 3; 7 takes 15.
@@ -127,5 +135,5 @@ def test_star_grouping_keeps_a_tight_group_whole() -> None:
     values = np.array([0b0000, 0b0001, 0b0010, 0b0100, 0b1000], dtype=np.uint64)
     pairs = _brute_pairs(np.unique(values), 2)
     keys = ["/a", "/b", "/c", "/d", "/e"]
-    connected = cluster_unique(values, pairs, keys)
+    connected = cluster_unique(values, pairs, keys, Grouping.CONNECTED)
     assert cluster_unique(values, pairs, keys, Grouping.STAR) == connected

@@ -74,7 +74,7 @@ SETTINGS = [
     pytest.param({}, [], id="defaults"),
     pytest.param(
         {"kinds": 1, "text": 12, "exclude": "drafts"},
-        ["--kind", "text", "--text-threshold", "12", "--exclude", "drafts"],
+        ["--kind", "text", "--text-bits", "12", "--exclude", "drafts"],
         id="text-only-wide-radius-excluding-a-folder",
     ),
     pytest.param(

@@ -83,7 +83,11 @@ def test_thresholds_and_kinds_are_honoured(corpus: Path, tmp_path: Path) -> None
     assert {g.kind for g in strict.groups} == {Kind.TEXT}
     assert all(m.distance == 0 for g in strict.groups for m in g.members)
     write(corpus / "report-rewritten.txt", edit(essay(1), 9, changes=60))
-    loose = scan.run(_options(corpus, tmp_path, text_threshold=32, kinds=frozenset({Kind.TEXT})))
+    loose = scan.run(
+        _options(
+            corpus, tmp_path, text_threshold=32, text_similarity=0.0, kinds=frozenset({Kind.TEXT})
+        )
+    )
     assert "report-rewritten.txt" in _names(loose)[0]
 
 

@@ -17,6 +17,7 @@ from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
     DEFAULT_IMAGE_THRESHOLD,
+    DEFAULT_TEXT_SIMILARITY,
     DEFAULT_TEXT_THRESHOLD,
     Grouping,
     Kind,
@@ -39,6 +40,17 @@ def _threshold(text: str) -> int:
     if not 0 <= value <= 32:
         raise argparse.ArgumentTypeError("must be from 0 to 32 bits")
     return value
+
+
+def _percent(text: str) -> float:
+    """A similarity in percent (0-100), returned as a share (0..1)."""
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError("must be from 0 to 100 (percent)")
+    return value / 100
 
 
 def _size(text: str) -> int:
@@ -117,10 +129,19 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--text-threshold",
+        type=_percent,
+        default=DEFAULT_TEXT_SIMILARITY,
+        metavar="PERCENT",
+        help="how much text two documents must share to be grouped: the verified similarity "
+        f"in percent of 3-word runs (default {DEFAULT_TEXT_SIMILARITY:.0%})",
+    )
+    parser.add_argument(
+        "--text-bits",
         type=_threshold,
         default=DEFAULT_TEXT_THRESHOLD,
         metavar="K",
-        help=f"max differing bits of 64 for documents (default {DEFAULT_TEXT_THRESHOLD})",
+        help="search radius: documents whose 64-bit fingerprints differ in at most K bits are "
+        f"compared (default {DEFAULT_TEXT_THRESHOLD}; larger finds more, slower)",
     )
     parser.add_argument(
         "--image-threshold",
@@ -129,13 +150,13 @@ def register(commands: Any) -> None:
         metavar="K",
         help=f"max differing bits of 64 for images (default {DEFAULT_IMAGE_THRESHOLD})",
     )
-    for kind, default in (("text", "connected"), ("image", "star")):
+    for kind in ("text", "image"):
         parser.add_argument(
             f"--{kind}-grouping",
             choices=[g.value for g in Grouping],
-            default=default,
-            help=f"{kind} groups: 'connected' joins chains of matches, 'star' keeps every "
-            f"member within the threshold of the group's first file (default {default})",
+            default=Grouping.STAR.value,
+            help=f"{kind} groups: 'star' (default) keeps every member verified-similar to the "
+            "group's first file; 'connected' also follows chains of matches (drafts that drift)",
         )
     parser.add_argument(
         "--include",
@@ -196,7 +217,8 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
         roots=tuple(Path(p) for p in args.paths),
         kinds=_KINDS[args.kind],
         identical=args.identical,
-        text_threshold=args.text_threshold,
+        text_threshold=args.text_bits,
+        text_similarity=args.text_threshold,
         image_threshold=args.image_threshold,
         include=tuple(args.include),
         exclude=tuple(args.exclude),

@@ -26,7 +26,8 @@ __all__ = ["SCHEMA_VERSION", "FingerprintCache", "default_cache_dir"]
 log = logging.getLogger(__name__)
 
 #: 2: ctime_ns and inode joined the key (version-1 caches are rebuilt).
-SCHEMA_VERSION = 2
+#: 3: a ``sketch`` blob beside the fingerprint (the second, independent check).
+SCHEMA_VERSION = 3
 _LOOKUP_CHUNK = 500
 _SIGN_BIT = 1 << 63
 _WRAP = 1 << 64
@@ -43,6 +44,7 @@ CREATE TABLE IF NOT EXISTS fingerprints (
     width INTEGER,
     height INTEGER,
     variants TEXT,
+    sketch BLOB,
     error TEXT,
     code TEXT,
     PRIMARY KEY (path, algorithm)
@@ -173,7 +175,7 @@ class FingerprintCache:
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
                     "SELECT path, size, mtime_ns, ctime_ns, ino, "
-                    "value, width, height, variants, error, code "
+                    "value, width, height, variants, sketch, error, code "
                     f"FROM fingerprints WHERE algorithm = ? AND path IN ({marks})",
                     [algorithm, *encoded],
                 ).fetchall()
@@ -212,6 +214,7 @@ class FingerprintCache:
                 o.width,
                 o.height,
                 ",".join(f"{v:016x}" for v in o.variants) or None,
+                o.sketch,
                 o.error,
                 o.code,
             )
@@ -225,8 +228,8 @@ class FingerprintCache:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO fingerprints "
                     "(path, algorithm, size, mtime_ns, ctime_ns, ino, "
-                    "value, width, height, variants, error, code)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "value, width, height, variants, sketch, error, code)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
         except (sqlite3.DatabaseError, OSError) as exc:
@@ -262,13 +265,14 @@ class FingerprintCache:
 
 
 def _outcome_from_row(position: int, row: tuple[object, ...]) -> Outcome:
-    value, width, height, variants, error, code = row
+    value, width, height, variants, sketch, error, code = row
     return Outcome(
         row=position,
         value=None if value is None else _to_unsigned(int(value)),  # type: ignore[call-overload]
         width=width,  # type: ignore[arg-type]
         height=height,  # type: ignore[arg-type]
         variants=tuple(int(v, 16) for v in str(variants).split(",")) if variants else (),
+        sketch=bytes(sketch) if isinstance(sketch, bytes | memoryview) else None,
         error=error,  # type: ignore[arg-type]
         code=code,  # type: ignore[arg-type]
     )

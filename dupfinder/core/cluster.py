@@ -1,14 +1,19 @@
-"""Turn near-duplicate pairs into groups: components or stars, a representative, distances.
+"""Turn verified near-duplicate pairs into groups: stars or components, and a representative.
 
-Two ways to group (``Grouping``): *connected* components join everything reachable through
-pairs, so a chain of small edits (drafts of one document) stays together however far its ends
-drift apart; *stars* give every member a direct match with its representative, so a chain of
-look-alikes (icons of one theme, each a few bits from the next) cannot grow into one huge group.
+Two ways to group (``Grouping``): *stars* give every member a direct, verified match with its
+representative, so a chain of look-alikes (licences that share boilerplate, icons of one
+theme, each close to the next) cannot grow into one group of unrelated files; *connected*
+components join everything reachable through pairs, so the drafts of one document stay
+together however far the first and last drift apart (an option: a member may then be far
+from the representative).
 
-Identical fingerprints are collapsed before pairing, so clustering works on unique values
-and expands to files at the end; 10,000 copies of one file are one node, not 50 million
-edges. Components come from scipy's sparse graph routines (already installed with
-imagehash), which are vectorised and exact.
+The representative is the suggested keeper: among the members that match every other member
+of the group directly (in a star at least its centre), the one with the smallest preference
+key (the scan puts reference folders, original-looking names, shallow and old files first).
+
+Clustering works on *nodes*: rows with identical fingerprints (and sketches) are one node, so
+10,000 copies of one file are one node, not 50 million edges. Components come from scipy's
+sparse graph routines (already installed with imagehash), which are vectorised and exact.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from scipy.sparse.csgraph import connected_components
 
 from dupfinder.core.model import Grouping
 
-__all__ = ["Cluster", "cluster_unique"]
+__all__ = ["Cluster", "cluster_nodes", "cluster_unique"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,71 +47,107 @@ def cluster_unique(
     values: np.ndarray,
     pairs: np.ndarray,
     sort_keys: Sequence[Any],
-    grouping: Grouping = Grouping.CONNECTED,
+    grouping: Grouping = Grouping.STAR,
 ) -> list[Cluster]:
-    """Group rows whose fingerprints are linked by ``pairs`` (over the unique values).
+    """Group rows whose fingerprints are linked by ``pairs`` (over ``np.unique(values)``).
 
-    ``values`` holds one uint64 fingerprint per row (duplicates allowed); ``pairs`` is an
-    (P, 2) array of indices into ``np.unique(values)``; ``sort_keys`` (one per row, unique and
-    comparable, e.g. the path) breaks every tie so the output never depends on input order. The representative
-    is the row with most matches (copies count as matches); groups come largest first. With
-    ``Grouping.STAR`` every member is paired directly with its representative.
+    ``values`` holds one uint64 fingerprint per row (duplicates allowed); ``sort_keys`` (one
+    per row, unique and comparable; smaller is the better keeper) chooses the representative
+    and breaks every tie, so the output never depends on input order. Members follow the
+    representative by distance, then key; groups come largest first.
     """
     values = np.asarray(values, dtype=np.uint64)
     if len(values) != len(sort_keys):
         raise ValueError("values and sort_keys must have the same length")
     if len(values) == 0:
         return []
-    unique, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    _, inverse = np.unique(values, return_inverse=True)
+    clusters = []
+    for rows in cluster_nodes(inverse, pairs, sort_keys, grouping):
+        distances = _popcount(values[list(rows)] ^ values[rows[0]]).tolist()
+        dist_of = dict(zip(rows, distances, strict=True))
+        ordered = [rows[0], *sorted(rows[1:], key=lambda r: (dist_of[r], sort_keys[r]))]
+        clusters.append(Cluster(tuple(ordered), tuple(int(dist_of[r]) for r in ordered)))
+    return clusters
+
+
+def cluster_nodes(
+    inverse: np.ndarray,
+    pairs: np.ndarray,
+    sort_keys: Sequence[Any],
+    grouping: Grouping = Grouping.STAR,
+) -> list[tuple[int, ...]]:
+    """Rows of each group, representative first, then by key; groups largest first.
+
+    ``inverse`` gives each row's node (rows of one node are copies); ``pairs`` is a (P, 2)
+    array of linked nodes (verified matches).
+    """
+    inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
+    if len(inverse) != len(sort_keys):
+        raise ValueError("inverse and sort_keys must have the same length")
+    if len(inverse) == 0:
+        return []
+    n_nodes = int(inverse.max()) + 1
+    counts = np.bincount(inverse, minlength=n_nodes)
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    n_unique = len(unique)
     graph = coo_matrix(
         (np.ones(len(pairs), dtype=np.int8), (pairs[:, 0], pairs[:, 1])),
-        shape=(n_unique, n_unique),
+        shape=(n_nodes, n_nodes),
     )
-    # matches of a unique value: its own copies plus every copy of each neighbour
+    symmetric = (graph + graph.T).tocsr()
+    symmetric.sum_duplicates()
+    # matches of a node: its own other copies plus every copy of each neighbour
     matches = counts.astype(np.int64) - 1
     np.add.at(matches, pairs[:, 0], counts[pairs[:, 1]])
     np.add.at(matches, pairs[:, 1], counts[pairs[:, 0]])
     if grouping is Grouping.STAR:
-        labels = _star_labels(graph.tocsr(), matches, inverse, sort_keys)
+        labels = _star_labels(symmetric, matches, inverse, sort_keys)
     else:
-        _, labels = connected_components(graph, directed=False)
+        _, labels = connected_components(symmetric, directed=False)
 
     row_labels = labels[inverse]
     label_sizes = np.bincount(row_labels)
     grouped = np.flatnonzero(label_sizes[row_labels] >= 2)
-    if len(grouped) == 0:
-        return []
     by_label: dict[int, list[int]] = {}
     for row in grouped.tolist():
         by_label.setdefault(int(row_labels[row]), []).append(row)
 
-    row_matches = matches[inverse]
-    clusters = []
+    star = grouping is Grouping.STAR
+    marks = np.zeros(n_nodes, dtype=np.bool_)
+    groups = []
     for rows in by_label.values():
-        representative = min(rows, key=lambda r: (-int(row_matches[r]), sort_keys[r]))
-        rep_value = values[representative]
-        distances = _popcount(values[rows] ^ rep_value).tolist()
-        ordered = sorted(
-            zip(rows, distances, strict=True),
-            key=lambda item: (item[0] != representative, item[1], sort_keys[item[0]]),
-        )
-        clusters.append(Cluster(tuple(r for r, _ in ordered), tuple(int(d) for _, d in ordered)))
-    clusters.sort(key=lambda c: (-len(c.rows), sort_keys[c.rows[0]]))
-    return clusters
+        candidates = _universal_rows(rows, inverse, symmetric, marks) if star else rows
+        representative = min(candidates, key=lambda r: sort_keys[r])
+        rest = sorted((r for r in rows if r != representative), key=lambda r: sort_keys[r])
+        groups.append((representative, *rest))
+    groups.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
+    return groups
+
+
+def _universal_rows(
+    rows: list[int], inverse: np.ndarray, graph: csr_matrix, marks: np.ndarray
+) -> list[int]:
+    """Rows whose node is linked directly to every other node of the group (``marks`` is a
+    scratch array of False, left as it was found)."""
+    nodes = np.unique(inverse[rows])
+    marks[nodes] = True
+    universal = set()
+    for node in nodes.tolist():
+        neighbours = graph.indices[graph.indptr[node] : graph.indptr[node + 1]]
+        if int(np.count_nonzero(marks[neighbours])) >= len(nodes) - 1:
+            universal.add(node)
+    marks[nodes] = False
+    return [r for r in rows if int(inverse[r]) in universal]
 
 
 def _star_labels(
     graph: csr_matrix, matches: np.ndarray, inverse: np.ndarray, sort_keys: Sequence[Any]
 ) -> np.ndarray:
-    """Greedy stars: the best-connected value not yet taken becomes a centre and takes every
-    free neighbour. Centres go in the order the representative is chosen in (most matches,
-    then the smallest sort key among the value's rows), so each centre is its group's
-    representative and every member is within the threshold of it."""
+    """Greedy stars: the best-connected node not yet taken becomes a centre and takes every
+    free neighbour (ties: the node holding the smaller key), so every member is linked
+    directly to its centre."""
     n = graph.shape[0]
-    symmetric = (graph + graph.T).tocsr()
-    degree = np.diff(symmetric.indptr)
+    degree = np.diff(graph.indptr)
     labels = np.arange(n)
     linked = np.flatnonzero(degree > 0)
     if len(linked) == 0:
@@ -118,7 +159,7 @@ def _star_labels(
             best_key[value] = sort_keys[row]
     order = sorted(linked.tolist(), key=lambda v: (-int(matches[v]), best_key[v]))
     taken = np.zeros(n, dtype=np.bool_)
-    indptr, indices = symmetric.indptr, symmetric.indices
+    indptr, indices = graph.indptr, graph.indices
     for centre in order:
         if taken[centre]:
             continue

@@ -106,6 +106,9 @@ class OutcomeColumns:
         self.heights = np.zeros(count, dtype=np.int32)
         self.variants: dict[int, tuple[int, ...]] = {}
         self.errors: dict[int, tuple[str, str | None]] = {}  # row: (error, code)
+        # sketches by their length in bytes (text and pictures differ); np.zeros maps zero
+        # pages lazily, so rows that never get a sketch of a length cost no memory
+        self._sketches: dict[int, npt.NDArray[np.uint8]] = {}
 
     def put(self, row: int, outcome: Outcome) -> None:
         self.known[row] = True
@@ -116,8 +119,20 @@ class OutcomeColumns:
         self.heights[row] = outcome.height or 0
         if outcome.variants:
             self.variants[row] = outcome.variants
+        if outcome.sketch is not None:
+            width = len(outcome.sketch)
+            if width not in self._sketches:
+                self._sketches[width] = np.zeros((len(self.known), width), dtype=np.uint8)
+            self._sketches[width][row] = np.frombuffer(outcome.sketch, dtype=np.uint8)
         if outcome.error is not None:
             self.errors[row] = (outcome.error, outcome.code)
+
+    def sketches(self, rows: npt.NDArray[np.intp], width: int) -> npt.NDArray[np.uint8]:
+        """The ``width``-byte sketches of ``rows`` (zeros where a row has none)."""
+        table = self._sketches.get(width)
+        if table is None:
+            return np.zeros((len(rows), width), dtype=np.uint8)
+        return table[rows]
 
     def pixels(self, row: int) -> int:
         return int(self.widths[row]) * int(self.heights[row])

@@ -55,6 +55,7 @@ class Outcome:
     width: int | None = None
     height: int | None = None
     variants: tuple[int, ...] = ()
+    sketch: bytes | None = None  # second, independent estimate of content (see core.sketch)
     error: str | None = None
     code: str | None = None
 
@@ -67,9 +68,11 @@ class Outcome:
 def algorithm_id(kind: Kind, *, image_invariance: bool = False) -> str:
     """Everything that changes a fingerprint, as one string: the cache keys on it."""
     if kind is Kind.TEXT:
-        from dupfinder.core import extract, textsim
+        from dupfinder.core import extract, sketch, textsim
 
-        return f"text/{textsim.ALGORITHM_VERSION}/{extract.EXTRACTOR_VERSION}"
+        return (
+            f"text/{textsim.ALGORITHM_VERSION}/{extract.EXTRACTOR_VERSION}/{sketch.SKETCH_VERSION}"
+        )
     from dupfinder.core import imagesim
 
     return f"image/{imagesim.ALGORITHM_VERSION}/inv={int(image_invariance)}"
@@ -128,11 +131,12 @@ def _text_outcome(task: Task) -> Outcome:
     from dupfinder.core.extract import extract_text
 
     try:
-        return Outcome(task.row, value=textsim.simhash(extract_text(task.path)))
+        value, sketch = textsim.text_fingerprint(extract_text(task.path))
     except (UnsupportedFile, TooLittleContent) as exc:
         if kind_for_path(task.path) is None:  # sniffed, not named a document: not a problem
             return Outcome(task.row, error=str(exc), code=NOT_TEXT)
         raise
+    return Outcome(task.row, value=value, sketch=sketch)
 
 
 def _image_outcome(task: Task, invariant: bool) -> Outcome:

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 __all__ = [
     "DEFAULT_IMAGE_THRESHOLD",
+    "DEFAULT_TEXT_SIMILARITY",
     "DEFAULT_TEXT_THRESHOLD",
     "FINGERPRINTED_KINDS",
     "ActionKind",
@@ -34,8 +35,12 @@ __all__ = [
     "no_progress",
 ]
 
-#: Hamming radius for text SimHashes, chosen from the accuracy benchmark (bench/text_accuracy.py).
+#: Hamming radius within which SimHashes propose document pairs (bench/text_accuracy.py).
 DEFAULT_TEXT_THRESHOLD = 8
+#: Share of 3-word runs two documents must have in common (estimated Jaccard similarity of
+#: their shingle sets) to be grouped: the verified similarity a person sees. Chosen on real
+#: boilerplate-heavy folders and the accuracy corpus (bench/text_verify.py, text_accuracy.py).
+DEFAULT_TEXT_SIMILARITY = 0.7
 #: Hamming radius for 64-bit image hashes, chosen from the accuracy benchmark (bench/image_accuracy.py).
 #: 8 keeps photos at F1 0.97, precision 0.9996 and loses far fewer icons to look-alikes than 10.
 DEFAULT_IMAGE_THRESHOLD = 8
@@ -160,8 +165,11 @@ class ScanError:
 
 @dataclass(frozen=True, slots=True)
 class Member:
-    """One file of a group, with its distance (bits) to the group's representative.
+    """One file of a group, with its distance (bits) and similarity to the representative.
 
+    ``similarity`` (0..1) is the verified estimate: for documents the share of 3-word runs
+    the two texts have in common (a MinHash estimate of their Jaccard similarity). When it is
+    not given (results of older versions) it is the share of equal fingerprint bits.
     ``dev``, ``ino`` and ``ctime_ns`` are the file's identity and change stamp when the scan
     saw it (0: unknown, e.g. a result saved by an older version); actions compare them with
     the disk right before they act. ``links`` counts the file's names (hard links).
@@ -181,6 +189,13 @@ class Member:
     #: BLAKE3 digest (32 hex digits) of the bytes, set only when another member of the group
     #: has the very same bytes; members with equal ``content_hash`` are byte-identical.
     content_hash: str | None = None
+    similarity: float = -1.0
+
+    def __post_init__(self) -> None:
+        if self.similarity < 0:
+            object.__setattr__(self, "similarity", 1.0 - self.distance / HASH_BITS)
+        elif self.similarity > 1:
+            raise ValueError(f"similarity must be from 0 to 1, got {self.similarity!r}")
 
     @property
     def mtime(self) -> float:
@@ -190,11 +205,6 @@ class Member:
     def identical(self) -> bool:
         """Another member of the group has exactly the same bytes."""
         return self.content_hash is not None
-
-    @property
-    def similarity(self) -> float:
-        """Share of equal bits with the representative, 0..1."""
-        return 1.0 - self.distance / HASH_BITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +284,8 @@ class ScanOptions:
     include_hidden: bool = False
     follow_symlinks: bool = False
     image_invariance: bool = False
-    text_grouping: Grouping = Grouping.CONNECTED
+    text_similarity: float = DEFAULT_TEXT_SIMILARITY
+    text_grouping: Grouping = Grouping.STAR
     image_grouping: Grouping = Grouping.STAR
     jobs: int = field(default_factory=_default_jobs)
     use_cache: bool = True
@@ -285,6 +296,8 @@ class ScanOptions:
             value = getattr(self, name)
             if not isinstance(value, int) or not 0 <= value <= 32:
                 raise ValueError(f"{name} must be an int from 0 to 32, got {value!r}")
+        if not 0.0 <= self.text_similarity <= 1.0:
+            raise ValueError(f"text_similarity must be from 0 to 1, got {self.text_similarity!r}")
         if self.jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {self.jobs}")
         if self.min_size < 0:

@@ -56,6 +56,7 @@ def _member_to_dict(member: Member) -> dict[str, Any]:
         "mtime": member.mtime,
         "mtime_ns": member.mtime_ns,
         "distance": member.distance,
+        "similarity": member.similarity,
         "fingerprint": member.fingerprint.hex(),
     }
     if member.width is not None and member.height is not None:

@@ -150,6 +150,9 @@ def _member(kind: Kind, raw: Any, where: str) -> Member:
         raise ResultFormatError(f"{where}.fingerprint: {exc}") from exc
     width = r.integer("width", 0, high=1 << 31) or None
     height = r.integer("height", 0, high=1 << 31) or None
+    similarity = r.number("similarity", -1.0)  # absent in older results: from the bits
+    if r.has("similarity") and not 0.0 <= similarity <= 1.0:
+        raise ResultFormatError(f"{where}.similarity must be from 0 to 1, got {similarity!r}")
     return Member(
         path=_path(r, "path"),
         size=r.integer("size"),
@@ -163,6 +166,7 @@ def _member(kind: Kind, raw: Any, where: str) -> Member:
         ctime_ns=r.integer("ctime_ns", 0, low=-_INT64_MAX),
         links=r.integer("links", 1, low=1),
         content_hash=_content_hash(r),
+        similarity=similarity,
     )
 
 

@@ -18,8 +18,9 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
+from dupfinder.core import sketch, verify
 from dupfinder.core.cache import FingerprintCache
-from dupfinder.core.cluster import cluster_unique
+from dupfinder.core.cluster import cluster_nodes
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprint import (
     NOT_TEXT,
@@ -46,8 +47,8 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
-from dupfinder.core.pairs import near_pairs
 from dupfinder.core.quiet import silenced
+from dupfinder.core.verify import Similarity
 from dupfinder.core.walk import WalkReport, walk
 
 __all__ = ["run"]
@@ -348,13 +349,20 @@ class _PreferenceKeys(Sequence[tuple[int, int, str]]):
         return (-self._outcomes.pixels(row), -key.size, key.path)
 
 
+def _check(kind: Kind, options: ScanOptions) -> tuple[int, Similarity | None, float]:
+    """The second check of a kind: sketch width, its similarity measure, the threshold."""
+    if kind is Kind.TEXT:
+        return sketch.BINS, sketch.pair_similarity, options.text_similarity
+    return 0, None, 0.0
+
+
 def _compare(
     files: FileColumns,
     outcomes: OutcomeColumns,
     options: ScanOptions,
     sample: _Sampler,
 ) -> tuple[list[Group], int]:
-    """Index each kind on its own, pair within its threshold, and cluster the pairs."""
+    """Index each kind on its own, verify the pairs it proposes, and group them."""
     groups: list[Group] = []
     total_pairs = 0
     kinds = sorted(files.kinds_present())
@@ -369,20 +377,32 @@ def _compare(
         variants = None
         if kind is Kind.IMAGE and options.image_invariance:
             variants = [outcomes.variants.get(row, ()) for row in row_list]
-        pairs = near_pairs(values, options.threshold(kind), variants)
+        width, measure, threshold = _check(kind, options)
+        sketches = outcomes.sketches(rows, width)
+        found = verify.candidates(values, sketches, options.threshold(kind), variants)
+        pairs = found.pairs
+        if measure is not None:
+            pairs, _ = verify.verified(found, sketches, threshold, measure)
         total_pairs += len(pairs)
         keys = _PreferenceKeys(files, outcomes, row_list)
-        for found in cluster_unique(values, pairs, keys, options.grouping(kind)):
+        for local_rows in cluster_nodes(found.inverse, pairs, keys, options.grouping(kind)):
+            local = np.asarray(local_rows, dtype=np.int64)
+            distances = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
+            if measure is not None:
+                rep = np.broadcast_to(sketches[local[0]], (len(local), width))
+                similarities = measure(sketches[local], rep)
+            else:
+                similarities = 1.0 - distances / 64
             members = []
-            for local, distance in zip(found.rows, found.distances, strict=True):
-                row = row_list[local]
+            for position, local_row in enumerate(local.tolist()):
+                row = row_list[local_row]
                 entry = files.entry(row)
                 members.append(
                     Member(
                         path=entry.path,
                         size=entry.size,
                         mtime_ns=entry.mtime_ns,
-                        distance=distance,
+                        distance=int(distances[position]),
                         fingerprint=Fingerprint(kind, int(outcomes.values[row])),
                         width=int(outcomes.widths[row]) or None,
                         height=int(outcomes.heights[row]) or None,
@@ -390,9 +410,12 @@ def _compare(
                         ino=entry.ino,
                         ctime_ns=entry.ctime_ns,
                         links=entry.links,
+                        similarity=1.0 if position == 0 else float(similarities[position]),
                     )
                 )
-            groups.append(Group(kind, tuple(members)))
+            representative, *rest = members
+            rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
+            groups.append(Group(kind, (representative, *rest)))
     sample(Progress(Phase.COMPARING, len(kinds), len(kinds)), force=True)
     groups.sort(key=_group_order)
     return groups, total_pairs

@@ -42,6 +42,7 @@ __all__ = [
     "normalize",
     "simhash",
     "simhash_features",
+    "text_fingerprint",
     "tokens",
 ]
 
@@ -335,11 +336,24 @@ def simhash_features(hashes: npt.ArrayLike, weights: npt.ArrayLike) -> int:
     return int.from_bytes(np.packbits(on, bitorder="little").tobytes(), "little")
 
 
-def simhash(text: str) -> int:
-    """64-bit SimHash of a document; raises TooLittleContent when it is too short to compare."""
+def _checked_features(text: str) -> tuple[U64, F64]:
     token_hashes = _token_hashes(text)
     if token_hashes.size < MIN_TOKENS:
         raise TooLittleContent(
             f"too little text to compare ({token_hashes.size} words; at least {MIN_TOKENS} needed)"
         )
-    return simhash_features(*_features(token_hashes, SHINGLE, WEIGHTING))
+    return _features(token_hashes, SHINGLE, WEIGHTING)
+
+
+def simhash(text: str) -> int:
+    """64-bit SimHash of a document; raises TooLittleContent when it is too short to compare."""
+    return simhash_features(*_checked_features(text))
+
+
+def text_fingerprint(text: str) -> tuple[int, bytes]:
+    """The SimHash and the MinHash sketch (``dupfinder.core.sketch``) of one document, from
+    the same shingles in one pass; raises TooLittleContent like ``simhash``."""
+    from dupfinder.core import sketch
+
+    hashes, weights = _checked_features(text)
+    return simhash_features(hashes, weights), sketch.sketch(hashes).tobytes()

@@ -1,0 +1,111 @@
+"""Two-stage matching: the index proposes pairs, a second, independent estimate decides.
+
+The 64-bit fingerprint (SimHash for documents, a perceptual hash for pictures) is what the
+permuted-table index can search fast, but on its own it is biased: unrelated documents that
+share boilerplate, or icons of one theme, land a few bits apart. Every pair it proposes is
+therefore checked with each file's *sketch* (``Outcome.sketch``: a MinHash of the shingle set
+for documents, see ``dupfinder.core.sketch``) and kept only when that estimate reaches the
+scan's similarity threshold. The same estimate is the similarity a person is shown.
+
+Rows whose fingerprint and sketch are both identical are one *node* (copies of one file), so
+10,000 copies cost one node and no pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.pairs import near_pairs
+
+__all__ = ["Candidates", "Similarity", "candidates", "verified"]
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+#: Similarity (0..1) of each row of one sketch array with the same row of another.
+Similarity = Callable[[U8, U8], npt.NDArray[np.float64]]
+#: Pairs verified per step: bounds the temporary (P, width) arrays to a few MB.
+_CHUNK = 1 << 15
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Rows folded into nodes, and the node pairs the index proposes."""
+
+    inverse: I64  # node of each row
+    first: I64  # one row of each node
+    pairs: I64  # (P, 2) node pairs, i < j
+
+
+def _nodes(values: npt.NDArray[np.uint64], sketches: U8) -> tuple[I64, I64]:
+    """Each row's node (equal fingerprint and sketch), and the first row of each node."""
+    keyed = np.concatenate([values.astype("<u8").view(np.uint8).reshape(-1, 8), sketches], axis=1)
+    rows = np.ascontiguousarray(keyed).view(np.dtype((np.void, keyed.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    return inverse.astype(np.int64).reshape(-1), first.astype(np.int64)
+
+
+def _expand(value_pairs: I64, node_value: I64, n_values: int) -> I64:
+    """Node pairs from pairs of distinct fingerprint values (several nodes may share one)."""
+    order = np.argsort(node_value, kind="stable")
+    count = np.bincount(node_value, minlength=n_values)
+    if len(count) == 0 or count.max() <= 1:
+        return order[value_pairs].reshape(-1, 2)
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+
+    def nodes_of(value: int) -> list[int]:
+        return order[start[value] : start[value] + count[value]].tolist()
+
+    single = (count[value_pairs[:, 0]] == 1) & (count[value_pairs[:, 1]] == 1)
+    out = [order[start[value_pairs[single]]].reshape(-1, 2)]
+    extra: list[tuple[int, int]] = []
+    for a, b in value_pairs[~single].tolist():
+        extra.extend((x, y) for x in nodes_of(a) for y in nodes_of(b))
+    for value in np.flatnonzero(count > 1).tolist():
+        same = nodes_of(value)
+        extra.extend((x, y) for i, x in enumerate(same) for y in same[i + 1 :])
+    if extra:
+        out.append(np.array(extra, dtype=np.int64))
+    pairs = np.concatenate(out)
+    return np.sort(pairs, axis=1)
+
+
+def candidates(
+    values: npt.NDArray[np.uint64],
+    sketches: U8,
+    k: int,
+    variants: Sequence[Sequence[int]] | None = None,
+) -> Candidates:
+    """Fold rows into nodes and ask the index for every node pair within ``k`` bits.
+
+    ``variants`` (per row, mirrored/rotated picture hashes) also propose pairs.
+    """
+    values = np.asarray(values, dtype=np.uint64)
+    inverse, first = _nodes(values, np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1))
+    node_values = values[first]
+    unique, node_value = np.unique(node_values, return_inverse=True)
+    node_variants = [variants[row] for row in first.tolist()] if variants else None
+    value_pairs = near_pairs(node_values, k, node_variants).astype(np.int64).reshape(-1, 2)
+    pairs = _expand(value_pairs, node_value.astype(np.int64).reshape(-1), len(unique))
+    return Candidates(inverse, first, pairs)
+
+
+def verified(
+    found: Candidates, sketches: U8, min_similarity: float, measure: Similarity
+) -> tuple[I64, npt.NDArray[np.float64]]:
+    """The candidate node pairs whose sketches are at least ``min_similarity`` alike, with
+    their similarity. ``sketches`` are per row (as given to ``candidates``)."""
+    node_sketches = np.asarray(sketches, dtype=np.uint8)[found.first]
+    keep_pairs, keep_sims = [], []
+    for lo in range(0, len(found.pairs), _CHUNK):
+        chunk = found.pairs[lo : lo + _CHUNK]
+        sims = measure(node_sketches[chunk[:, 0]], node_sketches[chunk[:, 1]])
+        ok = sims >= min_similarity
+        keep_pairs.append(chunk[ok])
+        keep_sims.append(sims[ok])
+    if not keep_pairs:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float64)
+    return np.concatenate(keep_pairs), np.concatenate(keep_sims)
