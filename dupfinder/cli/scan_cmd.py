@@ -133,7 +133,7 @@ def register(commands: Any) -> None:
         default=DEFAULT_TEXT_SIMILARITY,
         metavar="PERCENT",
         help="how much text two documents must share to be grouped: the verified similarity "
-        f"in percent of 3-word runs (default {DEFAULT_TEXT_SIMILARITY:.0%})",
+        f"in percent of 3-word runs (default {DEFAULT_TEXT_SIMILARITY * 100:.0f}%%)",
     )
     parser.add_argument(
         "--text-bits",

@@ -47,7 +47,7 @@ class AdvancedSettings:
     min_size: int = 1
     max_size: int | None = None
     image_invariance: bool = False
-    text_grouping: Grouping = Grouping.CONNECTED
+    text_grouping: Grouping = Grouping.STAR
     image_grouping: Grouping = Grouping.STAR
     jobs: int = 0  # 0: one per processor
     use_cache: bool = True
