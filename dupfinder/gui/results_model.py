@@ -103,11 +103,6 @@ class ResultsModel(QAbstractItemModel):
         self._headers = headers()
         self._bold = QFont()
         self._bold.setBold(True)
-        self._thumbnail: Callable[[Member], Any] | None = None
-
-    def set_thumbnails(self, source: Callable[[Member], Any] | None) -> None:
-        """Where picture rows get their icon (None: no icons)."""
-        self._thumbnail = source
 
     # --- loading -----------------------------------------------------------------------
 
@@ -286,8 +281,6 @@ class ResultsModel(QAbstractItemModel):
             return self._member_tip(g, member)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
             return int(_RIGHT)
-        if role == Qt.ItemDataRole.DecorationRole and column == _NAME_COLUMN:
-            return self._thumbnail(member) if self._thumbnail is not None else None
         if role == Qt.ItemDataRole.ForegroundRole and self.markset.protected(member.path):
             return QApplication.palette().brush(QPalette.ColorRole.PlaceholderText)
         if role == MEMBER_ROLE:
