@@ -41,6 +41,9 @@ def _digest(path: Path) -> str:
 class Sandbox:
     """A scratch folder with its own home, trash, journal and action lock."""
 
+    #: another dupfinder checkout to run instead of this one (``--code``), to compare releases
+    code: str | None = None
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.data = root / "data"
@@ -49,6 +52,8 @@ class Sandbox:
         for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
             self.env[name] = str(root / name.lower())
         self.env["HOME"] = str(root / "home")
+        if self.code:
+            self.env["PYTHONPATH"] = self.code
         Path(self.env["HOME"]).mkdir()
         self.journal = root / "journal.jsonl"
 
@@ -373,7 +378,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="fewer files and rounds")
     parser.add_argument("--only", nargs="*", choices=sorted(SCENARIOS), help="run only these")
+    parser.add_argument(
+        "--code", metavar="DIR", help="run another checkout of dupfinder (e.g. an older release)"
+    )
     args = parser.parse_args(argv)
+    Sandbox.code = args.code
     report: dict[str, Any] = {"version": RESULT_VERSION, "quick": args.quick, "scenarios": {}}
     total_lost = 0
     for name in args.only or SCENARIOS:
@@ -389,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     report["files_lost"] = total_lost
     print(f"files lost: {total_lost}")
     OUT.mkdir(exist_ok=True)
-    (OUT / "fault_campaign.json").write_text(json.dumps(report, indent=2) + "\n")
+    name = "fault_campaign-other.json" if args.code else "fault_campaign.json"
+    (OUT / name).write_text(json.dumps(report, indent=2) + "\n")
     return 1 if total_lost else 0
 
 

@@ -457,3 +457,19 @@ def test_the_plan_shows_the_move_destination_really_used(tmp_path: Path) -> None
         pairs_result([(files[0], files[1])]), {str(files[1])}, Action.parse(f"move:{dest}")
     )
     assert plan.files[0].dest == str(dest / "b.txt")
+
+
+def test_marks_spelt_differently_in_a_results_file_still_name_their_files(tmp_path: Path) -> None:
+    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    for i, f in enumerate(files):
+        f.write_text("same words")
+        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    saved = tmp_path / "res.json"
+    save_result(
+        pairs_result([(files[0], files[1])]), saved, extra={"marks": [f"{tmp_path}/./b.txt"]}
+    )
+    journal = str(tmp_path / "journal.jsonl")
+    code, out, err = cli("apply", str(saved), "--yes", "--journal", journal)
+    assert code == 0, err
+    assert not files[1].exists()
+    assert files[0].exists()

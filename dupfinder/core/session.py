@@ -59,9 +59,12 @@ def load_session(path: str | os.PathLike[str], *, check_files: bool = True) -> L
                 except OSError:
                     changed.add(member.path)
                     continue
-                if st.st_size != member.size or st.st_mtime_ns != member.mtime_ns:
+                replaced = member.ino and (st.st_dev, st.st_ino) != (member.dev, member.ino)
+                if st.st_size != member.size or st.st_mtime_ns != member.mtime_ns or replaced:
                     changed.add(member.path)
-    return LoadedSession(result, frozenset(raw_marks), frozenset(missing), frozenset(changed))
+    # marks name files as the results file spells them; members are read normalised
+    marks = frozenset(os.path.normpath(os.path.abspath(p)) for p in raw_marks)
+    return LoadedSession(result, marks, frozenset(missing), frozenset(changed))
 
 
 def without(result: ScanResult, paths: Iterable[str]) -> ScanResult:
