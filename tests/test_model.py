@@ -49,7 +49,10 @@ def test_group_needs_two_members_and_reports_reclaimable_bytes() -> None:
         Group(Kind.TEXT, (a,))
     group = Group(Kind.TEXT, (a, b))
     assert group.representative is a
-    assert group.reclaimable_bytes == 100
+    assert group.reclaimable_bytes == 300  # at most: everything but the smallest
+    linked = Member("/c", 500, 0, 1, fp, links=2)
+    # another name keeps a hard-linked file's bytes: removing this one frees nothing
+    assert Group(Kind.TEXT, (a, b, linked)).reclaimable_bytes == 300
     assert b.similarity == pytest.approx(63 / 64)
 
 

@@ -469,7 +469,20 @@ def test_marks_spelt_differently_in_a_results_file_still_name_their_files(tmp_pa
         pairs_result([(files[0], files[1])]), saved, extra={"marks": [f"{tmp_path}/./b.txt"]}
     )
     journal = str(tmp_path / "journal.jsonl")
-    code, out, err = cli("apply", str(saved), "--yes", "--journal", journal)
+    code, _, err = cli("apply", str(saved), "--yes", "--journal", journal)
     assert code == 0, err
     assert not files[1].exists()
     assert files[0].exists()
+
+
+def test_the_app_confirmation_names_files_a_link_would_change(tmp_path: Path) -> None:
+    from dupfinder.app.wording import plan_text
+    from dupfinder.core.actions import compare_link_contents
+
+    kept, edited = tmp_path / "kept.txt", tmp_path / "edited.txt"
+    kept.write_text("same size text")
+    edited.write_text("SAME SIZE TEXT")
+    plan = make_plan(pairs_result([(kept, edited)]), {str(edited)}, Action(ActionKind.HARDLINK))
+    text = plan_text(compare_link_contents(plan))
+    assert "1 of them differ from the kept file" in text
+    assert str(edited) in text

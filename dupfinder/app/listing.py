@@ -53,9 +53,8 @@ class SortKey:
 
 
 def reclaimable(group: Group) -> int:
-    """Bytes freed at most by keeping one member: every member but the smallest."""
-    sizes = [m.size for m in group.members]
-    return sum(sizes) - min(sizes)
+    """Bytes freed at most by keeping one member (the core's one definition)."""
+    return group.reclaimable_bytes
 
 
 def _pixels(member: Member) -> int:

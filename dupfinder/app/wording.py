@@ -129,10 +129,20 @@ def plan_text(plan: Plan, outside_view: int = 0) -> str:
     else:
         text = translate(
             "Wording",
-            "Replace {what} ({size}) {where} with links to the file each group keeps. Undo "
-            "can restore only files whose bytes equal the kept file’s.",
+            "Replace {what} ({size}) {where} with links to the file each group keeps, only "
+            "where the bytes are exactly the same.",
         )
     text = text.format(what=what, size=size, where=where, folder=plan.action.folder, root=plan.root)
+    if plan.different and not plan.allow_different:
+        differ = len(plan.different)
+        names = ", ".join(plan.different[:3]) + (", …" if differ > 3 else "")
+        text += " " + translate(
+            "Wording",
+            "%Ln of them differ from the kept file and will be left alone:",
+            None,
+            differ,
+        )
+        text += f" {names}."
     text += " " + translate("Wording", "%Ln file(s) kept.", None, kept)
     if outside_view:
         text += " " + translate(

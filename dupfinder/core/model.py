@@ -230,13 +230,13 @@ class Group:
 
     @property
     def reclaimable_bytes(self) -> int:
-        """Bytes freed by keeping only the largest member.
+        """Bytes freed at most by keeping one member: every member but the smallest.
 
         A member with other hard links frees nothing when removed: its bytes stay
         reachable through its other names.
         """
-        largest = max(range(len(self.members)), key=lambda i: self.members[i].size)
-        return sum(m.size for i, m in enumerate(self.members) if i != largest and m.links <= 1)
+        smallest = min(range(len(self.members)), key=lambda i: self.members[i].size)
+        return sum(m.size for i, m in enumerate(self.members) if i != smallest and m.links <= 1)
 
 
 @dataclass(frozen=True, slots=True)
