@@ -1,4 +1,5 @@
-"""The headless command line: ``dupfinder scan``, ``apply``, ``undo``, and ``gui``.
+"""The headless command line: ``dupfinder scan``, ``apply``, ``undo``, ``gui``, and the
+commands that split a scan across machines (``fingerprint``, ``pairs``, ``groups``).
 
 A thin shell over ``dupfinder.core``: it parses arguments, runs the core in a
 background thread so Ctrl-C can cancel cleanly, and writes results.
@@ -92,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
         actions_cmd = None  # type: ignore[assignment]
     if actions_cmd is not None:
         actions_cmd.register(commands)
+    from dupfinder.cli import distributed_cmd
+
+    distributed_cmd.register(commands)
     gui = commands.add_parser("gui", help="open the desktop app")
     gui.add_argument("paths", nargs="*", help="folders to put in the scan list")
     return parser

@@ -25,7 +25,16 @@ from dupfinder.core.model import (
     ScanResult,
 )
 
-__all__ = ["options_from_args", "register", "run_scan_cancellable"]
+__all__ = [
+    "add_comparison_options",
+    "add_file_options",
+    "add_kind_option",
+    "add_output_options",
+    "emit_result",
+    "options_from_args",
+    "register",
+    "run_scan_cancellable",
+]
 
 _KINDS = {
     "text": frozenset({Kind.TEXT}),
@@ -105,21 +114,8 @@ def register(commands: Any) -> None:
     )
     paths = parser.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to scan")
     paths.complete = shtab.FILE
-    parser.add_argument(
-        "--format",
-        choices=("text", "json", "csv"),
-        default="text",
-        help="text for people (default), json (the documented contract) or csv",
-    )
-    output = parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
-    output.complete = shtab.FILE
-    parser.add_argument(
-        "--kind",
-        choices=tuple(_KINDS),
-        default="all",
-        help="what to compare: documents, pictures, other files (by their bytes only) or all "
-        "(default)",
-    )
+    add_output_options(parser)
+    add_kind_option(parser)
     parser.add_argument(
         "--identical",
         action=argparse.BooleanOptionalAction,
@@ -127,6 +123,61 @@ def register(commands: Any) -> None:
         help="find byte-identical files of every type (default); --no-identical finds only "
         "near-duplicate documents and pictures",
     )
+    add_comparison_options(parser)
+    add_file_options(parser)
+    try:
+        from dupfinder.cli.actions_cmd import add_action_options
+    except ImportError:  # pragma: no cover - present in every release
+        add_action_options = None  # type: ignore[assignment]
+    if add_action_options is not None:
+        add_action_options(parser)
+    parser.set_defaults(handler=_handle)
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "csv"),
+        default="text",
+        help="text for people (default), json (the documented contract) or csv",
+    )
+    output = parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
+    output.complete = shtab.FILE  # type: ignore[attr-defined]
+
+
+def add_kind_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kind",
+        choices=tuple(_KINDS),
+        default="all",
+        help="what to compare: documents, pictures, other files (by their bytes only) or all "
+        "(default)",
+    )
+
+
+def add_comparison_options(
+    parser: argparse.ArgumentParser, *, radius: bool = True, verify: bool = True
+) -> None:
+    """What makes files one group: the search ``radius`` (bits) and the ``verify`` step
+    (the verified text similarity and the grouping rules)."""
+    if radius:
+        parser.add_argument(
+            "--text-bits",
+            type=_threshold,
+            default=DEFAULT_TEXT_THRESHOLD,
+            metavar="K",
+            help="search radius: documents whose 64-bit fingerprints differ in at most K bits are "
+            f"compared (default {DEFAULT_TEXT_THRESHOLD}; larger finds more, slower)",
+        )
+        parser.add_argument(
+            "--image-threshold",
+            type=_threshold,
+            default=DEFAULT_IMAGE_THRESHOLD,
+            metavar="K",
+            help=f"max differing bits of 64 for images (default {DEFAULT_IMAGE_THRESHOLD})",
+        )
+    if not verify:
+        return
     parser.add_argument(
         "--text-threshold",
         type=_percent,
@@ -134,21 +185,6 @@ def register(commands: Any) -> None:
         metavar="PERCENT",
         help="how much text two documents must share to be grouped: the verified similarity "
         f"in percent of 3-word runs (default {DEFAULT_TEXT_SIMILARITY * 100:.0f}%%)",
-    )
-    parser.add_argument(
-        "--text-bits",
-        type=_threshold,
-        default=DEFAULT_TEXT_THRESHOLD,
-        metavar="K",
-        help="search radius: documents whose 64-bit fingerprints differ in at most K bits are "
-        f"compared (default {DEFAULT_TEXT_THRESHOLD}; larger finds more, slower)",
-    )
-    parser.add_argument(
-        "--image-threshold",
-        type=_threshold,
-        default=DEFAULT_IMAGE_THRESHOLD,
-        metavar="K",
-        help=f"max differing bits of 64 for images (default {DEFAULT_IMAGE_THRESHOLD})",
     )
     for kind in ("text", "image"):
         parser.add_argument(
@@ -158,6 +194,10 @@ def register(commands: Any) -> None:
             help=f"{kind} groups: 'star' (default) keeps every member verified-similar to the "
             "group's first file; 'connected' also follows chains of matches (drafts that drift)",
         )
+
+
+def add_file_options(parser: argparse.ArgumentParser) -> None:
+    """Which files are read and how they are fingerprinted."""
     parser.add_argument(
         "--include",
         action="append",
@@ -199,38 +239,44 @@ def register(commands: Any) -> None:
     cache_dir = parser.add_argument(
         "--cache-dir", metavar="DIR", help="where the fingerprint cache lives"
     )
-    cache_dir.complete = shtab.DIRECTORY
-    try:
-        from dupfinder.cli.actions_cmd import add_action_options
-    except ImportError:  # pragma: no cover - present in every release
-        add_action_options = None  # type: ignore[assignment]
-    if add_action_options is not None:
-        add_action_options(parser)
-    parser.set_defaults(handler=_handle)
+    cache_dir.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
+
+
+#: ScanOptions fields set by the options above (argument name: field name).
+_OPTION_FIELDS = {
+    "identical": "identical",
+    "text_bits": "text_threshold",
+    "text_threshold": "text_similarity",
+    "image_threshold": "image_threshold",
+    "min_size": "min_size",
+    "max_size": "max_size",
+}
 
 
 def options_from_args(args: argparse.Namespace) -> ScanOptions:
-    extra: dict[str, Any] = {}
-    if args.jobs is not None:
-        extra["jobs"] = args.jobs
+    """ScanOptions from whichever option groups above the command has (others: defaults)."""
+    given = vars(args)
+    extra: dict[str, Any] = {
+        field: given[name] for name, field in _OPTION_FIELDS.items() if name in given
+    }
+    for name in ("text_grouping", "image_grouping"):
+        if name in given:
+            extra[name] = Grouping(given[name])
+    if given.get("jobs") is not None:
+        extra["jobs"] = given["jobs"]
+    if "include" in given:
+        extra.update(
+            include=tuple(args.include),
+            exclude=tuple(args.exclude),
+            include_hidden=args.hidden,
+            follow_symlinks=args.follow_symlinks,
+            image_invariance=args.mirror_rotate,
+            use_cache=not args.no_cache,
+            cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+        )
     return ScanOptions(
-        roots=tuple(Path(p) for p in args.paths),
-        kinds=_KINDS[args.kind],
-        identical=args.identical,
-        text_threshold=args.text_bits,
-        text_similarity=args.text_threshold,
-        image_threshold=args.image_threshold,
-        include=tuple(args.include),
-        exclude=tuple(args.exclude),
-        min_size=args.min_size,
-        max_size=args.max_size,
-        include_hidden=args.hidden,
-        follow_symlinks=args.follow_symlinks,
-        image_invariance=args.mirror_rotate,
-        text_grouping=Grouping(args.text_grouping),
-        image_grouping=Grouping(args.image_grouping),
-        use_cache=not args.no_cache,
-        cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+        roots=tuple(Path(p) for p in given.get("paths") or ()),
+        kinds=_KINDS[given.get("kind", "all")],
         **extra,
     )
 
@@ -300,23 +346,30 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("dupfinder: scan cancelled\n")
         return EXIT_CANCELLED
     result = _without_ignored(result, getattr(args, "decisions", None))
-    buffer = io.StringIO()
-    write_result(result, args.format, buffer)
-    text = buffer.getvalue()
-    try:
-        if args.output:
-            with open(args.output, "w", encoding="utf-8", errors="surrogateescape") as handle:
-                handle.write(text)
-        else:
-            _write_stdout(out, text)
-    except OSError as exc:
-        err.write(f"dupfinder: cannot write the result: {exc}\n")
+    if not emit_result(result, args.format, args.output, out, err):
         return EXIT_FATAL
     if getattr(args, "action", None) or getattr(args, "keep", None):
         from dupfinder.cli.actions_cmd import run_actions
 
         return int(run_actions(result, args, out if args.output else err, err))
     return EXIT_OK
+
+
+def emit_result(result: ScanResult, fmt: str, output: str | None, out: TextIO, err: TextIO) -> bool:
+    """Write the result to ``output`` (a file) or ``out``; False (reported) when it cannot."""
+    buffer = io.StringIO()
+    write_result(result, fmt, buffer)
+    text = buffer.getvalue()
+    try:
+        if output:
+            with open(output, "w", encoding="utf-8", errors="surrogateescape") as handle:
+                handle.write(text)
+        else:
+            _write_stdout(out, text)
+    except OSError as exc:
+        err.write(f"dupfinder: cannot write the result: {exc}\n")
+        return False
+    return True
 
 
 def _without_ignored(result: ScanResult, decisions_path: str | None) -> ScanResult:

@@ -16,6 +16,10 @@ below are what the pieces raise internally (and what a library user may catch):
   - ``ActionBusy``: another apply or undo holds the per-user action lock.
 - ``JournalWriteError``: the action journal cannot be written (also ``OSError``); apply stops
   before the next file, because a file changed without a journal record could not be undone.
+- ``ExtraMissing``: an optional part (e.g. the ``distributed`` extra) is not installed (also
+  ``ImportError``); its message says what to install.
+- ``FingerprintStoreError``: fingerprint or pair files (Parquet) are malformed, incomplete,
+  of an unknown schema, or mix algorithm versions (also ``ValueError``).
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ __all__ = [
     "CorruptFile",
     "DupfinderError",
     "EncryptedFile",
+    "ExtraMissing",
     "FileProblem",
+    "FingerprintStoreError",
     "JournalWriteError",
     "ResultFormatError",
     "TooLarge",
@@ -84,3 +90,11 @@ class ActionBusy(ActionError):
 
 class JournalWriteError(DupfinderError, OSError):
     """The journal could not record a step; the step was not taken (or not confirmed)."""
+
+
+class ExtraMissing(DupfinderError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+class FingerprintStoreError(DupfinderError, ValueError):
+    """Stored fingerprints or pairs cannot be used as they are (see the message)."""

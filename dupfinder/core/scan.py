@@ -7,12 +7,13 @@ set; a cancelled scan returns an empty, flagged result and keeps what it cached.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
@@ -47,11 +48,17 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
+from dupfinder.core.pairs import near_pairs
 from dupfinder.core.quiet import silenced
 from dupfinder.core.verify import Similarity
 from dupfinder.core.walk import WalkReport, walk
 
-__all__ = ["run"]
+__all__ = ["PairFinder", "fingerprint_files", "group_files", "run"]
+
+#: Near pairs of one kind: (kind, fingerprints, radius, image variants or None) to (P, 2)
+#: indices into ``np.unique`` of those fingerprints, as ``pairs.near_pairs`` finds them. The
+#: scan finds them itself; a caller holding pairs computed elsewhere (a cluster) passes them.
+PairFinder = Callable[[Kind, np.ndarray, int, Sequence[Sequence[int]] | None], np.ndarray]
 
 #: Below this many files to fingerprint, worker start-up costs more than it saves.
 _IN_PROCESS_LIMIT = 48
@@ -135,6 +142,30 @@ def _cancelled(seen: int, started: float, from_cache: int = 0) -> ScanResult:
         cancelled=True,
     )
     return ScanResult(stats=stats)
+
+
+def fingerprint_files(
+    files: FileColumns,
+    options: ScanOptions,
+    progress: ProgressCallback = no_progress,
+    cancel: threading.Event | None = None,
+) -> tuple[OutcomeColumns, int]:
+    """Fingerprint listed files as a scan does (cache, pool); also (outcomes, cache hits).
+    Files sniffed for text that hold none become other files, as in a scan."""
+    cancel = cancel if cancel is not None else threading.Event()
+    outcomes, from_cache = _fingerprint_all(files, options, _Sampler(progress), cancel)
+    _settle_sniffed(files, outcomes)
+    return outcomes, from_cache
+
+
+def group_files(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    options: ScanOptions,
+    pair_finder: PairFinder | None = None,
+) -> tuple[list[Group], int]:
+    """Groups and pair count of fingerprinted files, as a scan forms them."""
+    return _compare(files, outcomes, options, _Sampler(no_progress), pair_finder)
 
 
 #: Rows looked up in the cache at once: bounds the keys and objects alive at any moment.
@@ -361,6 +392,7 @@ def _compare(
     outcomes: OutcomeColumns,
     options: ScanOptions,
     sample: _Sampler,
+    pair_finder: PairFinder | None = None,
 ) -> tuple[list[Group], int]:
     """Index each kind on its own, verify the pairs it proposes, and group them."""
     groups: list[Group] = []
@@ -379,7 +411,8 @@ def _compare(
             variants = [outcomes.variants.get(row, ()) for row in row_list]
         width, measure, threshold = _check(kind, options)
         sketches = outcomes.sketches(rows, width)
-        found = verify.candidates(values, sketches, options.threshold(kind), variants)
+        finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
+        found = verify.candidates(values, sketches, options.threshold(kind), variants, finder)
         pairs = found.pairs
         if measure is not None:
             pairs, _ = verify.verified(found, sketches, threshold, measure)

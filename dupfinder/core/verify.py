@@ -21,12 +21,16 @@ import numpy.typing as npt
 
 from dupfinder.core.pairs import near_pairs
 
-__all__ = ["Candidates", "Similarity", "candidates", "verified"]
+__all__ = ["Candidates", "PairSearch", "Similarity", "candidates", "verified"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 #: Similarity (0..1) of each row of one sketch array with the same row of another.
 Similarity = Callable[[U8, U8], npt.NDArray[np.float64]]
+#: Pairs of distinct values within k bits, as ``pairs.near_pairs`` returns them.
+PairSearch = Callable[
+    [npt.NDArray[np.uint64], int, Sequence[Sequence[int]] | None], npt.NDArray[np.int64]
+]
 #: Pairs verified per step: bounds the temporary (P, width) arrays to a few MB.
 _CHUNK = 1 << 15
 
@@ -78,17 +82,19 @@ def candidates(
     sketches: U8,
     k: int,
     variants: Sequence[Sequence[int]] | None = None,
+    pair_finder: PairSearch = near_pairs,
 ) -> Candidates:
     """Fold rows into nodes and ask the index for every node pair within ``k`` bits.
 
     ``variants`` (per row, mirrored/rotated picture hashes) also propose pairs.
+    ``pair_finder`` replaces the index (pairs found elsewhere, e.g. on a cluster).
     """
     values = np.asarray(values, dtype=np.uint64)
     inverse, first = _nodes(values, np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1))
     node_values = values[first]
     unique, node_value = np.unique(node_values, return_inverse=True)
     node_variants = [variants[row] for row in first.tolist()] if variants else None
-    value_pairs = near_pairs(node_values, k, node_variants).astype(np.int64).reshape(-1, 2)
+    value_pairs = pair_finder(node_values, k, node_variants).astype(np.int64).reshape(-1, 2)
     pairs = _expand(value_pairs, node_value.astype(np.int64).reshape(-1), len(unique))
     return Candidates(inverse, first, pairs)
 

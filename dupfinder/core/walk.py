@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,14 @@ from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
 from dupfinder.core.oserrors import os_error_reason
 from dupfinder.core.patterns import path_patterns
 
-__all__ = ["WalkReport", "describe_os_error", "entry_from_stat", "normalise_roots", "walk"]
+__all__ = [
+    "WalkReport",
+    "describe_os_error",
+    "entry_from_stat",
+    "normalise_roots",
+    "walk",
+    "walk_listed",
+]
 
 
 @dataclass(slots=True)
@@ -88,6 +95,30 @@ def walk(
         elif walker.seen.first_visit(root_stat, walker.seen.dirs):
             yield from walker.tree(root)
         # else: the same folder as an earlier root, spelt another way
+    while walker.linked and not walker.cancelled:
+        path, name, info = walker.linked.pop(0)
+        yield from walker.admit(path, name, info)
+
+
+def walk_listed(
+    paths: Iterable[str],
+    options: ScanOptions,
+    report: WalkReport | None = None,
+    cancel: threading.Event | None = None,
+) -> Iterator[FileEntry]:
+    """Like :func:`walk` over a list of files (and folders), read lazily: a list of millions of
+    paths is never held, and each entry obeys the same filters and identity rule."""
+    walker = _Walker(options, report if report is not None else WalkReport(), cancel, None)
+    for listed in paths:
+        if walker.cancelled:
+            return
+        path = os.path.abspath(listed)
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            walker.report.errors.append(ScanError(path, f"cannot open: {describe_os_error(exc)}"))
+            continue
+        yield from walker.admit(path, os.path.basename(path), info)
     while walker.linked and not walker.cancelled:
         path, name, info = walker.linked.pop(0)
         yield from walker.admit(path, name, info)

@@ -1,0 +1,32 @@
+"""A folder of near-duplicate documents and pictures for the distributed tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dupfinder.core.model import ScanOptions
+from tests.scan_helpers import edit, essay, picture, write
+
+
+def near_duplicate_corpus(root: Path) -> Path:
+    """Drafts of a few documents, copies, pictures and their resized copies, a file with too
+    little text (an error) and a name that is not UTF-8."""
+    for doc in range(4):
+        text = essay(doc)
+        write(root / f"doc{doc}" / "final.txt", text)
+        write(root / f"doc{doc}" / "draft.txt", edit(text, doc, 3))
+        write(root / f"doc{doc}" / "copy.md", text)
+    write(root / "alone.txt", essay(99))
+    write(root / "tiny.txt", "hi")
+    for seed in range(3):
+        image = picture(seed)
+        image.save(root / f"pic{seed}.png")
+        image.resize((160, 120)).save(root / f"pic{seed}-small.jpg", quality=90)
+    (root / os.fsdecode(b"caf\xe9-notes.txt")).write_bytes(essay(2).encode())
+    return root
+
+
+def scan_options(root: Path, **extra: object) -> ScanOptions:
+    """The scan without its byte-identical pass, which stored fingerprints do not cover."""
+    return ScanOptions(roots=(root,), identical=False, jobs=1, use_cache=False, **extra)  # type: ignore[arg-type]
