@@ -20,6 +20,7 @@ people) and ``THIRD-PARTY-NOTICES.json`` (for the tests) at the top of the bundl
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata as metadata
 import json
 import os
@@ -66,6 +67,12 @@ REVIEWED: dict[str, tuple[str, str]] = {
         "the License field holds the licence text itself; its vendored "
         "libraries (OpenBLAS, libgfortran with the GCC runtime exception) are listed "
         "in its LICENSE.txt",
+    ),
+    "pypdfium2": (
+        "(Apache-2.0 OR BSD-3-Clause) AND BSD-3-Clause AND LicenseRef-PDFium-dependencies",
+        "the binding is Apache-2.0 or BSD-3-Clause and PDFium BSD-3-Clause; the libraries built "
+        "into PDFium are permissive (FreeType under the FTL, ICU, libjpeg-turbo, OpenJPEG, "
+        "lcms2, libpng, zlib...), each text in BUILD_LICENSES",
     ),
     "pyinstaller": (
         "GPL-2.0-or-later WITH PyInstaller-Bootloader-exception AND Apache-2.0",
@@ -203,15 +210,19 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _python_owners() -> dict[str, metadata.Distribution]:
+@functools.cache
+def _python_owners() -> dict[str, tuple[str, metadata.Distribution]]:
+    """Every installed distribution's files, to its normalised name and the distribution."""
     owners = {}
     for dist in metadata.distributions():
-        base = Path(str(dist.locate_file("")))
+        owner = (_normal(dist.metadata["Name"]), dist)  # parsing metadata costs: once each
+        base = os.path.realpath(str(dist.locate_file("")))
         for file in dist.files or ():
-            owners[os.path.realpath(base / file)] = dist
+            owners[os.path.normpath(os.path.join(base, file))] = owner
     return owners
 
 
+@functools.cache
 def _dpkg_owners() -> dict[str, str]:
     """Every path Debian's package database lists, as /usr paths (merged /usr), to its package."""
     owners: dict[str, str] = {}
@@ -291,8 +302,7 @@ def collect(sources: Iterable[tuple[str, str]]) -> tuple[list[Component], list[s
             continue  # dupfinder itself: the LICENSE file
         component = None
         if real in python:
-            dist = python[real]
-            name = _normal(dist.metadata["Name"])
+            name, dist = python[real]
             if name == "dupfinder":
                 continue
             component = components.get(name)

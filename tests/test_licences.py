@@ -79,3 +79,38 @@ def test_python_packages_are_traced_to_their_licence_and_texts() -> None:
     assert "BSD-3-Clause" in component.licence
     assert "LICENSE.txt" in component.texts
     assert component.files == sorted(str(f) for f in files)
+
+
+def _runtime_closure() -> set[str]:
+    """The distributions a user's install pulls in: what the bundles are built from."""
+    import importlib.metadata
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    todo = [*project["dependencies"], *project["optional-dependencies"]["gui"]]
+    todo += project["optional-dependencies"]["heif"]
+    seen: set[str] = set()
+    while todo:
+        requirement = Requirement(todo.pop())
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        name = notices._normal(requirement.name)
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += importlib.metadata.requires(requirement.name) or []
+    return seen
+
+
+def test_every_runtime_dependency_may_ship_under_mit() -> None:
+    import importlib.metadata
+
+    sources = []
+    for name in sorted(_runtime_closure()):
+        dist = importlib.metadata.distribution(name)
+        sources += [(str(f), str(dist.locate_file(f))) for f in dist.files or ()]
+    components, _ = notices.collect(sources)
+    assert {c.name for c in components} >= {"numpy", "pillow", "pyside6-essentials", "pi-heif"}
+    assert notices.problems(components) == []

@@ -40,7 +40,8 @@ class Cluster:
 
 
 def _popcount(values: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(values).astype(np.int64)
+    counts: np.ndarray = np.bitwise_count(values).astype(np.int64)
+    return counts
 
 
 def cluster_unique(

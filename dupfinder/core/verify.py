@@ -61,7 +61,8 @@ def _expand(value_pairs: I64, node_value: I64, n_values: int) -> I64:
     start = np.concatenate([[0], np.cumsum(count)[:-1]])
 
     def nodes_of(value: int) -> list[int]:
-        return order[start[value] : start[value] + count[value]].tolist()
+        nodes: list[int] = order[start[value] : start[value] + count[value]].tolist()
+        return nodes
 
     single = (count[value_pairs[:, 0]] == 1) & (count[value_pairs[:, 1]] == 1)
     out = [order[start[value_pairs[single]]].reshape(-1, 2)]
