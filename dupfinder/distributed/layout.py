@@ -12,13 +12,15 @@ canonical for ``t``, so the union over tables and partitions is every pair exact
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from dataclasses import dataclass
+from itertools import combinations
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 
-from dupfinder.core import index_kernel
 from dupfinder.core.index import MAX_TABLES, all_pairs_with_distances
 
 __all__ = ["TableLayout", "choose_blocks", "table_pairs"]
@@ -34,10 +36,21 @@ _NS_SHUFFLE_ENTRY = 400.0
 _NS_CANDIDATE = 30.0
 
 
+def _block_masks(blocks: int) -> list[int]:
+    """The index's blocks: the first ``64 % blocks`` one bit wider, from the top bit down."""
+    q, r = divmod(_BITS, blocks)
+    masks, top = [], _BITS
+    for i in range(blocks):
+        width = q + 1 if i < r else q
+        masks.append(((1 << width) - 1) << (top - width))
+        top -= width
+    return masks
+
+
 @dataclass(frozen=True, slots=True)
 class TableLayout:
-    """``tables`` permuted tables for radius ``k`` over ``blocks`` blocks: the index's own
-    tables (:func:`dupfinder.core.index_kernel.make_layout`), so the canonical rule is one."""
+    """``tables`` permuted tables for radius ``k`` over ``blocks`` blocks, in the index's
+    order, so that a compiled per-table kernel reports the same pairs per table."""
 
     k: int
     blocks: int
@@ -48,13 +61,12 @@ class TableLayout:
     def make(cls, k: int, blocks: int) -> TableLayout:
         if not 0 <= k < blocks <= _BITS or math.comb(blocks, k) > MAX_TABLES:
             raise ValueError(f"no table layout with {blocks} blocks at radius {k}")
-        tables = index_kernel.make_layout(k, blocks, 1).tables
-        return cls(
-            k,
-            blocks,
-            tuple(int(t.full) for t in tables),
-            tuple(tuple(int(m) for m in t.differ) for t in tables),
-        )
+        masks = _block_masks(blocks)
+        keys, differ = [], []
+        for chosen in combinations(range(blocks), blocks - k):
+            keys.append(sum(masks[b] for b in chosen))
+            differ.append(tuple(masks[b] for b in range(chosen[-1]) if b not in chosen))
+        return cls(k, blocks, tuple(keys), tuple(differ))
 
     @property
     def tables(self) -> int:
@@ -89,19 +101,28 @@ def choose_blocks(n: int, k: int) -> int:
 
 
 @functools.cache
-def _kernel_layout(k: int, blocks: int, id_bits: int) -> index_kernel.Layout:
-    return index_kernel.make_layout(k, blocks, (1 << id_bits) - 1)
+def _kernel() -> ModuleType | None:
+    """The index's compiled per-table kernel, when this installation has one that loads."""
+    try:
+        module = importlib.import_module("dupfinder.core.index_kernel")
+    except ImportError:
+        return None
+    return module if module.available() else None
 
 
 def table_pairs(
     values: U64Array, layout: TableLayout, t: int
 ) -> tuple[I64Array, I64Array, I64Array]:
     """Pairs (i, j, distance), i < j positions in ``values`` (distinct), within ``layout.k`` and
-    canonical for table ``t``: the single-machine kernel on this table's share (or, without
-    the compiled kernel, the whole numpy search kept to the pairs this table reports)."""
-    if index_kernel.available():
-        kernel = _kernel_layout(layout.k, layout.blocks, max(1, values.size.bit_length()))
-        return index_kernel.table_pairs(values, kernel, t)
+    canonical for table ``t``: the compiled kernel on this table's share when it loads, else
+    the whole numpy search kept to the pairs this table reports."""
+    kernel = _kernel()
+    if kernel is not None:
+        rows = (1 << max(1, values.size.bit_length())) - 1
+        found: tuple[I64Array, I64Array, I64Array] = kernel.table_pairs(
+            values, kernel.make_layout(layout.k, layout.blocks, rows), t
+        )
+        return found
     i, d = all_pairs_with_distances(values, layout.k)
     a, b = i[:, 0], i[:, 1]
     keep = layout.canonical(values[a] ^ values[b], t)
