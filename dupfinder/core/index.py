@@ -13,10 +13,14 @@ longer than the space left beside the row are truncated, which only adds candida
 A pair is reported by exactly one table, its *canonical* one: the table whose blocks are the
 ``m - k`` lowest-numbered blocks on which the pair agrees. Checking that takes at most
 ``k + 1`` mask tests per verified pair, so no global set of seen pairs is needed.
+
+All pairs run on the compiled kernel (:mod:`dupfinder.core.index_kernel`, numba) when it
+loads; the numpy implementation here is the reference it is tested against and the fallback.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 import numbers
@@ -24,6 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +36,7 @@ import numpy.typing as npt
 __all__ = [
     "MAX_K",
     "MAX_TABLES",
+    "Engine",
     "PermutedIndex",
     "all_pairs",
     "all_pairs_with_distances",
@@ -70,6 +76,42 @@ _NS_DIRECT = 2.0
 # Per-query costs: one binary search in a table, and one candidate checked.
 _NS_PROBE = 400.0
 _NS_QUERY_CANDIDATE = 25.0
+
+
+# The compiled kernel, per table: a fixed cost (thread hand-off, buffers), per entry (two-level
+# counting sort and the walk over the sorted entries) and per candidate pair (stash test),
+# measured on the same 2-core x86-64 machine with numba 0.68.
+_NS_KERNEL_TABLE = 20_000.0
+_NS_KERNEL_ENTRY = 12.0
+_NS_KERNEL_CANDIDATE = 1.7
+
+
+#: Fewest fingerprints for which AUTO uses the compiled kernel: below, numpy takes a few
+#: milliseconds, less than importing numba (and, on a machine's first run, compiling).
+_COMPILED_MIN = 20_000
+
+
+class Engine(enum.Enum):
+    """Which implementation searches the tables for all pairs."""
+
+    AUTO = "auto"  #: compiled when numba loads and the input is not tiny, else numpy
+    NUMPY = "numpy"  #: the numpy reference implementation
+    COMPILED = "compiled"  #: the compiled kernel; an error when numba cannot be loaded
+
+
+def _compiled(engine: Engine, n: int) -> ModuleType | None:
+    """The kernel module for ``engine`` and n fingerprints, or None for the numpy path."""
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine must be an Engine, got {type(engine).__name__}")
+    if engine is Engine.NUMPY or (engine is Engine.AUTO and n < _COMPILED_MIN):
+        return None
+    from dupfinder.core import index_kernel
+
+    if index_kernel.available():
+        return index_kernel
+    if engine is Engine.COMPILED:
+        raise RuntimeError("the compiled index needs numba, which could not be imported")
+    return None
 
 
 _BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
@@ -274,9 +316,12 @@ def _ns_sort_per_entry_bit() -> float:
     return max(best, 1e-9) * 1e9 / size / 16
 
 
-def _pairs_cost(n: int, k: int, m: int) -> float:
+def _pairs_cost(n: int, k: int, m: int, compiled: bool = False) -> float:
     prefix = min(_mean_prefix_bits(m, k), _BITS - _id_bits(n))
     candidates = n * (n - 1) / 2.0 / 2.0**prefix
+    if compiled:
+        per_table = _NS_KERNEL_TABLE + _NS_KERNEL_ENTRY * n + _NS_KERNEL_CANDIDATE * candidates
+        return float(math.comb(m, k) * per_table)
     per_entry = _NS_ENTRY + _ns_sort_per_entry_bit() * math.log2(max(n, 2))
     return float(math.comb(m, k) * (_NS_TABLE + per_entry * n + _NS_CANDIDATE * candidates))
 
@@ -286,18 +331,25 @@ def _query_cost(n: int, k: int, m: int) -> float:
     return float(math.comb(m, k) * (_NS_PROBE + _NS_QUERY_CANDIDATE * n / 2.0**prefix))
 
 
-def choose_blocks(n: int, k: int, *, queries: bool = False) -> int:
+def choose_blocks(n: int, k: int, *, queries: bool = False, engine: Engine = Engine.NUMPY) -> int:
     """Number of blocks m for n fingerprints at radius k, by a measured cost model.
 
     For all-pairs the cost is sorting every table plus verifying the expected random
-    collisions (n^2 / 2^(p+1) per table); for queries it is one probe per table plus the
-    expected n / 2^p candidates per probe. Fewer tables win ties (less memory).
+    collisions (n^2 / 2^(p+1) per table), with the costs of ``engine`` (the compiled kernel
+    sorts and verifies several times faster, so it can afford fewer, fuller tables); for
+    queries it is one probe per table plus the expected n / 2^p candidates per probe. Fewer
+    tables win ties (less memory).
     """
     k = _check_k(k)
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise ValueError(f"n must be a non-negative int, got {n!r}")
-    cost = _query_cost if queries else _pairs_cost
-    return min(_table_choices(k), key=lambda m: (cost(int(n), k, m), math.comb(m, k)))
+    compiled = _compiled(engine, int(n)) is not None
+    if queries:
+        return min(_table_choices(k), key=lambda m: (_query_cost(int(n), k, m), math.comb(m, k)))
+    return min(
+        _table_choices(k),
+        key=lambda m: (_pairs_cost(int(n), k, m, compiled), math.comb(m, k)),
+    )
 
 
 # ----------------------------------------------------------------------------- run pairs
@@ -443,8 +495,10 @@ def _search(
     k: int,
     blocks: int | None,
     entries: U64Array | None = None,
+    kernel: ModuleType | None = None,
 ) -> tuple[I64Array, I64Array, I64Array]:
-    """Pairs of values within k (k > 0); ``entries`` may hold table 0 already sorted.
+    """Pairs of values within k (k > 0); ``entries`` may hold table 0 already sorted (numpy
+    path only); ``kernel`` is the compiled kernel module, or None for numpy.
 
     Identical values are found like any other near pair (at distance 0, by table 0 only),
     so a few copies need no special care; many copies are collapsed by the caller.
@@ -452,10 +506,13 @@ def _search(
     n = values.size
     found: list[tuple[I64Array, I64Array, I64Array]] = []
     if n >= 2 and k > 0:
-        m = blocks if blocks is not None else choose_blocks(n, k)
+        engine = Engine.NUMPY if kernel is None else Engine.COMPILED
+        m = blocks if blocks is not None else choose_blocks(n, k, engine=engine)
         direct = n * (n - 1) / 2.0 * _NS_DIRECT
-        if blocks is None and direct < _pairs_cost(n, k, m):
+        if blocks is None and direct < _pairs_cost(n, k, m, kernel is not None):
             found = _direct_pairs(values, k)
+        elif kernel is not None:
+            found = [kernel.all_pairs(values, k, m)]
         else:
             ids = np.arange(n, dtype=np.uint64)
             tmp = np.empty(n, np.uint64)
@@ -553,7 +610,11 @@ def _sort_pairs(a: I64Array, b: I64Array, d: I64Array, n: int) -> tuple[I64Array
 
 
 def all_pairs_with_distances(
-    fingerprints: np.ndarray, k: int, *, blocks: int | None = None
+    fingerprints: np.ndarray,
+    k: int,
+    *,
+    blocks: int | None = None,
+    engine: Engine = Engine.AUTO,
 ) -> tuple[I64Array, I64Array]:
     """Every pair of rows within Hamming distance k, once, sorted, with its distance.
 
@@ -561,46 +622,54 @@ def all_pairs_with_distances(
     ``pairs[:, 0] < pairs[:, 1]`` in lexicographic order, ``distances`` int64 ``(P,)``.
     When identical fingerprints are many, each value is searched once and its copies are
     expanded afterwards, so 10,000 copies of one value cost only the (inherent) output.
-    ``blocks`` forces the number of blocks m.
+    ``blocks`` forces the number of blocks m; ``engine`` picks the implementation.
     """
     x = _as_fingerprints(fingerprints)
     k = _check_k(k)
     m = _check_blocks(blocks, k)
     n = x.size
+    kernel = _compiled(engine, n)
     if n < 2:
         return np.empty((0, 2), np.int64), np.empty(0, np.int64)
     id_bits = _id_bits(n)
     # One sort by (high bits, row) finds identical values and is table 0 when all are distinct
-    entries = np.arange(n, dtype=np.uint64)
-    np.bitwise_or(entries, x & _U64(_ALL_ONES ^ ((1 << id_bits) - 1)), out=entries)
-    entries.sort()
+    if kernel is not None:
+        entries = kernel.sorted_by_value(x)
+    else:
+        entries = np.arange(n, dtype=np.uint64)
+        np.bitwise_or(entries, x & _U64(_ALL_ONES ^ ((1 << id_bits) - 1)), out=entries)
+        entries.sort()
     tmp = np.empty(n, np.uint64)
     dups = _find_duplicates(x, entries, tmp)
     del tmp
-    if dups is None or (k > 0 and _few_copies(dups, n, k, m)):
-        a, b, d = _search(x, k, m, entries)
+    engine = Engine.NUMPY if kernel is None else Engine.COMPILED
+    if dups is None or (k > 0 and _few_copies(dups, n, k, m, engine)):
+        a, b, d = _search(x, k, m, None if kernel else entries, kernel)
     else:
         del entries
         empty = np.empty(0, np.int64)
-        found = _search(x[dups.distinct_rows(n)], k, m) if k else (empty, empty, empty)
+        distinct = x[dups.distinct_rows(n)]
+        found = _search(distinct, k, m, None, kernel) if k else (empty, empty, empty)
         a, b, d = _expand(dups, dups.distinct_rows(n), *found)
     return _sort_pairs(a, b, d, n)
 
 
-def _few_copies(dups: _Duplicates, n: int, k: int, blocks: int | None) -> bool:
+def _few_copies(dups: _Duplicates, n: int, k: int, blocks: int | None, engine: Engine) -> bool:
     """Whether searching the copies as they are costs less than collapsing them.
 
     Each table verifies every pair of copies again (only table 0 reports them); collapsing
     costs about one more table sort. Copies in twos and threes are far below that.
     """
     copy_pairs = int((dups.size * (dups.size - 1) // 2).sum())
-    m = blocks if blocks is not None else choose_blocks(n, k)
+    m = blocks if blocks is not None else choose_blocks(n, k, engine=engine)
     return math.comb(m, k) * copy_pairs <= n // 4
 
 
-def all_pairs(fingerprints: np.ndarray, k: int, *, blocks: int | None = None) -> I64Array:
+def all_pairs(
+    fingerprints: np.ndarray, k: int, *, blocks: int | None = None, engine: Engine = Engine.AUTO
+) -> I64Array:
     """Every pair of rows within Hamming distance k, once: an int64 ``(P, 2)`` array, i < j, sorted."""
-    return all_pairs_with_distances(fingerprints, k, blocks=blocks)[0]
+    return all_pairs_with_distances(fingerprints, k, blocks=blocks, engine=engine)[0]
 
 
 # ----------------------------------------------------------------------------- the index

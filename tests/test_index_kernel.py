@@ -1,0 +1,183 @@
+"""The compiled kernel must give exactly the numpy reference's pairs, and brute force's.
+
+Every comparison runs the kernel (``Engine.COMPILED``, whatever the size), the numpy
+reference (``Engine.NUMPY``) and the brute-force oracle on the same data: planted
+neighbours at every distance 0..k+2, copies, low-entropy values sharing most bits, for
+k = 0..12 and sizes from 0 to tens of thousands.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from index_oracle import brute_pairs, flip_bits, planted
+
+from dupfinder.core import index_kernel
+from dupfinder.core.index import Engine, all_pairs_with_distances, choose_blocks
+
+pytestmark = pytest.mark.skipif(not index_kernel.available(), reason="numba is not installed")
+
+MANY = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def assert_three_agree(x: np.ndarray, k: int, blocks: int | None = None) -> None:
+    """Kernel == numpy reference, and both == brute force when that takes under a second."""
+    got = all_pairs_with_distances(x, k, blocks=blocks, engine=Engine.COMPILED)
+    ref = all_pairs_with_distances(x, k, blocks=blocks, engine=Engine.NUMPY)
+    for g, r in zip(got, ref, strict=True):
+        assert g.dtype == np.int64
+        np.testing.assert_array_equal(g, r)
+    if x.size <= 12_000:
+        for g, w in zip(got, brute_pairs(x, k), strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+@MANY
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(0, 600),
+    k=st.integers(0, 12),
+    low_entropy=st.booleans(),
+)
+def test_kernel_matches_reference_and_brute_force(
+    seed: int, n: int, k: int, low_entropy: bool
+) -> None:
+    assert_three_agree(planted(seed, n, k, low_entropy=low_entropy), k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(300, 3000),
+    k=st.integers(1, 12),
+    extra=st.integers(1, 4),
+)
+def test_kernel_with_every_kind_of_layout(seed: int, n: int, k: int, extra: int) -> None:
+    """Forced block counts: few tables with long runs, many tables with short keys."""
+    assert_three_agree(planted(seed, n, k), k, blocks=k + extra)
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 6, 8, 12])
+def test_kernel_tens_of_thousands(k: int) -> None:
+    assert_three_agree(planted(k, 10_000, k), k)
+    assert_three_agree(planted(k, 60_000, k), k)
+
+
+@pytest.mark.parametrize(("k", "n"), [(3, 20_000), (8, 3_000)])
+def test_kernel_low_entropy(k: int, n: int) -> None:
+    """Values sharing 48 of 64 bits: huge runs in every table, sorted inside the kernel (at
+    k = 8 most pairs are within reach: 3,000 values already give ~500,000 pairs)."""
+    assert_three_agree(planted(7, n, k, low_entropy=True), k)
+
+
+@pytest.mark.parametrize("k", [0, 2, 8])
+def test_kernel_identical_values(k: int) -> None:
+    rng = np.random.default_rng(k)
+    x = np.repeat(rng.integers(0, 2**64, 30, dtype=np.uint64), 40)  # 30 values, 40 copies
+    x = np.concatenate([x, flip_bits(rng, x[:200], 1)])
+    rng.shuffle(x)
+    assert_three_agree(x, k)
+
+
+def test_every_table_reports_only_its_own_pairs() -> None:
+    """The union of per-table results is every pair once, and table t's pairs share its key."""
+    k, blocks = 4, 6
+    x = planted(11, 3000, k)
+    layout = index_kernel.make_layout(k, blocks, x.size)
+    seen = []
+    for t in range(len(layout.tables)):
+        a, b, d = index_kernel.table_pairs(x, layout, t)
+        keys = index_kernel.table_keys(x, layout, t)
+        np.testing.assert_array_equal(keys[a], keys[b])
+        seen.append(np.stack((a, b, d), axis=1))
+    got = np.concatenate(seen)
+    got = got[np.lexsort((got[:, 1], got[:, 0]))]
+    pairs, dist = brute_pairs(x, k)
+    np.testing.assert_array_equal(got[:, :2], pairs)
+    np.testing.assert_array_equal(got[:, 2], dist)
+
+
+def test_table_pairs_on_a_key_range_of_one_table() -> None:
+    """Splitting one table by key range loses none of its pairs (how a cluster shares work)."""
+    k, blocks, t = 3, 5, 2
+    x = planted(5, 4000, k)
+    layout = index_kernel.make_layout(k, blocks, x.size)
+    a, b, _ = index_kernel.table_pairs(x, layout, t)
+    whole = set(zip(a.tolist(), b.tolist(), strict=True))
+    keys = index_kernel.table_keys(x, layout, t)
+    middle = np.uint64(np.median(keys))
+    parts: set[tuple[int, int]] = set()
+    for rows in (np.flatnonzero(keys < middle), np.flatnonzero(keys >= middle)):
+        pa, pb, _ = index_kernel.table_pairs(x[rows], layout, t)
+        parts |= set(zip(rows[pa].tolist(), rows[pb].tolist(), strict=True))
+    assert parts == whole
+    assert whole  # planted neighbours give this table pairs to find
+
+
+def test_threads_give_the_same_pairs() -> None:
+    x = planted(3, 5000, 5)
+    one = index_kernel.all_pairs(x, 5, 8, threads=1)
+    two = index_kernel.all_pairs(x, 5, 8, threads=2)
+    order_one, order_two = np.lexsort(one[:2]), np.lexsort(two[:2])
+    for u, v in zip(one, two, strict=True):
+        np.testing.assert_array_equal(u[order_one], v[order_two])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 13, 5000, 70_000])
+def test_sorted_by_value_is_a_full_sort(n: int) -> None:
+    x = planted(n, n, 2)
+    id_bits = max(1, n.bit_length())
+    high = np.uint64(((1 << 64) - 1) ^ ((1 << id_bits) - 1))
+    want = np.sort((x & high) | np.arange(n, dtype=np.uint64))
+    np.testing.assert_array_equal(index_kernel.sorted_by_value(x), want)
+
+
+def test_buffer_must_fit() -> None:
+    x = planted(1, 100, 2)
+    layout = index_kernel.make_layout(2, 4, x.size)
+    with pytest.raises(ValueError, match="buffer"):
+        index_kernel.table_pairs(x, layout, 0, buffer=np.empty(10, np.uint64))
+    with pytest.raises(ValueError, match="exceed"):
+        index_kernel.table_pairs(np.zeros(300, np.uint64), layout, 0)
+
+
+def test_compiled_layouts_prefer_fewer_tables_at_large_k() -> None:
+    """The kernel's cheaper candidates make fuller tables pay: never more tables than numpy's."""
+    for n, k in ((1_000_000, 3), (1_000_000, 8), (10_000_000, 3)):
+        assert choose_blocks(n, k, engine=Engine.COMPILED) <= choose_blocks(n, k)
+
+
+def test_compiled_code_is_cached_in_the_user_cache_folder() -> None:
+    all_pairs_with_distances(planted(1, 500, 3), 3, engine=Engine.COMPILED)
+    from dupfinder.core import jit_cache
+
+    folder = jit_cache.cache_folder() / "dupfinder.core.index_jit"
+    assert any(folder.glob("*.nbi")), "numba wrote no index of compiled functions"
+
+
+def test_without_numba_the_index_falls_back_and_says_so_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "dupfinder.core.index_jit", None)  # import fails
+    index_kernel._jit.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger="dupfinder.core.index_kernel"):
+            assert not index_kernel.available()
+            assert not index_kernel.available()
+            x = planted(2, 30_000, 3)
+            pairs, _ = all_pairs_with_distances(x, 3)  # AUTO: numpy, no error
+            ref, _ = all_pairs_with_distances(x, 3, engine=Engine.NUMPY)
+            np.testing.assert_array_equal(pairs, ref)
+            with pytest.raises(RuntimeError, match="numba"):
+                all_pairs_with_distances(x, 3, engine=Engine.COMPILED)
+        warnings = [r for r in caplog.records if "numpy" in r.getMessage()]
+        assert len(warnings) == 1
+    finally:
+        monkeypatch.undo()
+        index_kernel._jit.cache_clear()
+    assert index_kernel.available()
