@@ -98,6 +98,7 @@ class Sandbox:
         return subprocess.Popen(
             [sys.executable, "-m", "dupfinder", *argv],
             env=self.env,
+            cwd=self.root,  # not this checkout's folder: --code must decide which dupfinder runs
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )

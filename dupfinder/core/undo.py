@@ -295,7 +295,9 @@ class _Record:
         if self.log is None:
             return
         try:
-            self.log.write(record, **data)
+            # not fsynced: a restore lost in a crash is found again by the next undo, which
+            # sees the file back in place (the end record's fsync carries them all)
+            self.log.write(record, durable=False, **data)
         except JournalWriteError as exc:
             self.problem = str(exc)
             self.log.close()
