@@ -291,6 +291,16 @@ class ResultsModel(QAbstractItemModel):
 
     def _member_tip(self, g: int, member: Member) -> str:
         lines = [member.path]
+        others = member.links - 1
+        if others > 0:
+            lines.append(
+                translate(
+                    "Results",
+                    "Has %Ln other name(s) (hard links): removing this one frees no space",
+                    None,
+                    others,
+                )
+            )
         if self.markset.protected(member.path):
             lines.append(translate("Results", "In a reference folder: always kept"))
         elif self.markset.keeper(g, self.listing.groups[g]) is member:

@@ -970,6 +970,10 @@ or use “Add folder…”</source>
         <translation>与本组第一个文件相比，64 位指纹中有多少位不同</translation>
     </message>
     <message>
+        <source>Has %Ln other name(s) (hard links): removing this one frees no space</source>
+        <translation>另有 %Ln 个名称（硬链接）：删除此名称不会释放空间</translation>
+    </message>
+    <message>
         <source>In a reference folder: always kept</source>
         <translation>位于参照文件夹：始终保留</translation>
     </message>

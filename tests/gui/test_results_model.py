@@ -175,3 +175,19 @@ def test_marked_bytes_follow_every_way_of_marking(qtbot: object) -> None:
     assert model.marked_bytes() == sum(m.size for m in members)
     model.set_marks(())
     assert model.marked_bytes() == 0
+
+
+def test_a_member_with_other_hard_links_says_so() -> None:
+    from dataclasses import replace
+
+    from dupfinder.core.model import Group
+
+    result = synthetic_result(1, members=2)
+    group = result.groups[0]
+    linked = replace(group.members[1], links=3)
+    model = ResultsModel()
+    model.set_result(replace(result, groups=(Group(group.kind, (group.members[0], linked)),)))
+    parent = model.index(0, 0)
+    tip = model.index(1, 0, parent).data(Qt.ItemDataRole.ToolTipRole)
+    assert "2 other names (hard links)" in tip
+    assert "hard links" not in model.index(0, 0, parent).data(Qt.ItemDataRole.ToolTipRole)
