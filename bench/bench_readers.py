@@ -7,7 +7,7 @@ machine barely moves it). Fidelity is the SimHash distance (bits of 64) between 
 text and the text it was made from. The cold scan runs ``dupfinder scan`` with an empty
 cache over a copy of /usr/share/doc plus the generated documents.
 
-    python -m bench.bench_readers [--old 208809b] [--repeat N] [--no-scan]
+    python -m bench.bench_readers [--old 208809b] [--release-python PATH] [--repeat N] [--no-scan]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -43,7 +44,10 @@ for line in sys.stdin:
     except Exception as exc:
         text, error = "", f"{type(exc).__name__}: {exc}"[:160]
     seconds = time.process_time() - start
-    value = textsim.simhash(text) if text else None
+    try:
+        value = textsim.simhash(text) if text else None
+    except Exception:  # too few words to fingerprint
+        value = None
     print(json.dumps({"path": path, "seconds": seconds, "simhash": value, "error": error}))
 """
 MEMORY = """
@@ -53,14 +57,6 @@ import dupfinder.core.extract.html
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 extract_text(sys.argv[1])
 print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
-"""
-SCAN = """
-import resource, subprocess, sys, time
-start = time.perf_counter()
-code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-wall = time.perf_counter() - start
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(code, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024)
 """
 
 
@@ -152,27 +148,58 @@ def _pages(path: Path) -> int:
         return len(document)
 
 
+def _watch(command: list[str], root: Path | None) -> tuple[int, float, float, float]:
+    """Exit code, wall seconds, CPU seconds and peak RSS (MiB, all processes together) of a
+    command and every process it starts (workers are not its waited children, so the
+    process tree is sampled)."""
+    import psutil
+
+    start = time.perf_counter()
+    process = psutil.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=tempfile.gettempdir(),
+        env=_environment(root),
+    )
+    cpu: dict[int, float] = {}
+    peak = 0
+    while process.poll() is None:
+        rss = 0
+        try:
+            tree = [process, *process.children(recursive=True)]
+        except psutil.Error:
+            continue
+        for member in tree:
+            try:
+                times = member.cpu_times()
+                cpu[member.pid] = times.user + times.system + times.children_user
+                cpu[member.pid] += times.children_system
+                rss += member.memory_info().rss
+            except psutil.Error:
+                pass
+        peak = max(peak, rss)
+        time.sleep(0.1)
+    wall = time.perf_counter() - start
+    if process.returncode not in (0, 1):  # 1: groups were found
+        raise RuntimeError(f"{command} failed: {process.stderr.read().decode()[-2000:]}")
+    return process.returncode, wall, sum(cpu.values()), peak / 2**20
+
+
 def _scan(python: Path, root: Path | None, corpus: Path, work: Path) -> dict[str, float]:
     cache = Path(tempfile.mkdtemp(dir=work, prefix="cache-"))
     result = work / "scan.json"
+    result.unlink(missing_ok=True)
     command = [str(python), "-m", "dupfinder", "scan", str(corpus), "--format", "json"]
     command += ["--output", str(result), "--cache-dir", str(cache), "--jobs", "2"]
-    done = subprocess.run(
-        [sys.executable, "-c", SCAN, *command],
-        capture_output=True,
-        text=True,
-        cwd=tempfile.gettempdir(),
-        env=_environment(root),
-        check=True,
-    )
-    code, wall, cpu, peak = done.stdout.split()
+    code, wall, cpu, peak = _watch(command, root)
     report = json.loads(result.read_text())
     shutil.rmtree(cache)
     return {
-        "exit": int(code),
-        "wall_s": float(wall),
-        "cpu_s": float(cpu),
-        "peak_mib": int(peak),
+        "exit": code,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "peak_mib": peak,
         "groups": len(report["groups"]),
         "errors": len(report.get("errors", [])),
     }
@@ -219,6 +246,9 @@ def _print_tables(report: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--old", default="208809b", help="the release to compare with")
+    parser.add_argument(
+        "--release-python", type=Path, help="an interpreter with that release installed already"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="cold scans per version")
     parser.add_argument("--no-scan", action="store_true", help="only the per-format figures")
     args = parser.parse_args(argv)
@@ -228,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         print("making documents", flush=True)
         samples = make_documents(work / "generated")
         print(f"installing release {args.old} in a worktree", flush=True)
-        pythons = {args.old: (_release_python(args.old, work), None)}
+        release = args.release_python or _release_python(args.old, work)
+        pythons = {args.old: (release, None)}
         pythons["now"] = (Path(sys.executable), ROOT)
         files = _files([DOCS, work / "generated"])
         paths = [p for group in files.values() for p in group]

@@ -20,6 +20,7 @@ BENCHMARKS = (
     "bench_imagesim",  # ms per 6 MP JPEG vs plain imagehash
     "image_accuracy",  # precision/recall/F1 per edit on real pictures
     "peer_czkawka",  # image accuracy and scan speed vs Czkawka's engine (czkawka_core)
+    "bench_readers",  # per-format read speed, PDF fidelity, cold scan vs the previous release
     "bench_scan",  # end-to-end cold and warm scan of ~20,000 files
     "bench_scale",  # 1,000,000-file scan memory and time, 10,000,000-fingerprint index
     "gui_responsiveness",  # event-loop stalls of the desktop app during a scan
