@@ -88,7 +88,7 @@ def test_every_table_reports_only_its_own_pairs() -> None:
     """The union of per-table results is every pair once, and table t's pairs share its key."""
     k, blocks = 4, 6
     x = planted(11, 3000, k)
-    layout = index_kernel.make_layout(k, blocks, x.size)
+    layout = index_kernel.make_layout(k, blocks)
     seen = []
     for t in range(len(layout.tables)):
         a, b, d = index_kernel.table_pairs(x, layout, t)
@@ -106,7 +106,7 @@ def test_table_pairs_on_a_key_range_of_one_table() -> None:
     """Splitting one table by key range loses none of its pairs (how a cluster shares work)."""
     k, blocks, t = 3, 5, 2
     x = planted(5, 4000, k)
-    layout = index_kernel.make_layout(k, blocks, x.size)
+    layout = index_kernel.make_layout(k, blocks)
     a, b, _ = index_kernel.table_pairs(x, layout, t)
     whole = set(zip(a.tolist(), b.tolist(), strict=True))
     keys = index_kernel.table_keys(x, layout, t)
@@ -137,13 +137,25 @@ def test_sorted_by_value_is_a_full_sort(n: int) -> None:
     np.testing.assert_array_equal(index_kernel.sorted_by_value(x), want)
 
 
-def test_buffer_must_fit() -> None:
+def test_workspace_must_fit_and_layouts_be_legal() -> None:
     x = planted(1, 100, 2)
-    layout = index_kernel.make_layout(2, 4, x.size)
-    with pytest.raises(ValueError, match="buffer"):
-        index_kernel.table_pairs(x, layout, 0, buffer=np.empty(10, np.uint64))
-    with pytest.raises(ValueError, match="exceed"):
-        index_kernel.table_pairs(np.zeros(300, np.uint64), layout, 0)
+    layout = index_kernel.make_layout(2, 4)
+    with pytest.raises(ValueError, match="workspace"):
+        index_kernel.table_pairs(x, layout, 0, workspace=index_kernel.Workspace(10))
+    with pytest.raises(ValueError, match="blocks"):
+        index_kernel.make_layout(4, 4)
+
+
+def test_entries_are_permutations_that_keep_distances() -> None:
+    """Two entries differ in exactly the bits their fingerprints differ in, key on top."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 2**64, 500, dtype=np.uint64)
+    y = flip_bits(rng, x, 5)
+    for table in index_kernel.make_layout(5, 9).tables:
+        ex, ey = table.entries(x), table.entries(y)
+        np.testing.assert_array_equal(np.bitwise_count(ex ^ ey), np.bitwise_count(x ^ y))
+        np.testing.assert_array_equal(np.bitwise_count(ex), np.bitwise_count(x))
+        assert int(table.full) >> (64 - table.key_bits) == (1 << table.key_bits) - 1
 
 
 def test_compiled_layouts_prefer_fewer_tables_at_large_k() -> None:

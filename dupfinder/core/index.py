@@ -79,11 +79,12 @@ _NS_QUERY_CANDIDATE = 25.0
 
 
 # The compiled kernel, per table: a fixed cost (thread hand-off, buffers), per entry (two-level
-# counting sort and the walk over the sorted entries) and per candidate pair (stash test),
-# measured on the same 2-core x86-64 machine with numba 0.68.
+# counting sort and the walk over the sorted entries) and per candidate pair (mostly in long
+# runs, where a vectorised loop tests several pairs per instruction), measured on the same
+# 2-core x86-64 machine with numba 0.68 (k = 3 and 8, n = 100,000 and 1,000,000).
 _NS_KERNEL_TABLE = 20_000.0
-_NS_KERNEL_ENTRY = 12.0
-_NS_KERNEL_CANDIDATE = 1.7
+_NS_KERNEL_ENTRY = 15.0
+_NS_KERNEL_CANDIDATE = 0.4
 
 
 #: Fewest fingerprints for which AUTO uses the compiled kernel: below, numpy takes a few

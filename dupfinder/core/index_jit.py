@@ -5,11 +5,15 @@ top, so importing it is the test of whether the compiled path is available). The
 take plain arrays describing one table (see ``index_kernel.TableArrays``) and release the GIL,
 so tables run in parallel on a thread pool.
 
-A table is built by a counting sort on the top bits of its key (one counting pass and one
-scatter, no comparison sort); buckets larger than a few entries are sorted in place so that
-runs of equal keys stay linear to find even when fingerprints share many bits. Candidate
-pairs, the stash test and the popcount verification happen in the same loop that walks the
-runs, and only pairs whose canonical table is this one are written out.
+An entry is the fingerprint with its bits permuted, the table's blocks first: the XOR of two
+entries has the pair's distance as its bit count, so candidates are verified from the sorted
+entries alone (no gather of values), and the canonical-table test works on permuted masks.
+Row numbers travel beside the entries. A table is sorted by a two-level counting sort on
+the top bits of its key: groups of a few thousand entries, then buckets inside each group
+while it is in cache (no comparison sort). Inside a run of equal keys, a branch-free loop
+counts each entry's partners within k (the compiler vectorises it; most entries have none)
+and only entries with partners are looked at again, so large runs, when fingerprints share
+many bits or at large k, cost a few instructions per candidate pair.
 """
 
 from __future__ import annotations
@@ -63,53 +67,85 @@ def _canonical(x: np.uint64, full: np.uint64, differ: Any, ndiffer: int) -> bool
 
 @numba.njit(**_JIT)
 def _grow(arr: Any, size: int) -> Any:
-    out = np.empty(max(16, 2 * arr.size, size), arr.dtype)
-    out[: arr.size] = arr
+    out = np.empty((max(size, 2 * arr.shape[0]), arr.shape[1]), arr.dtype)
+    out[: arr.shape[0]] = arr
     return out
 
 
 @numba.njit(**_JIT)
 def _scatter_top(
-    values: Any, masks: Any, lshift: Any, rshift: Any, nseg: int, top_bits: int, entries: Any
+    values: Any,
+    masks: Any,
+    lshift: Any,
+    rshift: Any,
+    top_segments: int,
+    top_bits: int,
+    entries: Any,
+    rows: Any,
 ) -> Any:
-    """Entries ``key | stash | row`` grouped by their top ``top_bits`` bits, and group starts.
+    """Fingerprints grouped by the top ``top_bits`` bits of their entries, rows beside them;
+    returns the group starts.
 
     One counting pass and one stable scatter into at most 2^top_bits places (few enough that
-    every write stream stays in cache); entries are packed twice rather than stored between
-    the passes (packing is a few instructions, memory is the scarce part). ``entries`` is a
-    buffer of ``values.size`` reused from table to table (fresh pages cost more than the sort).
+    every write stream stays in cache). Only the first ``top_segments`` segments of the
+    permutation reach the top bits, so only they are computed here; the fingerprints are
+    permuted later, group by group, while the group is in cache. ``entries`` and ``rows`` are
+    buffers reused from table to table (fresh pages cost more than the sort).
     """
     n = values.size
     drop = np.uint64(_BITS - top_bits)
     starts = np.zeros((1 << top_bits) + 1, np.int64)
+    if top_bits == 0:
+        starts[1] = n
+        entries[:] = values
+        for i in range(n):
+            rows[i] = i
+        return starts
     for i in range(n):
-        e = _pack(values[i], masks, lshift, rshift, nseg)
-        starts[np.int64(e >> drop) + 1 if top_bits else 1] += 1
+        e = _pack(values[i], masks, lshift, rshift, top_segments)
+        starts[np.int64(e >> drop) + 1] += 1
     for g in range(1 << top_bits):
         starts[g + 1] += starts[g]
     fill = starts[:-1].copy()
     for i in range(n):
-        e = _pack(values[i], masks, lshift, rshift, nseg)
-        b = np.int64(e >> drop) if top_bits else np.int64(0)
-        entries[fill[b]] = e | np.uint64(i)
+        v = values[i]
+        b = np.int64(_pack(v, masks, lshift, rshift, top_segments) >> drop)
+        entries[fill[b]] = v
+        rows[fill[b]] = i
         fill[b] += 1
     return starts
 
 
 @numba.njit(inline="always")
 def _scatter_sub(
-    entries: Any, lo: int, hi: int, local: Any, sub: Any, drop: np.uint64, mask: np.uint64
+    entries: Any,
+    rows: Any,
+    lo: int,
+    hi: int,
+    masks: Any,
+    lshift: Any,
+    rshift: Any,
+    local: Any,
+    local_rows: Any,
+    sub: Any,
+    drop: np.uint64,
+    mask: np.uint64,
 ) -> None:
-    """``entries[lo:hi]`` into ``local[: hi - lo]`` by counting sort on the bits ``(e >> drop) & mask``;
-    ``sub[b] : sub[b + 1]`` is then sub-bucket b of ``local``."""
+    """The fingerprints ``entries[lo:hi]`` permuted into entries (in place), then into
+    ``local`` (rows beside) by counting sort on ``(e >> drop) & mask``: ``sub[b] : sub[b + 1]``
+    is then bucket b of ``local``."""
+    nseg = masks.size
     sub[:] = 0
     for i in range(lo, hi):
-        sub[np.int64((entries[i] >> drop) & mask) + 1] += 1
+        e = _pack(entries[i], masks, lshift, rshift, nseg)
+        entries[i] = e
+        sub[np.int64((e >> drop) & mask) + 1] += 1
     for g in range(sub.size - 1):
         sub[g + 1] += sub[g]
     for i in range(lo, hi):
         b = np.int64((entries[i] >> drop) & mask)
         local[sub[b]] = entries[i]
+        local_rows[sub[b]] = rows[i]
         sub[b] += 1
     # the scatter advanced each start to the next one's: shift back by one bucket
     for g in range(sub.size - 1, 0, -1):
@@ -120,9 +156,67 @@ def _scatter_sub(
 @numba.njit(inline="always")
 def _largest(starts: Any) -> int:
     largest = 0
-    for b in range(starts.size - 1):
-        largest = max(largest, starts[b + 1] - starts[b])
+    for g in range(starts.size - 1):
+        largest = max(largest, starts[g + 1] - starts[g])
     return largest
+
+
+@numba.njit(inline="always")
+def _emit(
+    local: Any,
+    local_rows: Any,
+    i: int,
+    j: int,
+    k: int,
+    key_drop: np.uint64,
+    full: np.uint64,
+    differ: Any,
+    out: Any,
+    found: int,
+) -> int:
+    """Append pair (i, j) of ``local`` to ``out`` (room is made by the caller) when within k,
+    of equal key and canonical here; returns the new count."""
+    x = local[i] ^ local[j]
+    d = popcount(x)
+    if d > k or (x >> key_drop) != 0 or not _canonical(x, full, differ, differ.size):
+        return found
+    a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
+    out[found, 0] = min(a, b)
+    out[found, 1] = max(a, b)
+    out[found, 2] = d
+    return found + 1
+
+
+@numba.njit(inline="always")
+def _window(local: Any, i: int, size: int, k: int, drop: np.uint64, window: int) -> bool:
+    """Whether one of the next ``window`` entries shares the sort bits of entry i and is
+    within k of it: a loop of fixed length without branches (no mispredicted loop exits
+    on runs of random length)."""
+    ei = local[i]
+    hit = False
+    for w in range(1, window + 1):
+        j = min(i + w, size - 1)
+        x = ei ^ local[j]
+        hit |= (i + w < size) & ((x >> drop) == 0) & (popcount(x) <= k)
+    return hit
+
+
+@numba.njit(inline="always")
+def _count_near(local: Any, i: int, lo: int, hi: int, k: int) -> int:
+    """Entries of ``local[lo:hi]`` within k of entry i (branch-free: vectorised)."""
+    ei = local[i]
+    count = 0
+    for j in range(lo, hi):
+        count += popcount(ei ^ local[j]) <= k
+    return count
+
+
+@numba.njit(inline="always")
+def _run_end(local: Any, i: int, size: int, drop: np.uint64) -> int:
+    end = i + 1
+    while end < size and ((local[end] ^ local[i]) >> drop) == 0:
+        end += 1
+    return end
 
 
 @numba.njit(**_JIT)
@@ -132,94 +226,103 @@ def table_pairs(
     masks: Any,
     lshift: Any,
     rshift: Any,
-    nseg: int,
+    top_segments: int,
     key_bits: int,
     full: np.uint64,
     differ: Any,
-    ndiffer: int,
-    id_bits: int,
     top_bits: int,
     sub_bits: int,
+    window: int,
     entries: Any,
-) -> tuple[Any, Any, Any]:
-    """Pairs (i < j, rows of ``values``) within k whose canonical table is the one described.
+    rows: Any,
+) -> Any:
+    """Pairs ``(i, j, distance)``, i < j rows of ``values``, within k whose canonical table is
+    the one described: an int64 ``(P, 3)`` array.
 
-    Entries are grouped by their top ``top_bits`` key bits, then each group (small enough to
-    stay in cache) by the next ``sub_bits``: a two-level counting sort. Entries of a sub-bucket
-    that also share the remaining key bits are candidates; the candidate test looks at the
-    entries alone (key equal, few differing stash bits) before reading the two values.
+    ``masks``/``lshift``/``rshift`` permute a fingerprint's bits (the key's ``key_bits`` on
+    top; the first ``top_segments`` cover the top ``top_bits``); ``full`` and ``differ`` are
+    the canonical-table masks, permuted the same way. Entries are ordered by their top
+    ``top_bits + sub_bits`` bits (at most ``key_bits``); pairs sharing those are candidates,
+    and the rest of the key is checked with the distance.
+
+    Each entry meets the next ``window`` entries in a fixed, branch-free loop; only where its run
+    of equal sort bits is longer than the window (low-entropy fingerprints, or few key bits
+    at large k) does a vectorised count look further, and only entries with a partner within
+    k are visited pair by pair.
     """
-    starts = _scatter_top(values, masks, lshift, rshift, nseg, top_bits, entries)
-    local = np.empty(_largest(starts), np.uint64)
+    starts = _scatter_top(values, masks, lshift, rshift, top_segments, top_bits, entries, rows)
+    largest = _largest(starts)
+    local = np.empty(largest, np.uint64)
+    local_rows = np.empty(largest, rows.dtype)
     sub = np.empty((1 << sub_bits) + 1, np.int64)
-    sub_drop = np.uint64(_BITS - top_bits - sub_bits)
-    sub_mask = np.uint64((1 << sub_bits) - 1)
-    exact = top_bits + sub_bits >= key_bits
-    id_mask = np.uint64((1 << id_bits) - 1)
-    high = ~id_mask
-    key_drop = np.uint64(_BITS - key_bits)
     sort_drop = np.uint64(_BITS - top_bits - sub_bits)
-    out_a = np.empty(1024, np.int64)
-    out_b = np.empty(1024, np.int64)
-    out_d = np.empty(1024, np.uint8)
+    sub_mask = np.uint64((1 << sub_bits) - 1)
+    key_drop = np.uint64(_BITS - key_bits)
+    out = np.empty((1024, 3), np.int64)
     found = 0
     for group in range(starts.size - 1):
         glo, ghi = starts[group], starts[group + 1]
         size = ghi - glo
         if size < 2:
             continue
-        _scatter_sub(entries, glo, ghi, local, sub, sub_drop, sub_mask)
-        # ``local`` is ordered by the sort bits; each entry meets the ones after it up to the
-        # end of its run of equal sort bits, or of equal key where a long run was sorted
-        sorted_end = 0
+        _scatter_sub(
+            entries,
+            rows,
+            glo,
+            ghi,
+            masks,
+            lshift,
+            rshift,
+            local,
+            local_rows,
+            sub,
+            sort_drop,
+            sub_mask,
+        )
+        run_end = 0
         for i in range(size - 1):
-            ei = local[i]
-            if i >= sorted_end and not exact and (i == 0 or (local[i - 1] ^ ei) >> sort_drop):
-                end = i + 1
-                while end < size and ((local[end] ^ ei) >> sort_drop) == 0:
-                    end += 1
-                if end - i > _SMALL_BUCKET:
-                    local[i:end].sort()
-                    ei = local[i]
-                    sorted_end = end
-            stop = key_drop if i < sorted_end or exact else sort_drop
-            for j in range(i + 1, size):
-                diff = ei ^ local[j]
-                if diff >> stop:
-                    break
-                if (diff >> key_drop) != 0 or popcount(diff & high) > k:
-                    continue
-                ri = np.int64(ei & id_mask)
-                rj = np.int64(local[j] & id_mask)
-                x = values[ri] ^ values[rj]
-                d = popcount(x)
-                if d > k or not _canonical(x, full, differ, ndiffer):
-                    continue
-                if found == out_a.size:
-                    out_a = _grow(out_a, found + 1)
-                    out_b = _grow(out_b, found + 1)
-                    out_d = _grow(out_d, found + 1)
-                out_a[found] = min(ri, rj)
-                out_b[found] = max(ri, rj)
-                out_d[found] = d
-                found += 1
-    return out_a[:found].copy(), out_b[:found].copy(), out_d[:found].copy()
+            if _window(local, i, size, k, sort_drop, window):
+                for j in range(i + 1, min(i + window + 1, size)):
+                    if ((local[i] ^ local[j]) >> sort_drop) == 0:
+                        if found == out.shape[0]:
+                            out = _grow(out, found + 1)
+                        found = _emit(
+                            local, local_rows, i, j, k, key_drop, full, differ, out, found
+                        )
+            far = i + window + 1
+            if far >= size or ((local[i] ^ local[far]) >> sort_drop) != 0:
+                continue
+            if run_end <= i:
+                run_end = _run_end(local, i, size, sort_drop)
+            near = _count_near(local, i, far, run_end, k)
+            if near == 0:
+                continue
+            if found + near > out.shape[0]:
+                out = _grow(out, found + near)
+            for j in range(far, run_end):
+                if popcount(local[i] ^ local[j]) <= k:
+                    found = _emit(local, local_rows, i, j, k, key_drop, full, differ, out, found)
+    return out[:found].copy()
 
 
 @numba.njit(**_JIT)
 def sorted_entries(
     values: Any,
-    masks: Any,
-    lshift: Any,
-    rshift: Any,
-    nseg: int,
+    high: Any,
     top_bits: int,
     sub_bits: int,
     entries: Any,
+    rows: Any,
 ) -> None:
-    """One table's entries, fully sorted, into ``entries`` (``np.sort`` of the packed entries)."""
-    starts = _scatter_top(values, masks, lshift, rshift, nseg, top_bits, entries)
-    local = np.empty(_largest(starts), np.uint64)
+    """``np.sort((values & high) | row)`` into ``entries`` (``high`` leaves the row bits free)."""
+    zero = np.zeros(1, np.uint64)
+    everything = np.full(1, ~np.uint64(0), np.uint64)
+    starts = _scatter_top(values, high, zero, zero, 1, top_bits, entries, rows)
+    for i in range(values.size):
+        entries[i] = (entries[i] & high[0]) | np.uint64(rows[i])
+    largest = _largest(starts)
+    local = np.empty(largest, np.uint64)
+    local_rows = np.empty(largest, rows.dtype)
     sub = np.empty((1 << sub_bits) + 1, np.int64)
     sub_drop = np.uint64(_BITS - top_bits - sub_bits)
     sub_mask = np.uint64((1 << sub_bits) - 1)
@@ -227,7 +330,20 @@ def sorted_entries(
         glo, ghi = starts[group], starts[group + 1]
         if ghi - glo < 2:
             continue
-        _scatter_sub(entries, glo, ghi, local, sub, sub_drop, sub_mask)
+        _scatter_sub(
+            entries,
+            rows,
+            glo,
+            ghi,
+            everything,
+            zero,
+            zero,
+            local,
+            local_rows,
+            sub,
+            sub_drop,
+            sub_mask,
+        )
         for bucket in range(sub.size - 1):
             lo, hi = sub[bucket], sub[bucket + 1]
             if hi - lo > _SMALL_BUCKET:

@@ -22,21 +22,24 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import math
 import os
 import queue
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import combinations
 from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 from platformdirs import user_cache_dir
 
-from dupfinder.core.index import _id_bits, _make_tables, _Table
+from dupfinder.core.index import _bit_runs, _block_widths, _id_bits
 
 __all__ = [
     "Layout",
     "TableArrays",
+    "Workspace",
     "all_pairs",
     "available",
     "make_layout",
@@ -52,6 +55,8 @@ _log = logging.getLogger(__name__)
 _BITS = 64
 #: Entries per first-level group of the counting sort: small enough to stay in cache.
 _GROUP_BITS = 12
+#: Longest branch-free window (runs longer than this are rare or long enough to vectorise).
+_MAX_WINDOW = 12
 #: Most second-level bits: 2^14 counters (128 KiB) per group.
 _MAX_SUB_BITS = 14
 
@@ -75,55 +80,113 @@ def available() -> bool:
 
 @dataclass(frozen=True, slots=True)
 class TableArrays:
-    """One table as plain arrays for the compiled code (see ``index._Table``)."""
+    """One table as plain arrays for the compiled code.
+
+    An entry is the fingerprint with its bits permuted: the table's blocks first (the key,
+    ``key_bits`` bits), then every other block, so two entries differ in exactly as many
+    bits as their fingerprints. The canonical-table masks are permuted the same way.
+    """
 
     masks: U64Array  # bits of the fingerprint per segment
     lshift: U64Array  # each segment moves left by lshift, then right by rshift
     rshift: U64Array
     key_bits: int  # the key is the entry's top key_bits bits
-    full: np.uint64  # every bit of the table's blocks
+    full: np.uint64  # every bit of the table's blocks (permuted)
     differ: U64Array  # earlier blocks the pair must differ on for this table to be canonical
 
     @classmethod
-    def of(cls, table: _Table) -> TableArrays:
-        shifts = [shift for _, shift in table.segments]
+    def of(cls, m: int, chosen: tuple[int, ...]) -> TableArrays:
+        widths = _block_widths(m)
+        lows = [_BITS - sum(widths[: i + 1]) for i in range(m)]
+        order = [*chosen, *(b for b in range(m) if b not in chosen)]
+        segments, top = [], _BITS
+        for low, width in _bit_runs(order, widths, lows):
+            segments.append((((1 << width) - 1) << low, top - width - low))
+            top -= width
+
+        def permuted(mask: int) -> np.uint64:
+            out = 0
+            for seg, shift in segments:
+                out |= (mask & seg) << shift if shift >= 0 else (mask & seg) >> -shift
+            return np.uint64(out)
+
+        def block(b: int) -> int:
+            return ((1 << widths[b]) - 1) << lows[b]
+
+        picked = set(chosen)
+        skipped = [block(b) for b in range(chosen[-1]) if b not in picked] if chosen else []
         return cls(
-            masks=np.array([mask for mask, _ in table.segments], np.uint64),
-            lshift=np.array([max(s, 0) for s in shifts], np.uint64),
-            rshift=np.array([max(-s, 0) for s in shifts], np.uint64),
-            key_bits=table.key_bits,
-            full=np.uint64(table.full_mask),
-            differ=np.array(table.differ_masks, np.uint64),
+            masks=np.array([mask for mask, _ in segments], np.uint64),
+            lshift=np.array([max(s, 0) for _, s in segments], np.uint64),
+            rshift=np.array([max(-s, 0) for _, s in segments], np.uint64),
+            key_bits=sum(widths[b] for b in chosen),
+            full=permuted(sum(block(b) for b in chosen)),
+            differ=np.array([permuted(mask) for mask in skipped], np.uint64),
         )
+
+    def segments_for(self, bits: int) -> int:
+        """How many leading segments fill the entry's top ``bits`` bits."""
+        filled = 0
+        for count, mask in enumerate(self.masks.tolist(), start=1):
+            filled += int(mask).bit_count()
+            if filled >= bits:
+                return count
+        return int(self.masks.size)
+
+    def entries(self, values: U64Array) -> U64Array:
+        """The permuted fingerprints (numpy; the kernel computes them on the fly)."""
+        values = np.asarray(values, dtype=np.uint64)
+        packed = np.zeros(values.size, np.uint64)
+        for mask, left, right in zip(self.masks, self.lshift, self.rshift, strict=True):
+            packed |= ((values & mask) << left) >> right
+        return packed
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """The tables for radius ``k`` with ``blocks`` blocks, for up to ``capacity`` rows."""
+    """The C(blocks, k) tables for radius ``k``, in the order of the canonical-table rule."""
 
     k: int
     blocks: int
-    id_bits: int
     tables: tuple[TableArrays, ...]
 
-    @property
-    def capacity(self) -> int:
-        return (1 << self.id_bits) - 1
+
+def make_layout(k: int, blocks: int) -> Layout:
+    """The tables for radius ``k`` with the 64 bits in ``blocks`` blocks (0 <= k < blocks)."""
+    if not 0 <= k < blocks <= _BITS:
+        raise ValueError(f"need 0 <= k < blocks <= 64, got k={k}, blocks={blocks}")
+    chosen = combinations(range(blocks), blocks - k)
+    return Layout(k, blocks, tuple(TableArrays.of(blocks, c) for c in chosen))
 
 
-def make_layout(k: int, blocks: int, rows: int) -> Layout:
-    """The C(blocks, k) tables for ``rows`` fingerprints at radius ``k`` (0 <= k < blocks)."""
-    id_bits = _id_bits(rows)
-    tables = tuple(TableArrays.of(t) for t in _make_tables(blocks, k, id_bits))
-    return Layout(k, blocks, id_bits, tables)
+class Workspace:
+    """Buffers for one table at a time (entries and their rows), reused from table to table:
+    fresh pages cost more than the sort itself."""
+
+    def __init__(self, size: int) -> None:
+        self.entries = np.empty(size, np.uint64)
+        self.rows = np.empty(size, np.uint32 if size < (1 << 32) else np.int64)
+
+    def fit(self, size: int) -> tuple[U64Array, npt.NDArray[np.integer]]:
+        if self.entries.size < size:
+            raise ValueError(f"the workspace holds {self.entries.size} entries, not {size}")
+        return self.entries[:size], self.rows[:size]
 
 
 def _sort_bits(n: int, key_bits: int) -> tuple[int, int]:
-    """Bits of the two counting-sort levels: groups of about 2^12 entries, then buckets of
-    about two entries, never more bits than the key (at least one bit at the second level)."""
+    """Bits of the two counting-sort levels: groups of about 2^12 entries (in cache), then
+    about two buckets per entry, never more bits than the key (at least one at each level
+    but the first)."""
     top = max(0, min(n.bit_length() - _GROUP_BITS, key_bits - 1, 11))
-    sub = max(1, min(n.bit_length() - 1 - top, key_bits - top, _MAX_SUB_BITS))
+    sub = max(1, min(n.bit_length() + 1 - top, key_bits - top, _MAX_SUB_BITS))
     return top, sub
+
+
+def _window(n: int, sort_bits: int) -> int:
+    """Entries each entry meets without branches: most runs of equal sort bits fit (their
+    length is about Poisson with mean n / 2^sort_bits); longer ones take a vectorised path."""
+    mean = n / 2.0**sort_bits
+    return max(2, min(_MAX_WINDOW, math.ceil(mean + 2.0 * math.sqrt(mean))))
 
 
 def _require() -> ModuleType:
@@ -134,68 +197,55 @@ def _require() -> ModuleType:
 
 
 def table_pairs(
-    values: U64Array, layout: Layout, t: int, *, buffer: U64Array | None = None
+    values: U64Array, layout: Layout, t: int, *, workspace: Workspace | None = None
 ) -> tuple[I64Array, I64Array, I64Array]:
     """Pairs (i, j, distance), i < j positions in ``values``, within ``layout.k`` whose canonical
     table is ``t``: the union over every ``t`` is each pair within k exactly once.
 
-    ``values`` may be any subset of the fingerprints the layout was made for (at most
-    ``layout.capacity``): for example, the fingerprints whose key in table ``t`` falls in one
-    range (:func:`table_keys`), since pairs found by table ``t`` share that key. ``buffer``
-    (``values.size`` uint64, reused from call to call) saves allocating the table's entries.
+    ``values`` may be any subset of the fingerprints: for example those whose key in table
+    ``t`` (:func:`table_keys`) falls in one range, since the pairs table ``t`` reports share
+    that key. A ``workspace`` of at least ``values.size`` saves allocating buffers per call.
     """
     values = np.ascontiguousarray(values, dtype=np.uint64)
-    if values.size > layout.capacity:
-        raise ValueError(f"{values.size} fingerprints exceed the layout's {layout.capacity}")
     if values.size < 2:
         empty = np.empty(0, np.int64)
         return empty, empty.copy(), empty.copy()
     table = layout.tables[t]
-    a, b, d = _require().table_pairs(
+    entries, rows = (workspace or Workspace(values.size)).fit(values.size)
+    top, sub = _sort_bits(values.size, table.key_bits)
+    found = _require().table_pairs(
         values,
         layout.k,
         table.masks,
         table.lshift,
         table.rshift,
-        table.masks.size,
+        table.segments_for(top),
         table.key_bits,
         table.full,
         table.differ,
-        table.differ.size,
-        layout.id_bits,
-        *_sort_bits(values.size, table.key_bits),
-        _buffer(buffer, values.size),
+        top,
+        sub,
+        _window(values.size, min(table.key_bits, top + sub)),
+        entries,
+        rows,
     )
-    return a, b, d.astype(np.int64)
+    return found[:, 0], found[:, 1], found[:, 2]
 
 
 def table_keys(values: U64Array, layout: Layout, t: int) -> U64Array:
     """Each fingerprint's key in table ``t`` (its ``key_bits`` bits, right-aligned)."""
     table = layout.tables[t]
-    values = np.asarray(values, dtype=np.uint64)
-    packed = np.zeros(values.size, np.uint64)
-    for mask, left, right in zip(table.masks, table.lshift, table.rshift, strict=True):
-        packed |= ((values & mask) << left) >> right
-    return packed >> np.uint64(_BITS - table.key_bits)
-
-
-def _buffer(buffer: U64Array | None, size: int) -> U64Array:
-    if buffer is None:
-        return np.empty(size, np.uint64)
-    if buffer.dtype != np.uint64 or buffer.size < size or not buffer.flags.c_contiguous:
-        raise ValueError(f"buffer must be a contiguous uint64 array of at least {size}")
-    return buffer[:size]
+    return table.entries(values) >> np.uint64(_BITS - table.key_bits)
 
 
 def sorted_by_value(values: U64Array) -> U64Array:
     """``np.sort((values & ~row_mask) | rows)``, by counting sort (finds identical values)."""
     values = np.ascontiguousarray(values, dtype=np.uint64)
     id_bits = _id_bits(values.size)
-    mask = np.array([(1 << _BITS) - (1 << id_bits)], np.uint64)
-    zero = np.zeros(1, np.uint64)
-    entries = np.empty(values.size, np.uint64)
+    high = np.array([(1 << _BITS) - (1 << id_bits)], np.uint64)
+    entries, rows = Workspace(values.size).fit(values.size)
     top, sub = _sort_bits(values.size, _BITS - id_bits)
-    _require().sorted_entries(values, mask, zero, zero, 1, top, sub, entries)
+    _require().sorted_entries(values, high, top, sub, entries, rows)
     return entries
 
 
@@ -203,7 +253,7 @@ def all_pairs(
     values: U64Array, k: int, blocks: int, *, threads: int | None = None
 ) -> tuple[I64Array, I64Array, I64Array]:
     """Every pair of rows within k (unsorted, each once), tables shared among ``threads``."""
-    layout = make_layout(k, blocks, values.size)
+    layout = make_layout(k, blocks)
     values = np.ascontiguousarray(values, dtype=np.uint64)
     workers = max(1, min(threads or os.cpu_count() or 1, len(layout.tables)))
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -212,14 +262,14 @@ def all_pairs(
 
     def work() -> list[tuple[I64Array, I64Array, I64Array]]:
         """Tables taken one by one (a busy core takes fewer), one buffer for all of them."""
-        buffer = np.empty(values.size, np.uint64)
+        workspace = Workspace(values.size)
         found: list[tuple[I64Array, I64Array, I64Array]] = []
         while True:
             try:
                 t = todo.get_nowait()
             except queue.Empty:
                 return found
-            found.append(table_pairs(values, layout, t, buffer=buffer))
+            found.append(table_pairs(values, layout, t, workspace=workspace))
 
     if workers == 1:
         parts = work()
