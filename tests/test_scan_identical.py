@@ -177,3 +177,25 @@ def test_hard_links_are_one_member_of_an_identical_group(tmp_path: Path) -> None
     assert sorted(m.links for m in group.members) == [1, 2]
     linked = os.stat(root / "a.bin")
     assert (linked.st_dev, linked.st_ino) in {(m.dev, m.ino) for m in group.members}
+
+
+def test_exact_only_fingerprints_nothing_and_names_kinds_by_suffix(
+    mixed: Path, tmp_path: Path
+) -> None:
+    samples: list[Progress] = []
+    options = _options(mixed, tmp_path, near_duplicates=False)
+    result = scan.run(options, progress=samples.append)
+    assert _groups(result, mixed) == [
+        (Kind.IMAGE, True, ["old/beach.png", "pictures/beach.png"]),
+        (Kind.OTHER, True, ["backup.zip", "old/backup (1).zip"]),
+        (Kind.OTHER, True, ["old/song.flac", "song.flac"]),
+        (Kind.OTHER, True, ["old/tool", "tool"]),
+        (Kind.TEXT, True, ["old/report.txt", "report.txt"]),
+    ]
+    assert result.stats.files_fingerprinted == 0
+    assert Phase.FINGERPRINTING not in {s.phase for s in samples}
+    with pytest.raises(ValueError, match="nothing to look for"):
+        ScanOptions(roots=(mixed,), identical=False, near_duplicates=False)
+    err = io.StringIO()
+    assert main(["scan", str(mixed), "--exact-only", "--no-identical"], io.StringIO(), err) == 2
+    assert "nothing to look for" in err.getvalue()

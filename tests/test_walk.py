@@ -152,3 +152,13 @@ def test_undecodable_file_names_survive(tmp_path: Path) -> None:
     (entry,) = walk(ScanOptions(roots=(tmp_path,)))
     assert os.fsencode(entry.path) == raw
     assert entry.size == 5
+
+
+def test_suffixes_are_read_as_pathlib_reads_them() -> None:
+    from pathlib import PurePath
+
+    from dupfinder.core.formats import suffix_of
+
+    names = ["a.TXT", "archive.tar.gz", ".bashrc", "file.", "..", "dir.d/Makefile", "x/.a.md", "a"]
+    for name in names:
+        assert suffix_of(name) == PurePath(name).suffix.lower(), name

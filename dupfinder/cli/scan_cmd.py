@@ -123,6 +123,12 @@ def register(commands: Any) -> None:
         help="find byte-identical files of every type (default); --no-identical finds only "
         "near-duplicate documents and pictures",
     )
+    parser.add_argument(
+        "--exact-only",
+        action="store_true",
+        help="find byte-identical files only, as fclones or jdupes do: nothing is fingerprinted "
+        "(much faster; documents and pictures known by their suffix)",
+    )
     add_comparison_options(parser)
     add_file_options(parser)
     try:
@@ -264,6 +270,8 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
             extra[name] = Grouping(given[name])
     if given.get("jobs") is not None:
         extra["jobs"] = given["jobs"]
+    if given.get("exact_only"):
+        extra["near_duplicates"] = False
     if "include" in given:
         extra.update(
             include=tuple(args.include),

@@ -6,6 +6,7 @@ whose bytes disagree with its suffix gets a clear per-file error instead of garb
 
 from __future__ import annotations
 
+import os
 from pathlib import PurePath
 
 from dupfinder.core.model import Kind
@@ -17,6 +18,7 @@ __all__ = [
     "PLAIN_TEXT_SUFFIXES",
     "kind_for_path",
     "may_be_text",
+    "suffix_of",
 ]
 
 #: Plain text and source code: read with encoding detection.
@@ -53,9 +55,17 @@ NEVER_TEXT_SUFFIXES = frozenset(
 )
 
 
+def suffix_of(path: str | PurePath) -> str:
+    """``PurePath(path).suffix.lower()`` without building a path object (the walk asks this
+    of every file): the last dot of the name, neither first nor last, starts the suffix."""
+    name = os.path.basename(os.fspath(path))
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+
+
 def kind_for_path(path: str | PurePath) -> Kind | None:
     """The kind a file is compared as, from its suffix; None for files dupfinder ignores."""
-    suffix = PurePath(path).suffix.lower()
+    suffix = suffix_of(path)
     if suffix in PLAIN_TEXT_SUFFIXES or suffix in DOCUMENT_SUFFIXES:
         return Kind.TEXT
     if suffix in IMAGE_SUFFIXES:
@@ -66,4 +76,4 @@ def kind_for_path(path: str | PurePath) -> Kind | None:
 def may_be_text(path: str | PurePath) -> bool:
     """No telling suffix (``COPYING``, ``Makefile``, ``.bashrc``, ``README.Debian``): the
     content decides whether it is text, so the scan sniffs its first bytes."""
-    return kind_for_path(path) is None and PurePath(path).suffix.lower() not in NEVER_TEXT_SUFFIXES
+    return kind_for_path(path) is None and suffix_of(path) not in NEVER_TEXT_SUFFIXES

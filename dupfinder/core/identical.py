@@ -191,12 +191,16 @@ class _Candidates:
         self.inos = np.zeros(count, dtype=np.uint64)
         self.readable = np.zeros(count, dtype=np.bool_)
 
-    def put(self, position: int, read: _Read) -> None:
-        self.digests[position] = np.frombuffer(read.digest, dtype=np.uint8)
-        self.complete[position] = read.complete
-        self.devs[position] = read.dev
-        self.inos[position] = read.ino
-        self.readable[position] = True
+    def put(self, positions: list[int], reads: list[_Read]) -> None:
+        """Store a batch of reads at once (one numpy write per column, not per file)."""
+        if not reads:
+            return
+        joined = b"".join(read.digest for read in reads)
+        self.digests[positions] = np.frombuffer(joined, dtype=np.uint8).reshape(len(reads), -1)
+        self.complete[positions] = [read.complete for read in reads]
+        self.devs[positions] = [read.dev for read in reads]
+        self.inos[positions] = [read.ino for read in reads]
+        self.readable[positions] = True
 
     def take(self, positions: IntArray) -> _Candidates:
         taken = _Candidates(self.rows[positions], self.sizes[positions])
@@ -232,10 +236,12 @@ def _buckets(found: _Candidates) -> list[IntArray]:
     _, first = np.unique(identity, axis=1, return_index=True)
     first.sort()
     kept, kept_bucket = readable[first], bucket_of[first]
+    shared = np.bincount(kept_bucket)[kept_bucket] >= 2  # most buckets hold one file
+    kept, kept_bucket = kept[shared], kept_bucket[shared]
     order = np.argsort(kept_bucket, kind="stable")
     kept, kept_bucket = kept[order], kept_bucket[order]
     splits = np.flatnonzero(np.diff(kept_bucket)) + 1
-    return [part for part in np.split(kept, splits) if len(part) >= 2]
+    return np.split(kept, splits) if len(kept) else []
 
 
 def _batches(positions: IntArray, sizes: IntArray, whole: bool) -> Iterator[IntArray]:
@@ -296,16 +302,18 @@ class _Reader:
             self._report.cancelled = True
 
     def _collect(self, found: _Candidates, results: list[tuple[int, _Read | ReadProblem]]) -> None:
-        last = None
+        positions, reads = [], []
         for position, outcome in results:
             if isinstance(outcome, ReadProblem):
                 self._report.problems.append(outcome)
             else:
-                found.put(position, outcome)
-                self._report.files_read += 1
+                positions.append(position)
+                reads.append(outcome)
                 self._report.bytes_read += outcome.bytes_read
-            last = self._paths[int(found.rows[position])]
+        found.put(positions, reads)
+        self._report.files_read += len(reads)
         self.done += len(results)
+        last = self._paths[int(found.rows[results[-1][0]])] if results else None
         self._progress(self.done, self.total, last)
 
     def _read_batch(

@@ -31,18 +31,22 @@ class Copies:
     members: tuple[Member, ...]
 
 
-def copies_of(found: IdenticalSet, files: FileColumns, outcomes: OutcomeColumns) -> Copies:
-    """Members for one identical set; its kind is the one a member was fingerprinted as."""
+def copies_of(
+    found: IdenticalSet, files: FileColumns, outcomes: OutcomeColumns, by_suffix: bool = False
+) -> Copies:
+    """Members for one identical set; its kind is the one a member was fingerprinted as (or,
+    ``by_suffix`` when nothing was fingerprinted, the one its files' names say)."""
     rows = list(found.rows)
     fingerprinted = [row for row in rows if outcomes.has_value[row]]
+    named = {files.kind(row) for row in rows}
     if fingerprinted:
         source = fingerprinted[0]
         kind = files.kind(source)
         fingerprint = Fingerprint(kind, int(outcomes.values[source]))
         width, height = int(outcomes.widths[source]) or None, int(outcomes.heights[source]) or None
     else:  # other files, or documents and pictures that could not be read as such
-        kind = Kind.OTHER
-        fingerprint = Fingerprint(Kind.OTHER, int.from_bytes(found.digest[:8], "big"))
+        kind = named.pop() if by_suffix and len(named) == 1 else Kind.OTHER
+        fingerprint = Fingerprint(kind, int.from_bytes(found.digest[:8], "big"))
         width = height = None
     copy = Member("", 0, 0, 0, fingerprint, width, height, content_hash=found.content_hash)
     members = [_placed(copy, files.entry(row)) for row in rows]

@@ -275,6 +275,9 @@ class ScanOptions:
     kinds: frozenset[Kind] = frozenset(Kind)
     #: Find byte-identical files among every file of ``kinds`` (documents, pictures and other).
     identical: bool = True
+    #: Find near-duplicate documents and pictures (off: byte-identical files only, nothing
+    #: is fingerprinted, documents and pictures are known by their suffix alone).
+    near_duplicates: bool = True
     text_threshold: int = DEFAULT_TEXT_THRESHOLD
     image_threshold: int = DEFAULT_IMAGE_THRESHOLD
     include: tuple[str, ...] = ()
@@ -306,6 +309,8 @@ class ScanOptions:
             raise ValueError("choose at least one kind of file to scan")
         if not self.identical and not self.kinds & FINGERPRINTED_KINDS:
             raise ValueError("other files are only compared byte for byte: keep identical on")
+        if not self.identical and not self.near_duplicates:
+            raise ValueError("nothing to look for: neither identical nor near-duplicate files")
 
     def threshold(self, kind: Kind) -> int:
         return self.text_threshold if kind is Kind.TEXT else self.image_threshold

@@ -103,7 +103,10 @@ def run(
     if cancel.is_set():
         return _cancelled(len(files), started)
 
-    outcomes, from_cache = _fingerprint_all(files, options, sample, cancel)
+    if options.near_duplicates:
+        outcomes, from_cache = _fingerprint_all(files, options, sample, cancel)
+    else:
+        outcomes, from_cache = OutcomeColumns(len(files)), 0
     if cancel.is_set():
         return _cancelled(len(files), started, from_cache)
     _settle_sniffed(files, outcomes)
@@ -116,7 +119,8 @@ def run(
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
     groups, pair_count = _compare(files, outcomes, options, sample)
     if identical.sets:
-        groups = merge(groups, [copies_of(s, files, outcomes) for s in identical.sets])
+        by_suffix = not options.near_duplicates
+        groups = merge(groups, [copies_of(s, files, outcomes, by_suffix) for s in identical.sets])
         groups.sort(key=_group_order)
     reported = {e.path for e in errors}
     for problem in identical.problems:

@@ -245,7 +245,8 @@ def _entry_for(
     kind = kind_for_path(name)
     told = kind is not None
     if kind is None:  # text is decided by sniffing the content; the rest is compared as bytes
-        kind = Kind.TEXT if Kind.TEXT in options.kinds and may_be_text(name) else Kind.OTHER
+        sniff = options.near_duplicates and Kind.TEXT in options.kinds and may_be_text(name)
+        kind = Kind.TEXT if sniff else Kind.OTHER
     if kind not in options.kinds or (kind is Kind.OTHER and not options.identical):
         return None
     if options.include and not _matches(options.include, options, path):
