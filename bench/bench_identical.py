@@ -1,9 +1,12 @@
 """Exact duplicates: dupfinder against the duplicate finders people use, on one real folder.
 
-    python -m bench.bench_identical [FOLDER] [--repeat N]      (default folder: /usr)
+    python -m bench.bench_identical [FOLDER] [--repeat N] [--cold] [--jobs N]  (default: /usr)
 
 Each tool runs as its own process on the same folder, with the page cache warm (a first,
 untimed pass reads the folder), best wall time of ``--repeat`` and the CPU time of that run.
+``--cold`` instead drops the folder's files from the page cache before every run (per file,
+``POSIX_FADV_DONTNEED``: use it on a copy of your own, not on files others are using), so the
+reads come from the disk. ``--jobs`` is dupfinder's ``-j`` (its reading threads: 2 × jobs).
 Every tool is set to the same rules: regular files only, hidden files included, symbolic
 links not followed, empty files left out, hard links of one inode counted once:
 
@@ -77,9 +80,12 @@ def _blank_line_sets(text: str) -> Sets:
     return frozenset(s for s in sets if len(s) > 1)
 
 
+_JOBS: list[str] = []
+
+
 def _dupfinder(folder: str, work: str) -> tuple[float, float, Sets]:
     out = os.path.join(work, "dupfinder.json")
-    argv = [sys.executable, "-m", "dupfinder", "scan", folder, "--exact-only", "--hidden"]
+    argv = [sys.executable, "-m", "dupfinder", "scan", folder, "--exact-only", "--hidden", *_JOBS]
     wall, cpu, _ = _timed([*argv, "--no-cache", "--format", "json", "-o", out])
     with open(out, encoding="utf-8") as handle:
         groups = json.load(handle)["groups"]
@@ -133,24 +139,52 @@ def _folder_size(folder: str) -> tuple[int, int]:
     return count, size
 
 
+def _evict(folder: str) -> None:
+    """Drop every regular file under ``folder`` from the page cache."""
+    for top, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(top, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", default="/usr")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cold", action="store_true", help="read from the disk, not the cache")
+    parser.add_argument("--jobs", type=int, help="dupfinder -j (reading threads: 2 x jobs)")
+    parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset")
+    parser.add_argument("--quick", action="store_true", help="/usr/share, one run per tool")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.folder, args.repeat = "/usr/share", 1
+    if args.jobs:
+        _JOBS[:] = ["-j", str(args.jobs)]
     folder = os.path.realpath(args.folder)
     files, size = _folder_size(folder)
-    print(f"{folder}: {files:,} files, {size / 1e6:,.0f} MB; best of {args.repeat}, warm cache")
+    cache = "cold (evicted before each run)" if args.cold else "warm cache"
+    print(f"{folder}: {files:,} files, {size / 1e6:,.0f} MB; best of {args.repeat}, {cache}")
     runs: list[Run] = []
     reference: Sets | None = None
     with tempfile.TemporaryDirectory(prefix="bench-identical-") as work:
         for tool, scan in TOOLS.items():
+            if tool not in args.tools.split(","):
+                continue
             if tool != "dupfinder" and shutil.which(tool) is None:
                 print(f"{tool}: not installed (apt-get install {tool})")
                 continue
-            scan(folder, work)  # warms the page cache for this tool's reads
+            if not args.cold:
+                scan(folder, work)  # warms the page cache for this tool's reads
             best: tuple[float, float, Sets] | None = None
             for _ in range(args.repeat):
+                if args.cold:
+                    _evict(folder)
                 timing = scan(folder, work)
                 if best is None or timing[0] < best[0]:
                     best = timing
@@ -178,8 +212,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"   only {tool}: {sorted(map(sorted, only_tool))[:3]}")
                 print(f"   only dupfinder: {sorted(map(sorted, only_ours))[:3]}")
     OUT.parent.mkdir(exist_ok=True)
-    data = {"folder": folder, "files": files, "bytes": size, "runs": [asdict(r) for r in runs]}
-    OUT.write_text(json.dumps(data, indent=2) + "\n")
+    data = {
+        "folder": folder,
+        "files": files,
+        "bytes": size,
+        "cold": args.cold,
+        "dupfinder_jobs": args.jobs,
+        "runs": [asdict(r) for r in runs],
+    }
+    out = OUT.with_name(f"{OUT.stem}{'-cold' if args.cold else ''}.json")
+    out.write_text(json.dumps(data, indent=2) + "\n")
     return 0
 
 

@@ -136,8 +136,6 @@ def _first_read(path: str, size: int) -> _Read:
     try:
         if size <= SMALL_FILE:
             data = _read_exactly(fd, size)
-            if os.read(fd, 1):
-                raise _Changed  # grew since the walk
             return _Read(blake3(data).digest(DIGEST_BYTES), True, dev, ino, size)
         hasher = blake3(_read_exactly(fd, PARTIAL_BYTES))
         os.lseek(fd, size - PARTIAL_BYTES, os.SEEK_SET)

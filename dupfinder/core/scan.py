@@ -235,8 +235,9 @@ def _settle_sniffed(files: FileColumns, outcomes: OutcomeColumns) -> None:
 
 
 def _io_threads(options: ScanOptions) -> int:
-    """Reads wait on the disk more than on the CPU: a few more threads than cores."""
-    return max(2, min(8, 2 * options.jobs))
+    """Reads wait on the disk more than on the CPU: more threads than cores (from the disk,
+    4 threads read twice as fast as 2 here, 8 another 10% faster; see the README)."""
+    return min(8, max(4, 2 * options.jobs))
 
 
 def _identical(
