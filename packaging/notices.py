@@ -89,6 +89,11 @@ REVIEWED: dict[str, tuple[str, str]] = {
         "GPL-3.0-or-later WITH GCC-exception-3.1",
         "the GCC runtime library exception allows distributing it with any program",
     ),
+    "libgomp1": (
+        "GPL-3.0-or-later WITH GCC-exception-3.1",
+        "GCC's OpenMP runtime (numba's threading layer); the GCC runtime library exception "
+        "allows distributing it with any program",
+    ),
     "libgcrypt20": ("LGPL-2.1-or-later", LGPL_REASON),
     "libuuid1": ("BSD-3-Clause", "util-linux is GPL; its libuuid is BSD-3-Clause"),
     "libglib2.0-0": ("LGPL-2.1-or-later", LGPL_REASON),
