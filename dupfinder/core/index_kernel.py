@@ -164,8 +164,9 @@ class Workspace:
     fresh pages cost more than the sort itself."""
 
     def __init__(self, size: int) -> None:
-        self.entries = np.empty(size, np.uint64)
-        self.rows = np.empty(size, np.uint32 if size < (1 << 32) else np.int64)
+        self.entries: U64Array = np.empty(size, np.uint64)
+        rows_type = np.uint32 if size < (1 << 32) else np.int64
+        self.rows: npt.NDArray[np.integer] = np.empty(size, rows_type)
 
     def fit(self, size: int) -> tuple[U64Array, npt.NDArray[np.integer]]:
         if self.entries.size < size:
