@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, Qt, Signal, Slot
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -294,8 +294,11 @@ class TextPreview(QWidget):
             top = view.document().documentLayout().blockBoundingRect(block).top()
         view.verticalScrollBar().setValue(round(top))
         # An unchanged value emits nothing: bring the right pane along explicitly, or it
-        # keeps the place it had in the previous text.
+        # keeps the place it had in the previous text; again once both new texts are laid out
+        # (a layout finished later moves the panes' ranges, and with them the right pane).
+        self.right.view.verticalScrollBar().setValue(0)
         self._sync_vertical(view, self.right.view)
+        QTimer.singleShot(0, lambda: self._sync_vertical(view, self.right.view))
 
     def _sync_vertical(self, source: QTextBrowser, target: QTextBrowser) -> None:
         """Keep the same row at the top of both panes (rows wrap to different heights)."""
