@@ -44,7 +44,8 @@ def test_finds_known_kinds_and_skips_hidden_and_empty(tmp_path: Path) -> None:
 
 
 def test_files_without_a_telling_suffix_are_listed_as_text_to_sniff(tmp_path: Path) -> None:
-    for name in ("COPYING", "Makefile", "README.Debian", ".bashrc", "song.mp3", "disk.img"):
+    names = ("COPYING", "Makefile", "README.Debian", ".bashrc", "song.mp3", "disk.img", "libz.so.1")
+    for name in names:
         (tmp_path / name).write_bytes(b"some bytes")
     os.mkfifo(tmp_path / "control")
     report = WalkReport()
@@ -57,6 +58,7 @@ def test_files_without_a_telling_suffix_are_listed_as_text_to_sniff(tmp_path: Pa
         ".bashrc": Kind.TEXT,
         "song.mp3": Kind.OTHER,
         "disk.img": Kind.OTHER,
+        "libz.so.1": Kind.OTHER,
     }
     assert report.errors == []  # a pipe without a document's name is passed over
     only_other = ScanOptions(roots=(tmp_path,), kinds=frozenset({Kind.OTHER}))

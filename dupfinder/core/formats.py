@@ -45,7 +45,8 @@ NEVER_TEXT_SUFFIXES = frozenset(
     .gz .tgz .bz2 .tbz .tbz2 .xz .txz .zst .lz .lz4 .lzma .z .zip .7z .rar .tar .cpio .ar
     .jar .war .apk .deb .rpm .whl .egg .cab .msi .iso .img .dmg .vdi .vmdk .qcow2 .vhd .vhdx
     .exe .dll .so .a .o .obj .lib .dylib .bin .elf .pyc .pyo .class .wasm .mo .gmo .gpg .sig
-    .db .sqlite .sqlite3 .dat .pack .idx
+    .db .sqlite .sqlite3 .dat .pack .idx .bc .debug .jmod .ko .node .pyd .qm .pak .cache
+    .tfm .pfm .vf .pk .ott .ots .otp .odb
     .mp3 .flac .ogg .oga .opus .wav .aac .m4a .wma .aif .aiff .mid .midi
     .mp4 .m4v .mkv .webm .avi .mov .wmv .flv .mpg .mpeg .3gp
     .ttf .otf .ttc .woff .woff2 .pfb .pcf
@@ -76,4 +77,6 @@ def kind_for_path(path: str | PurePath) -> Kind | None:
 def may_be_text(path: str | PurePath) -> bool:
     """No telling suffix (``COPYING``, ``Makefile``, ``.bashrc``, ``README.Debian``): the
     content decides whether it is text, so the scan sniffs its first bytes."""
-    return kind_for_path(path) is None and suffix_of(path) not in NEVER_TEXT_SUFFIXES
+    if kind_for_path(path) is not None or suffix_of(path) in NEVER_TEXT_SUFFIXES:
+        return False
+    return ".so." not in os.path.basename(os.fspath(path))  # libfoo.so.6: a shared library
