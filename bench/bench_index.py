@@ -1,7 +1,8 @@
 """Near-pair search speed and memory: dupfinder's permuted tables against two peers.
 
 Run ``python -m bench.bench_index [--quick]``. Data: random 64-bit fingerprints where 1% of
-rows are copies of another row with 1 to 3 distinct bits flipped; radius k = 3.
+rows are copies of another row with 1 to 3 distinct bits flipped; radius k = 3, and k = 8
+(the product's default) for the comparison with the previous release.
 
 - all pairs at 1M and 10M (``--quick``: 1M only): ``all_pairs_with_distances`` against
   seomoz simhash-cpp's ``find_all`` (PyPI ``simhash-pybind``), 6 blocks (its usual setting
@@ -10,6 +11,11 @@ rows are copies of another row with 1 to 3 distinct bits flipped; radius k = 3.
 - all pairs and single queries at 100k (``--quick``: 20k) against 1e0ng's ``SimhashIndex``
   (PyPI ``simhash``), pure Python: pairs come from one ``get_near_dups`` per row.
 - queries at 1M: batched ``query`` (per query) and ``query_one``; ``add`` of 1,000 rows.
+- k = 8, all pairs: 1M random, every real document of this machine and 1M real paragraphs
+  (``bench/doc_simhashes.py``: their SimHashes share bits), against the index of the previous
+  release (``git show 208809b:dupfinder/core/index.py``, loaded as a module of its own).
+- the compiled kernel's start: import and first result with an empty numba cache (a
+  machine's first run compiles) and with the cache filled.
 
 Both peers ship a top-level module ``simhash``; installing both leaves 1e0ng's
 ``simhash/__init__.py`` in place of simhash-pybind's, next to simhash-pybind's compiled
@@ -35,6 +41,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -44,10 +51,13 @@ from typing import Any
 
 import numpy as np
 
-from dupfinder.core.index import PermutedIndex, all_pairs_with_distances, choose_blocks
+from dupfinder.core.index import Engine, PermutedIndex, all_pairs_with_distances, choose_blocks
 
 OUT = Path(__file__).resolve().parent / "out" / "bench_index.json"
 K = 3
+#: The product's default text radius, and the previous release's index to compare with.
+K_DEFAULT = 8
+PREVIOUS = "208809b"
 SEED = 20_070_508
 TARGETS = {
     "pairs_1M_s": 0.15,
@@ -151,19 +161,83 @@ def load_simhash_1e0ng() -> ModuleType:
 # ----------------------------------------------------------------------------- workers
 
 
-def worker_dupfinder_pairs(n: int, repeat: int) -> dict[str, Any]:
-    x = make_fingerprints(n)
-    figures, (pairs, _) = measure(lambda: all_pairs_with_distances(x, K), repeat)
+def fingerprints_for(data: str, n: int) -> np.ndarray:
+    """``random``: planted random fingerprints; ``docs``/``paragraphs``: real SimHashes."""
+    if data == "random":
+        return make_fingerprints(n)
+    from bench import doc_simhashes
+
+    docs, paragraphs = doc_simhashes.load()
+    return (docs if data == "docs" else paragraphs)[:n]
+
+
+def worker_dupfinder_pairs(
+    n: int, repeat: int, k: int = K, data: str = "random", engine: str = "auto"
+) -> dict[str, Any]:
+    x = fingerprints_for(data, n)
+    how = Engine(engine)
+    all_pairs_with_distances(x[:30_000], k, engine=how)  # load the compiled code first
+    figures, (pairs, _) = measure(lambda: all_pairs_with_distances(x, k, engine=how), repeat)
+    figures["pairs"] = len(pairs)
     del pairs
     tracemalloc.start()
-    pairs, _ = all_pairs_with_distances(x, K)
+    all_pairs_with_distances(x, k, engine=how)
     figures["tracemalloc_peak_bytes"] = float(tracemalloc.get_traced_memory()[1])
     tracemalloc.stop()
-    figures["pairs"] = len(pairs)
-    figures["distinct_pairs"] = len(all_pairs_with_distances(np.unique(x), K)[0])
+    if k == K and data == "random":
+        figures["distinct_pairs"] = len(all_pairs_with_distances(np.unique(x), k)[0])
+    figures["n"] = int(x.size)
     figures["distinct"] = int(np.unique(x).size)
-    figures["blocks"] = choose_blocks(n, K)
+    figures["blocks"] = choose_blocks(x.size, k, engine=how)
     return figures
+
+
+def load_previous_index() -> ModuleType:
+    """dupfinder's index as released before the compiled kernel (git commit PREVIOUS)."""
+    root = Path(__file__).resolve().parent.parent
+    source = subprocess.run(
+        ["git", "-C", str(root), "show", f"{PREVIOUS}:dupfinder/core/index.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    folder = Path(tempfile.mkdtemp(prefix="dupfinder-previous-"))
+    path = folder / "previous_index.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("previous_index", path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load the previous index")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["previous_index"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def worker_previous_pairs(n: int, repeat: int, k: int, data: str = "random") -> dict[str, Any]:
+    previous = load_previous_index()
+    x = fingerprints_for(data, n)
+    figures, (pairs, _) = measure(lambda: previous.all_pairs_with_distances(x, k), repeat)
+    figures["pairs"] = len(pairs)
+    figures["n"] = int(x.size)
+    figures["blocks"] = previous.choose_blocks(x.size, k)
+    return figures
+
+
+def worker_compile(cache: str) -> dict[str, Any]:
+    """Seconds from importing the index to the first all-pairs result, with numba's compiled
+    code in ``cache`` (empty: the first run on a machine; filled: every later run)."""
+    os.environ["NUMBA_CACHE_DIR"] = cache
+    started = time.perf_counter()
+    cpu = time.process_time()
+    from dupfinder.core import index_kernel
+
+    x = make_fingerprints(30_000)
+    all_pairs_with_distances(x, 8, engine=Engine.COMPILED)
+    return {
+        "s": time.perf_counter() - started,
+        "cpu_s": time.process_time() - cpu,
+        "numba": index_kernel.available(),
+    }
 
 
 def worker_simhash_cpp(n: int, repeat: int, blocks: int) -> dict[str, Any]:
@@ -253,6 +327,8 @@ def worker_dupfinder_query(n: int, queries: int) -> dict[str, Any]:
 
 WORKERS: dict[str, Callable[..., dict[str, Any]]] = {
     "dupfinder-pairs": worker_dupfinder_pairs,
+    "previous-pairs": worker_previous_pairs,
+    "compile": worker_compile,
     "dupfinder-small": worker_dupfinder_small,
     "dupfinder-query": worker_dupfinder_query,
     "simhash-cpp": worker_simhash_cpp,
@@ -260,7 +336,7 @@ WORKERS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def run_worker(name: str, **kwargs: int) -> dict[str, Any]:
+def run_worker(name: str, **kwargs: int | str) -> dict[str, Any]:
     """Run one contender in a fresh interpreter; a failure becomes an ``error`` entry."""
     command = [sys.executable, "-m", "bench.bench_index", "--worker", name, json.dumps(kwargs)]
     root = Path(__file__).resolve().parent.parent
@@ -292,7 +368,7 @@ def _rows(report: dict[str, Any]) -> Iterator[tuple[str, Any, Any, str, float | 
     """(metric, dupfinder, peer, unit, target) lines of the table."""
     for size, block in report["pairs"].items():
         ours, cpp6, cpp5 = block["dupfinder"], block["simhash-cpp-6"], block["simhash-cpp-5"]
-        target = TARGETS.get(f"pairs_{size}_s")
+        target = block.get("target_s", TARGETS.get(f"pairs_{size}_s"))
         yield f"all pairs {size}, s (vs cpp 6 blocks)", ours.get("s"), cpp6.get("s"), "s", target
         yield f"all pairs {size}, s (vs cpp 5 blocks)", ours.get("s"), cpp5.get("s"), "s", target
         yield f"all pairs {size}, CPU s (vs cpp 6)", ours.get("cpu_s"), cpp6.get("cpu_s"), "s", None
@@ -327,6 +403,18 @@ def _rows(report: dict[str, Any]) -> Iterator[tuple[str, Any, Any, str, float | 
     yield "query_one at 1M", q.get("query_one_us"), None, "us", TARGETS["query_one_us"]
     yield "index build at 1M", q.get("build_s"), None, "s", None
     yield "add 1,000 to the 1M index", q.get("add_1000_s"), None, "s", None
+    for label, block in report.get("k8", {}).items():
+        ours, old = block["dupfinder"], block["previous"]
+        name = f"k=8 all pairs, {label} (vs previous release)"
+        yield f"{name}, s", ours.get("s"), old.get("s"), "s", block.get("target_s")
+        yield f"{name}, CPU s", ours.get("cpu_s"), old.get("cpu_s"), "s", None
+        yield f"{name}, pairs", ours.get("pairs"), old.get("pairs"), "", None
+        yield f"{name}, blocks", ours.get("blocks"), old.get("blocks"), "count", None
+        yield f"{name}, fingerprints", ours.get("n"), old.get("n"), "", None
+    compile_ = report.get("compile", {})
+    for state in ("first run", "cached"):
+        figures = compile_.get(state, {})
+        yield f"import + first k=8 pairs, {state}", figures.get("s"), None, "s", None
 
 
 def print_table(report: dict[str, Any]) -> None:
@@ -334,7 +422,7 @@ def print_table(report: dict[str, Any]) -> None:
     print(head)
     print("-" * len(head))
     for metric, ours, peer, unit, target in _rows(report):
-        ratio = f"{peer / ours:.1f}x" if ours and peer and unit else ""
+        ratio = f"{peer / ours:.1f}x" if ours and peer and unit not in ("", "count") else ""
         if unit == "" and ours is not None and peer is not None:
             ratio = "equal" if ours == peer else "DIFFER"
         verdict = ""
@@ -375,7 +463,29 @@ def main(argv: list[str] | None = None) -> int:
         "simhash-1e0ng": run_worker("simhash-1e0ng", n=small, queries=2000),
     }
     report["query"] = run_worker("dupfinder-query", n=1_000_000, queries=100_000)
-    for section in (*report["pairs"].values(), report["small"]):
+    report["k8"] = {}
+    for label, data, n in (
+        ("1M random", "random", 1_000_000),
+        ("real documents", "docs", 10_000_000),
+        ("real paragraphs", "paragraphs", 1_000_000),
+    ):
+        report["k8"][label] = {
+            "dupfinder": run_worker("dupfinder-pairs", n=n, repeat=2, k=K_DEFAULT, data=data),
+            "previous": run_worker("previous-pairs", n=n, repeat=1, k=K_DEFAULT, data=data),
+        }
+        print(f"k=8 {label} done", file=sys.stderr, flush=True)
+    # the targets: 30 times simhash-cpp at k = 3, 30 times the previous release at k = 8
+    cpp = report["pairs"]["1M"]["simhash-cpp-6"].get("s")
+    if cpp:
+        report["pairs"]["1M"]["target_s"] = cpp / 30
+    old = report["k8"]["1M random"]["previous"].get("s")
+    if old:
+        report["k8"]["1M random"]["target_s"] = old / 30
+    with tempfile.TemporaryDirectory(prefix="dupfinder-numba-") as cache:
+        report["compile"] = {
+            state: run_worker("compile", cache=cache) for state in ("first run", "cached")
+        }
+    for section in (*report["pairs"].values(), report["small"], *report["k8"].values()):
         for name, value in section.items():
             if isinstance(value, dict) and "error" in value:
                 errors[name] = value["error"]

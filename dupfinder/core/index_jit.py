@@ -357,3 +357,61 @@ def sorted_entries(
                         j -= 1
                     local[j + 1] = e
         entries[glo:ghi] = local[: ghi - glo]
+
+
+@numba.njit(**_JIT)
+def cross_pairs(
+    a_entries: Any,
+    a_rows: Any,
+    b_values: Any,
+    k: int,
+    masks: Any,
+    lshift: Any,
+    rshift: Any,
+    key_bits: int,
+    full: np.uint64,
+    differ: Any,
+    filter_bits: int,
+) -> Any:
+    """Pairs ``(row of a, row of b, distance)`` within k whose canonical table is this one,
+    between a small set ``a`` (its entries sorted, rows beside) and any number of ``b``.
+
+    Each fingerprint of ``b`` is permuted on the fly and looked up: a bitmap of the top
+    ``filter_bits`` key bits of ``a`` (small enough for the cache) turns most of them away
+    with one load, and the rest are found by binary search. Cost: one pass over ``b``.
+    """
+    na = a_entries.size
+    key_drop = np.uint64(_BITS - key_bits)
+    filter_drop = np.uint64(_BITS - filter_bits)
+    bitmap = np.zeros((1 << filter_bits) // 64 + 1, np.uint64)
+    for i in range(na):
+        f = a_entries[i] >> filter_drop
+        bitmap[f >> np.uint64(6)] |= np.uint64(1) << (f & np.uint64(63))
+    nseg = masks.size
+    out = np.empty((1024, 3), np.int64)
+    found = 0
+    for bi in range(b_values.size):
+        e = _pack(b_values[bi], masks, lshift, rshift, nseg)
+        f = e >> filter_drop
+        if (bitmap[f >> np.uint64(6)] >> (f & np.uint64(63))) & np.uint64(1) == 0:
+            continue
+        key = e >> key_drop
+        lo, hi = 0, na
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if (a_entries[mid] >> key_drop) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        while lo < na and (a_entries[lo] >> key_drop) == key:
+            x = a_entries[lo] ^ e
+            d = popcount(x)
+            if d <= k and _canonical(x, full, differ, differ.size):
+                if found == out.shape[0]:
+                    out = _grow(out, found + 1)
+                out[found, 0] = np.int64(a_rows[lo])
+                out[found, 1] = bi
+                out[found, 2] = d
+                found += 1
+            lo += 1
+    return out[:found].copy()

@@ -42,6 +42,7 @@ __all__ = [
     "Workspace",
     "all_pairs",
     "available",
+    "cross_pairs",
     "make_layout",
     "sorted_by_value",
     "table_keys",
@@ -248,6 +249,48 @@ def sorted_by_value(values: U64Array) -> U64Array:
     top, sub = _sort_bits(values.size, _BITS - id_bits)
     _require().sorted_entries(values, high, top, sub, entries, rows)
     return entries
+
+
+def cross_pairs(
+    a: U64Array, b: U64Array, k: int, blocks: int, *, threads: int | None = None
+) -> tuple[I64Array, I64Array, I64Array]:
+    """Every pair (i of ``a``, j of ``b``, distance) within k, once, unsorted.
+
+    Meant for a few new fingerprints ``a`` against many known ones ``b``: per table, ``a`` is
+    sorted and ``b`` streamed through once (no table of ``b`` is built or kept).
+    """
+    layout = make_layout(k, blocks)
+    a = np.ascontiguousarray(a, dtype=np.uint64)
+    b = np.ascontiguousarray(b, dtype=np.uint64)
+    if a.size == 0 or b.size == 0:
+        empty = np.empty(0, np.int64)
+        return empty, empty.copy(), empty.copy()
+    jit = _require()
+    # a bitmap of 2^filter_bits bits (at most 512 KiB) sized to keep false hits rare
+    filter_bits = max(1, min(22, a.size.bit_length() + 6))
+
+    def one(table: TableArrays) -> I64Array:
+        entries = table.entries(a)
+        order = np.argsort(entries, kind="stable")
+        bits = min(filter_bits, table.key_bits)
+        return jit.cross_pairs(  # type: ignore[no-any-return]
+            entries[order],
+            order,
+            b,
+            k,
+            table.masks,
+            table.lshift,
+            table.rshift,
+            table.key_bits,
+            table.full,
+            table.differ,
+            bits,
+        )
+
+    workers = max(1, min(threads or os.cpu_count() or 1, len(layout.tables)))
+    with ThreadPoolExecutor(workers, thread_name_prefix="dupfinder-index") as pool:
+        found = np.concatenate(list(pool.map(one, layout.tables)))
+    return found[:, 0], found[:, 1], found[:, 2]
 
 
 def all_pairs(

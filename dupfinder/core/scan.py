@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 import numpy as np
 
 from dupfinder.core import sketch, verify
-from dupfinder.core.cache import FingerprintCache
+from dupfinder.core.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.cluster import cluster_nodes
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprint import (
@@ -33,6 +33,7 @@ from dupfinder.core.fingerprint import (
 )
 from dupfinder.core.identical import IdenticalReport, find_identical
 from dupfinder.core.identical_groups import copies_of, merge
+from dupfinder.core.library import Library
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
     Fingerprint,
@@ -117,7 +118,11 @@ def run(
     errors = list(walk_report.errors)
     for row, (error, code) in outcomes.errors.items():
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
-    groups, pair_count = _compare(files, outcomes, options, sample)
+    # with the cache on, near pairs come from the library of the last scan when fewer changed
+    remembered = Library(options.cache_dir or default_cache_dir()) if options.use_cache else None
+    groups, pair_count = _compare(
+        files, outcomes, options, sample, remembered.pairs if remembered else None
+    )
     if identical.sets:
         by_suffix = not options.near_duplicates
         groups = merge(groups, [copies_of(s, files, outcomes, by_suffix) for s in identical.sets])
