@@ -131,6 +131,7 @@ def test_incremental_rescans_group_like_a_full_scan(
 
     monkeypatch.setattr(Library, "pairs", spy)
     monkeypatch.setattr(library_module, "_pairs_cost", lambda *_, **__: float("inf"))
+    monkeypatch.setattr(library_module, "_INCREMENTAL_MIN", 0)
     for step in range(3):
         write(root / f"new{step}.txt", edit(essay(step * 7), 50 + step, changes=2))  # near old
         write(root / f"fresh{step}.txt", essay(100 + step))

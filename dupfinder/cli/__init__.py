@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     from dupfinder.cli import distributed_cmd
 
     distributed_cmd.register(commands)
+    from dupfinder.cli import similar_cmd
+
+    similar_cmd.register(commands)
     gui = commands.add_parser("gui", help="open the desktop app")
     gui.add_argument("paths", nargs="*", help="folders to put in the scan list")
     return parser

@@ -30,7 +30,15 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from dupfinder.core.index import Engine, _compiled, _pairs_cost, all_pairs, choose_blocks
+from dupfinder.core import index_kernel
+from dupfinder.core.index import (
+    _COMPILED_MIN,
+    Engine,
+    _compiled,
+    _pairs_cost,
+    all_pairs,
+    choose_blocks,
+)
 from dupfinder.core.model import Kind
 from dupfinder.core.pairs import near_pairs
 
@@ -42,6 +50,9 @@ LIBRARY_VERSION = 1
 U64Array = npt.NDArray[np.uint64]
 I64Array = npt.NDArray[np.int64]
 
+#: Fewest distinct values searched incrementally: below, a batch search takes milliseconds
+#: (and never loads the compiled kernel).
+_INCREMENTAL_MIN = _COMPILED_MIN
 # Cross search cost per table (ns): per known value streamed, per candidate, per new value.
 _NS_STREAM = 3.0
 _NS_CROSS_CANDIDATE = 1.5
@@ -81,6 +92,8 @@ class Library:
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.path = Path(directory) / f"library-v{LIBRARY_VERSION}.npz"
+        #: The folders of the last scan (what "find similar files" searches by default).
+        self.roots: tuple[Path, ...] = ()
         self._entries: dict[str, Remembered] = self._load()
         #: How the last call found its pairs: "batch" or "incremental" (for tests and stats).
         self.last_mode = ""
@@ -95,6 +108,8 @@ class Library:
                 if int(saved["version"]) != LIBRARY_VERSION:
                     return {}
                 names = [n[: -len("-values")] for n in saved.files if n.endswith("-values")]
+                if "roots" in saved.files:
+                    self.roots = tuple(Path(str(r)) for r in saved["roots"].tolist())
                 return {
                     n: Remembered(saved[f"{n}-values"], saved[f"{n}-pairs"].reshape(-1, 2))
                     for n in names
@@ -106,7 +121,10 @@ class Library:
             return {}
 
     def _save(self) -> None:
-        arrays: dict[str, np.ndarray] = {"version": np.array(LIBRARY_VERSION)}
+        arrays: dict[str, np.ndarray] = {
+            "version": np.array(LIBRARY_VERSION),
+            "roots": np.array([str(r) for r in self.roots], dtype=np.str_),
+        }
         for name, entry in self._entries.items():
             arrays[f"{name}-values"] = entry.values
             arrays[f"{name}-pairs"] = entry.pairs
@@ -118,6 +136,11 @@ class Library:
             os.replace(temp, self.path)
         except OSError as exc:
             _log.warning("library %s not saved (%s)", self.path, exc)
+
+    def remember_roots(self, roots: Sequence[str | os.PathLike[str]]) -> None:
+        """Record the folders of a scan (saved at once)."""
+        self.roots = tuple(Path(r).absolute() for r in roots)
+        self._save()
 
     def remembered(self, kind: Kind, k: int) -> Remembered | None:
         return self._entries.get(self._name(kind, k))
@@ -147,8 +170,10 @@ class Library:
     def _incremental(self, kind: Kind, unique: U64Array, k: int) -> I64Array | None:
         """The pairs of ``unique`` from the remembered ones, or None when a batch is cheaper."""
         old = self.remembered(kind, k)
-        kernel = _compiled(Engine.AUTO, max(unique.size, 1 << 20))
-        if old is None or kernel is None or unique.size < 2:
+        if old is None or unique.size < max(2, _INCREMENTAL_MIN):
+            return None
+        kernel = _compiled(Engine.COMPILED, unique.size) if index_kernel.available() else None
+        if kernel is None:
             return None
         at = np.minimum(np.searchsorted(old.values, unique), max(old.values.size - 1, 0))
         kept = old.values[at] == unique if old.values.size else np.zeros(unique.size, bool)

@@ -120,6 +120,8 @@ def run(
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
     # with the cache on, near pairs come from the library of the last scan when fewer changed
     remembered = Library(options.cache_dir or default_cache_dir()) if options.use_cache else None
+    if remembered is not None:
+        remembered.remember_roots(options.roots)
     groups, pair_count = _compare(
         files, outcomes, options, sample, remembered.pairs if remembered else None
     )

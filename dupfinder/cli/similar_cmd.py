@@ -1,0 +1,80 @@
+"""``dupfinder similar FILE [FOLDER...]``: the files like one document or picture."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+import shtab
+
+from dupfinder.cli import scan_cmd
+from dupfinder.core.similar import NoFolders, SimilarResult
+
+__all__ = ["register", "render_json", "render_text"]
+
+_EXAMPLES = """\
+examples:
+  dupfinder similar report.docx ~/Documents       documents like report.docx
+  dupfinder similar photo.jpg                      pictures like photo.jpg, in the last scan's folders
+  dupfinder similar notes.md ~/Notes --format json
+"""
+
+
+def register(commands: Any) -> None:
+    from dupfinder.cli import EXIT_CODES
+
+    parser = commands.add_parser(
+        "similar",
+        help="find files like one document or picture",
+        description="List the near-duplicates of FILE in FOLDER... (default: the folders of "
+        "the last scan), most similar first, with their verified similarity.",
+        epilog=f"{_EXAMPLES}\n{EXIT_CODES}",
+    )
+    target = parser.add_argument("file", metavar="FILE", help="the document or picture")
+    target.complete = shtab.FILE
+    folders = parser.add_argument("folders", nargs="*", metavar="FOLDER", help="where to look")
+    folders.complete = shtab.DIRECTORY
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default) or json"
+    )
+    scan_cmd.add_comparison_options(parser)
+    scan_cmd.add_file_options(parser)
+    parser.set_defaults(handler=_handle)
+
+
+def render_text(result: SimilarResult) -> str:
+    if result.kind is None:
+        return f"{result.target}: not a document or picture that can be fingerprinted\n"
+    count = len(result.matches)
+    lines = [f"{count} file{'' if count == 1 else 's'} like {result.target} ({result.kind.value}):"]
+    lines += [f"  {m.similarity:6.1%}  distance {m.distance:2d}  {m.path}" for m in result.matches]
+    return "\n".join(lines) + "\n"
+
+
+def render_json(result: SimilarResult) -> str:
+    document = {
+        "target": result.target,
+        "kind": result.kind.value if result.kind else None,
+        "folders": list(result.folders),
+        "matches": [
+            {"path": m.path, "similarity": round(m.similarity, 4), "distance": m.distance}
+            for m in result.matches
+        ],
+        "errors": [{"path": e.path, "code": e.code, "error": e.error} for e in result.errors],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from dupfinder.cli import EXIT_FATAL, EXIT_OK, EXIT_USAGE
+    from dupfinder.core.similar import similar
+
+    options = scan_cmd.options_from_args(args)
+    try:
+        result = similar(args.file, args.folders, options)
+    except NoFolders as exc:
+        err.write(f"dupfinder similar: {exc}\n")
+        return EXIT_USAGE
+    out.write(render_json(result) if args.format == "json" else render_text(result))
+    return EXIT_OK if result.kind is not None else EXIT_FATAL

@@ -1,0 +1,123 @@
+"""Find files like this one: the near-duplicates of one document or picture.
+
+The target is fingerprinted like any scanned file, and so are the files of the folders named
+(or, when none are named, the folders of the last scan the library remembers); fingerprints
+come from the cache where fresh, so asking again is fast. Each file of the target's kind
+whose fingerprint is within the kind's radius is a match; documents must also pass the
+verified similarity (the MinHash sketch of their 3-word runs), as in a scan's groups.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dupfinder.core import sketch
+from dupfinder.core.cache import default_cache_dir
+from dupfinder.core.columns import FileColumns
+from dupfinder.core.errors import DupfinderError
+from dupfinder.core.library import Library
+from dupfinder.core.model import Kind, ProgressCallback, ScanError, ScanOptions, no_progress
+from dupfinder.core.scan import fingerprint_files
+from dupfinder.core.walk import WalkReport, walk, walk_listed
+
+__all__ = ["Match", "NoFolders", "SimilarResult", "similar"]
+
+
+class NoFolders(DupfinderError, ValueError):
+    """No folders were named and no earlier scan is remembered to search instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A file like the target: its fingerprint distance and verified similarity (0..1)."""
+
+    path: str
+    distance: int
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarResult:
+    """The target, its kind (None when it could not be fingerprinted), the folders searched,
+    the matches (most similar first) and the files that could not be read."""
+
+    target: str
+    kind: Kind | None
+    folders: tuple[str, ...]
+    matches: tuple[Match, ...]
+    errors: tuple[ScanError, ...]
+
+
+def similar(
+    target: str | Path,
+    folders: Sequence[str | Path] = (),
+    options: ScanOptions | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: threading.Event | None = None,
+) -> SimilarResult:
+    """The files of ``folders`` (default: the last scan's folders) like ``target``.
+
+    ``options`` supplies thresholds, filters and the cache (its ``roots`` are ignored).
+    Raises :class:`NoFolders` when there is nothing to search.
+    """
+    base = options if options is not None else ScanOptions(roots=())
+    roots = tuple(Path(f) for f in folders)
+    if not roots:
+        roots = Library(base.cache_dir or default_cache_dir()).roots
+    if not roots:
+        raise NoFolders("name the folders to search (no earlier scan is remembered)")
+    options = dataclasses.replace(base, roots=roots)
+    report = WalkReport()
+    files = FileColumns()
+    for entry in walk_listed([str(target)], options, report, cancel):
+        files.append(entry)
+    if len(files) == 0:
+        return SimilarResult(str(target), None, _names(roots), (), tuple(report.errors))
+    me = (files.entry(0).dev, files.entry(0).ino)
+    for entry in walk(options, report, cancel):
+        if (entry.dev, entry.ino) != me:
+            files.append(entry)
+    outcomes, _ = fingerprint_files(files, options, progress, cancel)
+    errors = list(report.errors)
+    for row, (error, code) in outcomes.errors.items():
+        errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+    kind = files.kind(0)
+    if not outcomes.has_value[0]:
+        return SimilarResult(files.paths[0], None, _names(roots), (), tuple(errors))
+    rows = files.rows_of(kind)
+    rows = rows[(rows != 0) & outcomes.has_value[rows]]
+    values = outcomes.values[rows]
+    mine = [int(outcomes.values[0]), *outcomes.variants.get(0, ())]
+    distance = np.min(
+        [np.bitwise_count(values ^ np.uint64(v)) for v in mine], axis=0, initial=64
+    ).astype(np.int64)
+    near = np.flatnonzero(distance <= options.threshold(kind))
+    rows, distance = rows[near], distance[near]
+    if kind is Kind.TEXT:
+        width = sketch.BINS
+        theirs = outcomes.sketches(rows, width)
+        own = np.broadcast_to(outcomes.sketches(np.array([0]), width)[0], theirs.shape)
+        similarity = np.asarray(sketch.pair_similarity(theirs, own), dtype=np.float64)
+        keep = similarity >= options.text_similarity
+        rows, distance, similarity = rows[keep], distance[keep], similarity[keep]
+    else:
+        similarity = 1.0 - distance / 64.0
+    matches = sorted(
+        (
+            Match(files.paths[row], int(d), float(s))
+            for row, d, s in zip(rows.tolist(), distance.tolist(), similarity.tolist(), strict=True)
+        ),
+        key=lambda m: (-m.similarity, m.distance, m.path),
+    )
+    errors.sort(key=lambda e: e.path)
+    return SimilarResult(files.paths[0], kind, _names(roots), tuple(matches), tuple(errors))
+
+
+def _names(roots: Sequence[Path]) -> tuple[str, ...]:
+    return tuple(str(r) for r in roots)

@@ -1,0 +1,95 @@
+"""Find files like this one: through the core function and the command line."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from scan_helpers import edit, essay, picture, write
+
+from dupfinder.cli import main
+from dupfinder.core import scan
+from dupfinder.core.model import Kind, ScanOptions
+from dupfinder.core.similar import NoFolders, similar
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "files"
+    base = essay(1)
+    write(root / "report.txt", base)
+    write(root / "drafts" / "report-v2.md", edit(base, 3, changes=2))
+    write(root / "other.txt", essay(2))
+    image = picture(5)
+    image.save(root / "beach.png")
+    image.resize((160, 120)).save(root / "beach-small.jpg", quality=85)
+    picture(6).save(root / "forest.png")
+    return root
+
+
+def options(tmp_path: Path) -> ScanOptions:
+    return ScanOptions(roots=(), cache_dir=tmp_path / "cache", jobs=1)
+
+
+def test_a_document_finds_its_edit_and_nothing_else(folder: Path, tmp_path: Path) -> None:
+    result = similar(folder / "report.txt", [folder], options(tmp_path))
+    assert result.kind is Kind.TEXT
+    assert [Path(m.path).name for m in result.matches] == ["report-v2.md"]  # never itself
+    match = result.matches[0]
+    assert 0.5 < match.similarity < 1.0
+    assert 0 < match.distance <= 8
+
+
+def test_a_picture_finds_its_resized_copy(folder: Path, tmp_path: Path) -> None:
+    result = similar(folder / "beach.png", [folder], options(tmp_path))
+    assert result.kind is Kind.IMAGE
+    assert [Path(m.path).name for m in result.matches] == ["beach-small.jpg"]
+
+
+def test_a_target_outside_the_folders(folder: Path, tmp_path: Path) -> None:
+    outside = write(tmp_path / "elsewhere" / "copy.txt", (folder / "report.txt").read_text())
+    names = [Path(m.path).name for m in similar(outside, [folder], options(tmp_path)).matches]
+    assert names == ["report.txt", "report-v2.md"]  # the exact copy first
+
+
+def test_without_folders_the_last_scan_is_searched(folder: Path, tmp_path: Path) -> None:
+    with pytest.raises(NoFolders):
+        similar(folder / "report.txt", (), options(tmp_path))
+    scan.run(ScanOptions(roots=(folder,), cache_dir=tmp_path / "cache", jobs=1))
+    result = similar(folder / "report.txt", (), options(tmp_path))
+    assert result.folders == (str(folder.absolute()),)
+    assert [Path(m.path).name for m in result.matches] == ["report-v2.md"]
+
+
+def test_an_unreadable_target_is_reported(folder: Path, tmp_path: Path) -> None:
+    tiny = write(tmp_path / "tiny.txt", "a few words")
+    result = similar(tiny, [folder], options(tmp_path))
+    assert result.kind is None
+    assert not result.matches
+    assert [e.code for e in result.errors] == ["too-little-content"]
+
+
+def test_command_line_text_and_json(folder: Path, tmp_path: Path) -> None:
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["similar", str(folder / "report.txt"), str(folder), *cache], out, err) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("1 file like ")
+    assert lines[1].endswith("report-v2.md")
+    out = io.StringIO()
+    args = ["similar", str(folder / "beach.png"), str(folder), "--format", "json", *cache]
+    assert main(args, out, err) == 0
+    document = json.loads(out.getvalue())
+    assert document["kind"] == "image"
+    assert [Path(m["path"]).name for m in document["matches"]] == ["beach-small.jpg"]
+    assert 0 < document["matches"][0]["similarity"] <= 1
+
+
+def test_command_line_without_folders_or_scan_is_a_usage_error(tmp_path: Path) -> None:
+    target = write(tmp_path / "a.txt", essay(3))
+    err = io.StringIO()
+    code = main(["similar", str(target), "--cache-dir", str(tmp_path / "c")], io.StringIO(), err)
+    assert code == 2
+    assert "name the folders" in err.getvalue()
