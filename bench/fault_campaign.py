@@ -393,9 +393,9 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             figures = SCENARIOS[name](Sandbox(Path(tmp)), args.quick)
             figures["seconds"] = round(time.perf_counter() - started, 1)
+            print(f"{name:<28} {json.dumps(figures)}", flush=True)  # before the slow clean-up
         total_lost += int(figures.get("lost", 0))
         report["scenarios"][name] = figures
-        print(f"{name:<28} {json.dumps(figures)}", flush=True)
     report["files_lost"] = total_lost
     print(f"files lost: {total_lost}")
     OUT.mkdir(exist_ok=True)
