@@ -1,7 +1,8 @@
 """The all-pairs pass on Dask: time per partition, shuffle bytes, worker memory, and the
 single-machine search on the same fingerprints for comparison.
 
-Run ``python -m bench.bench_distributed [--n 10000000] [--k 3] [--workers 2]``. Needs the
+Run ``python -m bench.bench_distributed [--case N:K ...] [--workers 2]`` (default cases:
+10,000,000 fingerprints at k = 3, 1,000,000 at k = 8). Needs the
 ``distributed`` extra. Data: random 64-bit fingerprints where 1 % of rows are copies of
 another row with 1 to 3 bits flipped (as bench/bench_index.py), written as 8 Parquet shards
 of the fingerprint schema (synthetic paths). Then, on a LocalCluster of ``--workers``
@@ -40,6 +41,8 @@ import numpy as np
 OUT = Path(__file__).resolve().parent / "out" / "bench_distributed.json"
 SEED = 20_070_508
 SHARDS = 8
+#: Time per random candidate pair in the compiled kernel (a stash test on the sorted entries).
+CANDIDATE_S = 2e-9
 
 
 def fingerprints(n: int) -> np.ndarray:
@@ -246,7 +249,7 @@ def model(figures: dict[str, Any], n: float = 1e9) -> dict[str, Any]:
     bytes_per_entry = figures["shuffle_bytes"]["sharded"] / entries
     key_bits = 64 * (blocks - k) / blocks
     candidates = tables * n * (n - 1) / 2 / 2**key_bits
-    core_seconds = tables * n * per_entry_s + candidates * 30e-9
+    core_seconds = tables * n * per_entry_s + candidates * CANDIDATE_S
     return {
         "n": n,
         "k": k,
@@ -261,8 +264,12 @@ def model(figures: dict[str, Any], n: float = 1e9) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=10_000_000)
-    parser.add_argument("--k", type=int, nargs="+", default=[3, 8])
+    parser.add_argument(
+        "--case",
+        action="append",
+        metavar="N:K",
+        help="fingerprints and radius (repeatable; default 10000000:3 and 1000000:8)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scratch", default=None, help="folder for shards and spill")
     parser.add_argument("--model", action="store_true", help="print the model from the JSON")
@@ -272,10 +279,11 @@ def main() -> None:
             print(json.dumps(model(figures), indent=2))
         return
     runs = []
-    for k in args.k:
+    for case in args.case or ["10000000:3", "1000000:8"]:
+        n, k = (int(x) for x in case.split(":"))
         scratch = Path(tempfile.mkdtemp(prefix="bench-distributed-", dir=args.scratch))
         try:
-            figures = run(args.n, k, args.workers, scratch)
+            figures = run(n, k, args.workers, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         print(json.dumps(figures, indent=2), flush=True)

@@ -11,7 +11,7 @@ from tests.scan_helpers import edit, essay, picture, write
 
 def near_duplicate_corpus(root: Path) -> Path:
     """Drafts of a few documents, copies, pictures and their resized copies, a file with too
-    little text (an error) and a name that is not UTF-8."""
+    little text (an error), a name that is not UTF-8 and a file that is neither."""
     for doc in range(4):
         text = essay(doc)
         write(root / f"doc{doc}" / "final.txt", text)
@@ -24,6 +24,7 @@ def near_duplicate_corpus(root: Path) -> Path:
         image.save(root / f"pic{seed}.png")
         image.resize((160, 120)).save(root / f"pic{seed}-small.jpg", quality=90)
     (root / os.fsdecode(b"caf\xe9-notes.txt")).write_bytes(essay(2).encode())
+    (root / "archive.bin").write_bytes(bytes(range(256)) * 64)  # compared only byte for byte
     return root
 
 

@@ -125,6 +125,7 @@ def test_cli_fingerprints_a_list_in_shards_and_prints_the_scan(
     )
     got, want = json.loads(out.getvalue()), json.loads(scanned.getvalue())
     assert got["groups"] == want["groups"]
+    assert got["stats"]["files_seen"] == want["stats"]["files_seen"]
     assert got["errors"] == want["errors"]
     bad = io.StringIO()
     assert (
@@ -132,6 +133,9 @@ def test_cli_fingerprints_a_list_in_shards_and_prints_the_scan(
         == EXIT_USAGE
     )
     assert "i/n" in bad.getvalue()
+    other = ["fingerprint", str(corpus), "--out", str(out_dir), "--kind", "other"]
+    assert main(other, err=bad) == EXIT_USAGE
+    assert "documents and pictures" in bad.getvalue()
 
 
 def test_a_failed_shard_leaves_nothing_readable(corpus: Path, tmp_path: Path) -> None:

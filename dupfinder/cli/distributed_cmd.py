@@ -161,12 +161,16 @@ def _fingerprint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from dupfinder.distributed import require
 
         require("pyarrow")
-        from dupfinder.distributed.fingerprint_job import Shard, fingerprint_shard
+        from dupfinder.distributed.fingerprint_job import (
+            Shard,
+            fingerprint_shard,
+            stored_options,
+        )
     except ImportError as exc:
         return _missing("fingerprint", err, exc)
     try:
         shard = Shard.parse(args.shard)
-        options = scan_cmd.options_from_args(args)
+        options = stored_options(scan_cmd.options_from_args(args))
     except ValueError as exc:
         err.write(f"dupfinder fingerprint: error: {exc}\n")
         return EXIT_USAGE

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dupfinder.core.columns import FileColumns
@@ -28,7 +28,7 @@ from dupfinder.core.walk import WalkReport, walk, walk_listed
 from dupfinder.distributed.schema import StoreMeta
 from dupfinder.distributed.store import ShardWriter
 
-__all__ = ["CHUNK_FILES", "Shard", "ShardReport", "fingerprint_shard"]
+__all__ = ["CHUNK_FILES", "Shard", "ShardReport", "fingerprint_shard", "stored_options"]
 
 #: Files fingerprinted and written per step (a Parquet row group each).
 CHUNK_FILES = 20_000
@@ -85,6 +85,14 @@ def _entries(
             yield entry
 
 
+def stored_options(options: ScanOptions) -> ScanOptions:
+    """The scan options a shard is made with: documents and pictures only, as a scan without
+    its byte-identical pass lists them (other files have no fingerprint to store)."""
+    if not options.kinds & FINGERPRINTED_KINDS:
+        raise ValueError("only documents and pictures have fingerprints (--kind text or image)")
+    return replace(options, identical=False)
+
+
 def fingerprint_shard(
     options: ScanOptions,
     out_dir: Path,
@@ -94,6 +102,7 @@ def fingerprint_shard(
     cancel: threading.Event | None = None,
 ) -> ShardReport:
     """Fingerprint this shard's files (of ``listed`` paths, or under ``options.roots``)."""
+    options = stored_options(options)
     cancel = cancel if cancel is not None else threading.Event()
     meta = StoreMeta(
         algorithms={

@@ -30,8 +30,10 @@ I64Array = npt.NDArray[np.int64]
 
 _BITS = 64
 
-# Distributed cost per table entry (a shuffle: serialise, send, receive, sort) and per random
-# candidate pair verified, in nanoseconds; from bench/bench_distributed.py on 2 local workers.
+# Distributed costs in nanoseconds: per table (a shuffle's set-up and barrier, whatever its
+# size), per table entry (serialise, send, receive, sort) and per random candidate pair
+# verified; from bench/bench_distributed.py on 2 local workers.
+_NS_TABLE = 2e9
 _NS_SHUFFLE_ENTRY = 400.0
 _NS_CANDIDATE = 30.0
 
@@ -85,8 +87,9 @@ class TableLayout:
 
 
 def choose_blocks(n: int, k: int) -> int:
-    """Blocks for ``n`` fingerprints at radius ``k``: each table costs a shuffle of every
-    fingerprint, and its expected random collisions (n^2 / 2^(key bits + 1)) are verified."""
+    """Blocks for ``n`` fingerprints at radius ``k``: each table costs a shuffle (a fixed part
+    and one per fingerprint), and its expected random collisions (n^2 / 2^(key bits + 1)) are
+    verified."""
     if k == 0:
         return 1
 
@@ -94,7 +97,7 @@ def choose_blocks(n: int, k: int) -> int:
         tables = math.comb(blocks, k)
         key_bits = _BITS * (blocks - k) / blocks
         candidates = n * (n - 1) / 2.0 / 2.0**key_bits
-        return tables * (n * _NS_SHUFFLE_ENTRY + candidates * _NS_CANDIDATE)
+        return tables * (_NS_TABLE + n * _NS_SHUFFLE_ENTRY + candidates * _NS_CANDIDATE)
 
     choices = [b for b in range(k + 1, _BITS + 1) if math.comb(b, k) <= MAX_TABLES]
     return min(choices, key=lambda b: (cost(b), math.comb(b, k)))
