@@ -26,7 +26,7 @@ from dupfinder.core.index import all_pairs_with_distances
 from dupfinder.core.model import FileEntry, Grouping, Kind, ScanOptions
 from dupfinder.distributed.fingerprint_job import Shard, fingerprint_shard
 from dupfinder.distributed.groups import read_pairs, result_from_fingerprints, result_from_pairs
-from dupfinder.distributed.layout import TableLayout, choose_blocks, table_pairs
+from dupfinder.distributed.layout import TableLayout, _kernel_layout, choose_blocks, table_pairs
 from dupfinder.distributed.pairs_job import PairsManifest, find_pairs
 from dupfinder.distributed.schema import StoreMeta
 from dupfinder.distributed.store import ShardWriter
@@ -112,17 +112,21 @@ def test_each_table_reports_the_same_pairs_compiled_or_not(
     k: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The compiled kernel and the numpy search agree on which table reports a pair."""
-    from dupfinder.distributed import layout as module
+    from dupfinder.core import index_kernel
 
-    if module._kernel() is None:
-        pytest.skip("no compiled per-table kernel here")
+    if not index_kernel.available():
+        pytest.skip("the compiled kernel does not load here")
     values = np.unique(planted(7, 400, 5, k + 2))
     layout = TableLayout.make(k, choose_blocks(values.size, k))
     compiled = [table_pairs(values, layout, t) for t in range(layout.tables)]
-    monkeypatch.setattr(module, "_kernel", lambda: None)
-    for t, (a, b, d) in enumerate(compiled):
-        want = set(zip(*(x.tolist() for x in table_pairs(values, layout, t)), strict=True))
-        assert set(zip(a.tolist(), b.tolist(), d.tolist(), strict=True)) == want, t
+    monkeypatch.setattr(index_kernel, "available", lambda: False)
+    _kernel_layout.cache_clear()
+    try:
+        for t, (a, b, d) in enumerate(compiled):
+            want = set(zip(*(x.tolist() for x in table_pairs(values, layout, t)), strict=True))
+            assert set(zip(a.tolist(), b.tolist(), d.tolist(), strict=True)) == want, t
+    finally:
+        _kernel_layout.cache_clear()
     assert sum(len(a) for a, _, _ in compiled) == len(expected_pairs(values, k))
 
 

@@ -12,15 +12,14 @@ canonical for ``t``, so the union over tables and partitions is every pair exact
 from __future__ import annotations
 
 import functools
-import importlib
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core import index_kernel
 from dupfinder.core.index import MAX_TABLES, all_pairs_with_distances
 
 __all__ = ["TableLayout", "choose_blocks", "table_pairs"]
@@ -104,28 +103,20 @@ def choose_blocks(n: int, k: int) -> int:
 
 
 @functools.cache
-def _kernel() -> ModuleType | None:
-    """The index's compiled per-table kernel, when this installation has one that loads."""
-    try:
-        module = importlib.import_module("dupfinder.core.index_kernel")
-    except ImportError:
-        return None
-    return module if module.available() else None
+def _kernel_layout(k: int, blocks: int) -> index_kernel.Layout | None:
+    """The index's compiled per-table kernel's tables, when the compiled code loads here."""
+    return index_kernel.make_layout(k, blocks) if index_kernel.available() else None
 
 
 def table_pairs(
     values: U64Array, layout: TableLayout, t: int
 ) -> tuple[I64Array, I64Array, I64Array]:
     """Pairs (i, j, distance), i < j positions in ``values`` (distinct), within ``layout.k`` and
-    canonical for table ``t``: the compiled kernel on this table's share when it loads, else
-    the whole numpy search kept to the pairs this table reports."""
-    kernel = _kernel()
+    canonical for table ``t``: the index's compiled kernel on this table's share when it
+    loads, else the whole numpy search kept to the pairs this table reports."""
+    kernel = _kernel_layout(layout.k, layout.blocks)
     if kernel is not None:
-        rows = (1 << max(1, values.size.bit_length())) - 1
-        found: tuple[I64Array, I64Array, I64Array] = kernel.table_pairs(
-            values, kernel.make_layout(layout.k, layout.blocks, rows), t
-        )
-        return found
+        return index_kernel.table_pairs(values, kernel, t)
     i, d = all_pairs_with_distances(values, layout.k)
     a, b = i[:, 0], i[:, 1]
     keep = layout.canonical(values[a] ^ values[b], t)
