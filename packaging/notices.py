@@ -113,6 +113,9 @@ REVIEWED: dict[str, tuple[str, str]] = {
     },
 }
 
+#: Debian's packages of the interpreter (libpython3.11, libpython3.11-stdlib, ...): PSF-2.0.
+PYTHON_PACKAGES = re.compile(r"^(lib)?python3\.\d+(-minimal|-stdlib)?$")
+
 #: Classifier and free-text licence names as SPDX identifiers.
 NAMES = {
     "mit license": "MIT",
@@ -322,6 +325,8 @@ def collect(sources: Iterable[tuple[str, str]]) -> tuple[list[Component], list[s
                 copyright_file = Path("/usr/share/doc") / package / "copyright"
                 text = _read(copyright_file) if copyright_file.is_file() else ""
                 licence, reason = REVIEWED.get(package, (_debian_licence(text), ""))
+                if PYTHON_PACKAGES.match(package):  # Debian's own python3: the interpreter
+                    licence, reason = "PSF-2.0", "the Python interpreter and its standard library"
                 if not reason and re.search(r"(^|[^a-z])lgpl", licence, re.I):
                     reason = LGPL_REASON
                 version = _dpkg_version(package)

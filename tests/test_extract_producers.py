@@ -71,7 +71,7 @@ def _manual_page() -> bytes:
 
 
 def test_groff_pdf(tmp_path: Path) -> None:
-    _needs("groff")
+    _needs("groff", "gropdf")  # gropdf: groff's PDF device (Debian: groff, not groff-base)
     path = tmp_path / "survey.pdf"
     path.write_bytes(_run(["groff", "-man", "-Tpdf"], tmp_path, _manual_page()))
     text = extract_text(path)

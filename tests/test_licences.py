@@ -114,3 +114,16 @@ def test_every_runtime_dependency_may_ship_under_mit() -> None:
     components, _ = notices.collect(sources)
     assert {c.name for c in components} >= {"numpy", "pillow", "pyside6-essentials", "pi-heif"}
     assert notices.problems(components) == []
+
+
+def test_debians_own_python_is_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    stdlib = "/usr/lib/python3.11/os.py"
+    monkeypatch.setattr(notices, "_python_owners", dict)
+    monkeypatch.setattr(notices, "_dpkg_owners", lambda: {stdlib: "libpython3.11-minimal"})
+    (component,), _ = notices.collect([("os.pyc", stdlib)])
+    assert (component.name, component.origin, component.licence) == (
+        "libpython3.11-minimal",
+        "system",
+        "PSF-2.0",
+    )
+    assert notices.refused(component.licence) is None
