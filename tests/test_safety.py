@@ -28,6 +28,15 @@ from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 from dupfinder.core.report import save_result
 from dupfinder.core.undo import clear_leftovers, undo
 
+HOLD_THE_LOCK = textwrap.dedent(
+    """
+    import time
+    from dupfinder.core.action_lock import hold_action_lock
+    with hold_action_lock():
+        print("held", flush=True)
+        time.sleep(60)
+    """
+)
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike".split()
 
 
@@ -486,3 +495,39 @@ def test_the_app_confirmation_names_files_a_link_would_change(tmp_path: Path) ->
     text = plan_text(compare_link_contents(plan))
     assert "1 of them differ from the kept file" in text
     assert str(edited) in text
+
+
+def test_an_apply_from_the_app_waits_for_another_one_and_says_so(tmp_path: Path) -> None:
+    import threading
+
+    from dupfinder.app.jobs import apply_job
+    from dupfinder.core.errors import ActionBusy
+    from dupfinder.core.model import Progress
+
+    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    for i, f in enumerate(files):
+        f.write_text("same words")
+        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    plan = make_plan(pairs_result([(files[0], files[1])]), {str(files[1])})
+    seen: list[Progress] = []
+    cancel = threading.Event()
+
+    def report(progress: Progress) -> None:
+        seen.append(progress)
+        cancel.set()  # the user presses Cancel while it waits
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(ActionBusy, match="stopped waiting"):
+            apply_job(plan, Journal(tmp_path / "j.jsonl"))(report, cancel)
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert "another dupfinder apply or undo is running" in str(seen[0].current)
+    assert files[1].exists()

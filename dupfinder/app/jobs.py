@@ -21,7 +21,7 @@ from dupfinder.core.decisions import DecisionStore, apply_decisions
 from dupfinder.core.errors import DupfinderError, ResultFormatError
 from dupfinder.core.journal import Journal
 from dupfinder.core.marks import KeepRule, best_member, kept_members, reference_folder
-from dupfinder.core.model import Group, Member, Progress, ScanOptions, ScanResult
+from dupfinder.core.model import Group, Member, Phase, Progress, ScanOptions, ScanResult
 from dupfinder.core.report import write_csv, write_json
 from dupfinder.core.session import LoadedSession, load_session, save_session, without
 from dupfinder.core.undo import UndoReport, undo
@@ -215,16 +215,28 @@ def keep_job(groups: Sequence[tuple[int, Group]], rules: Sequence[KeepRule]) -> 
     return job
 
 
+def _waiting(progress: Callable[[Progress], None]) -> Callable[[str], None]:
+    """Another apply or undo holds the lock: say so where the progress shows (Cancel stops
+    the wait; nothing is changed then)."""
+
+    def tell(message: str) -> None:
+        progress(Progress(Phase.APPLYING, 0, None, message))
+
+    return tell
+
+
 def apply_job(plan: Plan, journal: Journal | None) -> JobFunction:
     def job(progress: Callable[[Progress], None], cancel: threading.Event) -> ApplyReport:
-        return apply(plan, journal=journal, progress=progress, cancel=cancel)
+        wait = _waiting(progress)
+        return apply(plan, journal=journal, progress=progress, cancel=cancel, on_wait=wait)
 
     return job
 
 
 def undo_job(journal: Journal | None, session: str | None) -> JobFunction:
     def job(progress: Callable[[Progress], None], cancel: threading.Event) -> UndoReport:
-        return undo(session, journal=journal, progress=progress, cancel=cancel)
+        wait = _waiting(progress)
+        return undo(session, journal=journal, progress=progress, cancel=cancel, on_wait=wait)
 
     return job
 
