@@ -126,3 +126,17 @@ def test_pairs_reach_the_right_nodes_when_a_fingerprint_has_two() -> None:
         if int(values[i] ^ values[j]).bit_count() <= 1
     }
     assert rows == brute
+
+
+def test_equal_sketch_bands_propose_pairs_beyond_the_radius() -> None:
+    rng = np.random.default_rng(4)
+    sketches = rng.integers(1, 256, size=(4, sketch.BINS), dtype=np.uint8)
+    sketches[1, : verify.BAND_BINS] = sketches[0, : verify.BAND_BINS]  # one band in common
+    sketches[3, : verify.BAND_BINS] = sketches[0, : verify.BAND_BINS]
+    sketches[3, 0] = 0  # an empty bin: that band proposes nothing
+    assert verify.band_pairs(sketches).tolist() == [[0, 1]]
+    values = np.array([0, 2**64 - 1, 0xF0F0, 0x0F0F], dtype=np.uint64)  # far apart
+    found = verify.candidates(values, sketches, 3, bands=True)
+    rows = {tuple(sorted(found.first[p].tolist())) for p in found.pairs}
+    assert rows == {(0, 1)}
+    assert len(verify.candidates(values, sketches, 3).pairs) == 0

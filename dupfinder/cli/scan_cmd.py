@@ -224,6 +224,13 @@ def add_file_options(parser: argparse.ArgumentParser) -> None:
         "--min-size", type=_size, default=1, metavar="BYTES", help="skip smaller files (1, 10K, 2M)"
     )
     parser.add_argument("--max-size", type=_size, default=None, metavar="BYTES")
+    parser.add_argument(
+        "--reference",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of originals (repeatable): its files are suggested as the ones to keep",
+    )
     parser.add_argument("--hidden", action="store_true", help="include hidden files and folders")
     parser.add_argument(
         "--follow-symlinks", action="store_true", help="follow symbolic links (loops are detected)"
@@ -279,6 +286,7 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
             include_hidden=args.hidden,
             follow_symlinks=args.follow_symlinks,
             image_invariance=args.mirror_rotate,
+            references=tuple(Path(p) for p in args.reference),
             use_cache=not args.no_cache,
             cache_dir=Path(args.cache_dir) if args.cache_dir else None,
         )

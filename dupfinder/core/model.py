@@ -288,6 +288,8 @@ class ScanOptions:
     follow_symlinks: bool = False
     image_invariance: bool = False
     text_similarity: float = DEFAULT_TEXT_SIMILARITY
+    #: Folders whose files are preferred as the representative (the suggested keeper).
+    references: tuple[Path, ...] = ()
     text_grouping: Grouping = Grouping.STAR
     image_grouping: Grouping = Grouping.STAR
     jobs: int = field(default_factory=_default_jobs)

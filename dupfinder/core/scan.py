@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import os
 import sys
 import threading
 import time
@@ -33,6 +34,7 @@ from dupfinder.core.fingerprint import (
 )
 from dupfinder.core.identical import IdenticalReport, find_identical
 from dupfinder.core.identical_groups import copies_of, merge
+from dupfinder.core.keeper import keeper_key
 from dupfinder.core.library import Library
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
@@ -371,25 +373,33 @@ def _crashed(task: Task) -> Outcome:
     return Outcome(task.row, error="the file crashed its reader; skipped", code="crashed")
 
 
-class _PreferenceKeys(Sequence[tuple[int, int, str]]):
-    """Tie-break key of each compared file, computed only for the rows clustering asks about.
+class _KeeperKeys(Sequence[tuple[int, int, int, int, int, int, str]]):
+    """The keeper key (``dupfinder.core.keeper``) of each compared file, computed only for
+    the rows clustering asks about."""
 
-    Among equally connected files the representative is the most complete copy: most
-    pixels, then largest, then the first path.
-    """
-
-    def __init__(self, files: FileColumns, outcomes: OutcomeColumns, rows: list[int]) -> None:
+    def __init__(
+        self,
+        files: FileColumns,
+        outcomes: OutcomeColumns,
+        rows: list[int],
+        references: tuple[str, ...],
+    ) -> None:
         self._files = files
         self._outcomes = outcomes
         self._rows = rows
+        self._references = references
 
     def __len__(self) -> int:
         return len(self._rows)
 
-    def __getitem__(self, local: int) -> tuple[int, int, str]:  # type: ignore[override]
+    def __getitem__(  # type: ignore[override]
+        self, local: int
+    ) -> tuple[int, int, int, int, int, int, str]:
         row = self._rows[local]
         key = self._files.key(row)
-        return (-self._outcomes.pixels(row), -key.size, key.path)
+        return keeper_key(
+            key.path, key.size, key.mtime_ns, self._outcomes.pixels(row), self._references
+        )
 
 
 def _check(kind: Kind, options: ScanOptions) -> tuple[int, Similarity | None, float]:
@@ -409,6 +419,7 @@ def _compare(
     """Index each kind on its own, verify the pairs it proposes, and group them."""
     groups: list[Group] = []
     total_pairs = 0
+    references = tuple(os.path.realpath(folder) for folder in options.references)
     kinds = sorted(files.kinds_present())
     for step, kind in enumerate(kinds):
         sample(Progress(Phase.COMPARING, step, len(kinds)), force=True)
@@ -424,12 +435,19 @@ def _compare(
         width, measure, threshold = _check(kind, options)
         sketches = outcomes.sketches(rows, width)
         finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
-        found = verify.candidates(values, sketches, options.threshold(kind), variants, finder)
+        found = verify.candidates(
+            values,
+            sketches,
+            options.threshold(kind),
+            variants,
+            finder,
+            bands=kind is Kind.TEXT,
+        )
         pairs = found.pairs
         if measure is not None:
             pairs, _ = verify.verified(found, sketches, threshold, measure)
         total_pairs += len(pairs)
-        keys = _PreferenceKeys(files, outcomes, row_list)
+        keys = _KeeperKeys(files, outcomes, row_list, references)
         for local_rows in cluster_nodes(found.inverse, pairs, keys, options.grouping(kind)):
             local = np.asarray(local_rows, dtype=np.int64)
             distances = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
