@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import glob
+import itertools
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dupfinder.core import scan, sketch, textsim, verify
 from dupfinder.core.model import Fingerprint, Group, Grouping, Kind, Member, ScanOptions
@@ -140,3 +143,12 @@ def test_equal_sketch_bands_propose_pairs_beyond_the_radius() -> None:
     rows = {tuple(sorted(found.first[p].tolist())) for p in found.pairs}
     assert rows == {(0, 1)}
     assert len(verify.candidates(values, sketches, 3).pairs) == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=4), max_size=30))
+def test_equal_keys_give_every_pair_once(keys: list[int]) -> None:
+    pairs = verify._equal_runs(np.array(keys, dtype=np.uint64), np.arange(len(keys)))
+    got = sorted(tuple(sorted(p)) for p in pairs.tolist())
+    want = [(i, j) for i, j in itertools.combinations(range(len(keys)), 2) if keys[i] == keys[j]]
+    assert got == want

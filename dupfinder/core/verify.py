@@ -95,17 +95,22 @@ def _expand(value_pairs: I64, node_value: I64, n_values: int) -> I64:
 
 
 def _equal_runs(keys: npt.NDArray[np.uint64], ids: I64) -> I64:
-    """Every pair of ``ids`` whose ``keys`` are equal (one vectorised pass per distance)."""
+    """Every pair of ``ids`` whose ``keys`` are equal; work in proportion to the pairs."""
     order = np.argsort(keys, kind="stable")
     keys, ids = keys[order], ids[order]
+    n = len(keys)
+    cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [n]])
+    run_end = np.repeat(ends, ends - starts)
+    position = np.arange(n)
+    active = position[run_end - position > 1]
     out = []
     step = 1
-    while step < len(keys):
-        same = np.flatnonzero(keys[:-step] == keys[step:])
-        if len(same) == 0:
-            break
-        out.append(np.stack([ids[same], ids[same + step]], axis=1))
+    while active.size:
+        out.append(np.stack([ids[active], ids[active + step]], axis=1))
         step += 1
+        active = active[run_end[active] - active > step]
     return np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
 
 
