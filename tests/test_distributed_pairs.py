@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import logging
 import os
 import signal
@@ -19,6 +21,7 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
+from dupfinder.cli import EXIT_OK, main
 from dupfinder.core import scan
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprint import Outcome
@@ -231,3 +234,27 @@ def test_a_killed_worker_changes_nothing(tmp_path: Path) -> None:
 
 def _tasks_done(dask_scheduler: distributed.Scheduler) -> int:
     return sum(1 for task in dask_scheduler.tasks.values() if task.state == "memory")
+
+
+def test_the_commands_run_the_whole_job(tmp_path: Path) -> None:
+    """fingerprint, pairs (its own local cluster, task shuffle), groups: scan's JSON."""
+    corpus = near_duplicate_corpus(tmp_path / "corpus")
+    fp, pairs = str(tmp_path / "fp"), str(tmp_path / "pairs")
+    assert main(["fingerprint", str(corpus), "--out", fp, "--no-cache", "-j", "1"]) == EXIT_OK
+    err = io.StringIO()
+    job = ["pairs", fp, "--out", pairs, "--workers", "1", "--shuffle", "tasks"]
+    assert main(job, err=err) == EXIT_OK, err.getvalue()
+    assert "text: " in err.getvalue()
+    assert "pairs written to" in err.getvalue()
+    spread, alone, scanned = io.StringIO(), io.StringIO(), io.StringIO()
+    assert main(["groups", fp, "--pairs", pairs, "--format", "json"], spread) == EXIT_OK
+    assert main(["groups", fp, "--format", "json"], alone) == EXIT_OK
+    assert (
+        main(["scan", str(corpus), "--no-identical", "--no-cache", "--format", "json"], scanned)
+        == EXIT_OK
+    )
+    want = json.loads(scanned.getvalue())
+    for got in (json.loads(spread.getvalue()), json.loads(alone.getvalue())):
+        assert got["groups"] == want["groups"]
+        assert got["errors"] == want["errors"]
+    assert want["groups"]

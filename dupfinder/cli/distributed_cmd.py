@@ -81,7 +81,7 @@ def register(commands: Any) -> None:
     )
     pairs.add_argument(
         "--shuffle",
-        choices=("p2p", "tasks"),
+        choices=("p2p", "tasks"),  # ShuffleMethod (not imported: it needs the extra)
         default=None,
         help="Dask shuffle method (default: Dask's choice, p2p on a cluster)",
     )
@@ -243,7 +243,7 @@ def _pairs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from dupfinder.distributed import require
 
         require("pyarrow", "dask.dataframe", "distributed")
-        from dupfinder.distributed.pairs_job import find_pairs
+        from dupfinder.distributed.pairs_job import ShuffleMethod, find_pairs
     except ImportError as exc:
         return _missing("pairs", err, exc)
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
@@ -256,7 +256,7 @@ def _pairs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 threads=threads,
                 blocks=args.blocks,
                 partitions=args.partitions,
-                shuffle=args.shuffle,
+                shuffle=ShuffleMethod(args.shuffle) if args.shuffle else None,
             )
     except (OSError, DupfinderError) as exc:
         err.write(f"dupfinder pairs: {exc}\n")

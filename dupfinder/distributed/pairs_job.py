@@ -13,8 +13,10 @@ fingerprint several files share) and ``OUT/manifest.json``, written last.
 
 from __future__ import annotations
 
+import enum
 import json
 import math
+import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -35,7 +37,14 @@ from dupfinder.distributed.layout import TableLayout, choose_blocks, table_pairs
 from dupfinder.distributed.schema import PAIRS_SCHEMA, SCHEMA_VERSION
 from dupfinder.distributed.store import shard_files, store_meta
 
-__all__ = ["MANIFEST", "ROWS_PER_PARTITION", "KindPlan", "PairsManifest", "find_pairs"]
+__all__ = [
+    "MANIFEST",
+    "ROWS_PER_PARTITION",
+    "KindPlan",
+    "PairsManifest",
+    "ShuffleMethod",
+    "find_pairs",
+]
 
 MANIFEST = "manifest.json"
 #: Fingerprints per partition of a table (about 32 MB of keyed values in pandas).
@@ -51,6 +60,13 @@ _PAIRS_META = pd.DataFrame(
 _KEYED_META = pd.DataFrame(
     {"value": pd.Series([], dtype=np.uint64), "key": pd.Series([], dtype=np.uint64)}
 )
+
+
+class ShuffleMethod(enum.StrEnum):
+    """How Dask moves a table's fingerprints to their partitions."""
+
+    P2P = "p2p"  # peer to peer through the workers' disks: scales to large tables
+    TASKS = "tasks"  # as ordinary tasks: no extra machinery, for small jobs
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +165,7 @@ def find_pairs(
     threads: int,
     blocks: int | None = None,
     partitions: int | None = None,
-    shuffle: str | None = None,
+    shuffle: ShuffleMethod | None = None,
 ) -> PairsManifest:
     """Find the pairs of the stored fingerprints on the current Dask client's cluster.
 
@@ -174,14 +190,16 @@ def find_pairs(
         layout = TableLayout.make(k, blocks or choose_blocks(n, k))
         count = partitions or default_partitions(n, threads)
         plans[str(kind)] = KindPlan(k, n, layout.blocks, layout.tables, count)
-        if n == 0:
+        if n == 0:  # nothing to pair: no stale pairs of an earlier run either
+            shutil.rmtree(out_dir / f"kind={kind}", ignore_errors=True)
             continue
         found = []
         for t in range(layout.tables):
             keyed = dd.from_map(
                 _read_keyed, pieces, kind=kind, layout=layout, t=t, meta=_KEYED_META
             )
-            shuffled = keyed.shuffle("key", npartitions=count, shuffle_method=shuffle)
+            method = None if shuffle is None else str(shuffle)
+            shuffled = keyed.shuffle("key", npartitions=count, shuffle_method=method)
             found.append(shuffled.map_partitions(_partition_pairs, layout, t, meta=_PAIRS_META))
         writes.append(
             dd.concat(found).to_parquet(
