@@ -107,8 +107,8 @@ def test_a_file_that_changes_between_the_reads_is_left_out(
     paths = [_write(tmp_path / name, data) for name in ("a", "b", "c")]
     first_read = identical._first_read
 
-    def then_replace(path: str, size: int) -> identical._Read:
-        read = first_read(path, size)
+    def then_replace(path: str, size: int, identity: tuple[int, int] | None) -> identical._Read:
+        read = first_read(path, size, identity)
         if path.endswith("c"):  # replaced by another file of the same size
             Path(path + ".new").write_bytes(data)
             os.replace(path + ".new", path)
@@ -144,3 +144,15 @@ def test_progress_counts_every_read_and_cancel_stops(tmp_path: Path) -> None:
 def test_threads_must_be_positive() -> None:
     with pytest.raises(ValueError, match="threads"):
         find_identical([], [], [], threads=0)
+
+
+def test_a_digest_store_needs_the_walks_identities() -> None:
+    class Store:
+        def lookup(self, whole: bool, rows: list[int]) -> dict[int, bytes]:
+            return {}
+
+        def store(self, whole: bool, digests: dict[int, bytes]) -> None:
+            return None
+
+    with pytest.raises(ValueError, match="identities"):
+        find_identical([], [], [], store=Store())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -199,3 +200,46 @@ def test_exact_only_fingerprints_nothing_and_names_kinds_by_suffix(
     err = io.StringIO()
     assert main(["scan", str(mixed), "--exact-only", "--no-identical"], io.StringIO(), err) == 2
     assert "nothing to look for" in err.getvalue()
+
+
+def test_a_rescan_reads_only_files_that_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dupfinder.core import identical
+
+    root = tmp_path / "files"
+    root.mkdir()
+    big = os.urandom(200_000)  # read in two steps: head and tail, then whole
+    for name in ("a.iso", "b.iso", "c.iso"):
+        (root / name).write_bytes(big)
+    for name in ("x.bin", "y.bin"):
+        (root / name).write_bytes(b"small and the same")
+    reads: list[str] = []
+    first, whole = identical._first_read, identical._full_read
+    monkeypatch.setattr(
+        identical, "_first_read", lambda path, *a: reads.append(path) or first(path, *a)
+    )
+    monkeypatch.setattr(
+        identical, "_full_read", lambda path, *a: reads.append(path) or whole(path, *a)
+    )
+    options = _options(root, tmp_path, kinds=frozenset({Kind.OTHER}))
+    before = _groups(scan.run(options), root)
+    assert before == [
+        (Kind.OTHER, True, ["a.iso", "b.iso", "c.iso"]),
+        (Kind.OTHER, True, ["x.bin", "y.bin"]),
+    ]
+    assert len(reads) == 3 + 3 + 2
+    reads.clear()
+    assert _groups(scan.run(options), root) == before
+    assert reads == []  # every digest came from the cache
+    changed = bytearray(big)
+    changed[100_000] ^= 1  # same size, same head and tail, other bytes
+    (root / "c.iso").write_bytes(bytes(changed))
+    assert _groups(scan.run(options), root) == [
+        (Kind.OTHER, True, ["a.iso", "b.iso"]),
+        (Kind.OTHER, True, ["x.bin", "y.bin"]),
+    ]
+    assert sorted(os.path.basename(p) for p in reads) == ["c.iso", "c.iso"]
+    reads.clear()
+    scan.run(dataclasses.replace(options, use_cache=False))
+    assert len(reads) == 3 + 3 + 2  # without the cache every candidate is read again

@@ -75,6 +75,13 @@ class FileColumns:
     def sizes(self) -> npt.NDArray[np.int64]:
         return np.frombuffer(self._sizes, dtype=np.int64)
 
+    @property
+    def identities(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        """(devices, inodes) by row."""
+        return np.frombuffer(self._devs, dtype=np.uint64), np.frombuffer(
+            self._inos, dtype=np.uint64
+        )
+
     def key(self, row: int) -> CacheKey:
         """What the cache keys a fingerprint by (see ``CacheKey``)."""
         return CacheKey(

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +31,7 @@ from dupfinder.core.walk import describe_os_error
 
 __all__ = [
     "DIGEST_BYTES",
+    "DigestStore",
     "IdenticalReport",
     "IdenticalSet",
     "ReadProblem",
@@ -82,7 +84,19 @@ class IdenticalReport:
     problems: list[ReadProblem] = field(default_factory=list)
     files_read: int = 0
     bytes_read: int = 0
+    files_from_store: int = 0
     cancelled: bool = False
+
+
+class DigestStore(Protocol):
+    """Digests remembered from earlier scans, by row, for files unchanged since.
+
+    ``whole`` False is the first read (head and tail of a large file, all of a small one),
+    True the whole content of a large file."""
+
+    def lookup(self, whole: bool, rows: list[int]) -> dict[int, bytes]: ...
+
+    def store(self, whole: bool, digests: dict[int, bytes]) -> None: ...
 
 
 class _Changed(Exception):
@@ -130,9 +144,9 @@ def _read_exactly(fd: int, count: int) -> bytes:
     return b"".join(parts)
 
 
-def _first_read(path: str, size: int) -> _Read:
+def _first_read(path: str, size: int, identity: tuple[int, int] | None) -> _Read:
     """Head and tail of a large file, or the whole of a small one."""
-    fd, dev, ino = _open_checked(path, size, None)
+    fd, dev, ino = _open_checked(path, size, identity)
     try:
         if size <= SMALL_FILE:
             data = _read_exactly(fd, size)
@@ -175,6 +189,7 @@ class _Candidates:
 
     rows: IntArray
     sizes: IntArray
+    identified: bool = False  # devs and inos are the walk's (else the first read's)
     digests: npt.NDArray[np.uint8] = field(init=False)
     complete: npt.NDArray[np.bool_] = field(init=False)
     devs: npt.NDArray[np.uint64] = field(init=False)
@@ -201,7 +216,7 @@ class _Candidates:
         self.readable[positions] = True
 
     def take(self, positions: IntArray) -> _Candidates:
-        taken = _Candidates(self.rows[positions], self.sizes[positions])
+        taken = _Candidates(self.rows[positions], self.sizes[positions], True)
         taken.devs = self.devs[positions]
         taken.inos = self.inos[positions]
         return taken
@@ -268,19 +283,48 @@ class _Reader:
         progress: ProgressSink,
         cancel: threading.Event,
         report: IdenticalReport,
+        store: DigestStore | None,
     ) -> None:
         self._paths = paths
         self._threads = threads
         self._progress = progress
         self._cancel = cancel
         self._report = report
+        self._store = store
+        self._fresh: dict[int, bytes] = {}
         self.done = 0
         self.total = 0
 
     def run(self, found: _Candidates, positions: IntArray, whole: bool) -> None:
-        """Read ``positions`` of ``found`` (first read, or whole when ``whole``) into it."""
+        """Read ``positions`` of ``found`` (first read, or whole when ``whole``) into it;
+        digests the store remembers are taken from it instead, and new ones go back."""
         self.total += len(positions)
+        if self._store is not None:
+            positions = self._remembered(self._store, found, positions, whole)
         self._progress(self.done, self.total, None)
+        self._fresh = {}
+        self._read(found, positions, whole)
+        if self._store is not None and not self._cancel.is_set():
+            self._store.store(whole, self._fresh)
+
+    def _remembered(
+        self, store: DigestStore, found: _Candidates, positions: IntArray, whole: bool
+    ) -> IntArray:
+        """Fill in what the store knows; returns the positions still to read."""
+        known = store.lookup(whole, found.rows[positions].tolist())
+        if not known:
+            return positions
+        hit = np.isin(found.rows[positions], np.fromiter(known, dtype=np.int64, count=len(known)))
+        cached = positions[hit]
+        digests = b"".join(known[row] for row in found.rows[cached].tolist())
+        found.digests[cached] = np.frombuffer(digests, dtype=np.uint8).reshape(len(cached), -1)
+        found.complete[cached] = whole | (found.sizes[cached] <= SMALL_FILE)
+        found.readable[cached] = True
+        self.done += len(cached)
+        self._report.files_from_store += len(cached)
+        return positions[~hit]
+
+    def _read(self, found: _Candidates, positions: IntArray, whole: bool) -> None:
         batches = _batches(positions, found.sizes, whole)
         with ThreadPoolExecutor(max_workers=self._threads) as pool:
             inflight: dict[Future[list[tuple[int, _Read | ReadProblem]]], int] = {}
@@ -308,6 +352,7 @@ class _Reader:
                 positions.append(position)
                 reads.append(outcome)
                 self._report.bytes_read += outcome.bytes_read
+                self._fresh[int(found.rows[position])] = outcome.digest
         found.put(positions, reads)
         self._report.files_read += len(reads)
         self.done += len(results)
@@ -323,12 +368,12 @@ class _Reader:
                 break
             row, size = int(found.rows[position]), int(found.sizes[position])
             path = self._paths[row]
+            identity = (int(found.devs[position]), int(found.inos[position]))
             try:
                 if whole:
-                    identity = (int(found.devs[position]), int(found.inos[position]))
                     read = _full_read(path, size, identity, self._cancel)
-                else:
-                    read = _first_read(path, size)
+                else:  # the walk's identity when it is known, else the one found here
+                    read = _first_read(path, size, identity if found.identified else None)
             except _Cancelled:
                 break
             except _Changed:
@@ -349,20 +394,30 @@ def find_identical(
     threads: int = 4,
     progress: ProgressSink | None = None,
     cancel: threading.Event | None = None,
+    identities: tuple[npt.ArrayLike, npt.ArrayLike] | None = None,
+    store: DigestStore | None = None,
 ) -> IdenticalReport:
     """Sets of byte-identical files among ``rows`` (``paths`` and ``sizes`` are indexed by row).
 
-    Sets come in the order of their first row; rows within a set ascend. Empty files are
-    left out (all empty files are alike and nothing is gained by removing them).
+    ``identities`` are the walk's (devices, inodes) by row: reads then check that each file
+    is still the one the walk saw, and a ``store`` of earlier digests can be used (it needs
+    them). Sets come in the order of their first row; rows within a set ascend. Empty files
+    are left out (all empty files are alike and nothing is gained by removing them).
     """
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
+    if store is not None and identities is None:
+        raise ValueError("a digest store needs the walk's identities")
     cancel = cancel if cancel is not None else threading.Event()
     report = IdenticalReport()
-    reader = _Reader(paths, threads, progress or (lambda *_: None), cancel, report)
+    reader = _Reader(paths, threads, progress or (lambda *_: None), cancel, report, store)
     found = _same_size(
         np.asarray(rows, dtype=np.int64).reshape(-1), np.asarray(sizes, dtype=np.int64)
     )
+    if identities is not None:
+        found.identified = True
+        found.devs = np.asarray(identities[0], dtype=np.uint64)[found.rows]
+        found.inos = np.asarray(identities[1], dtype=np.uint64)[found.rows]
     reader.run(found, np.arange(len(found.rows)), whole=False)
     if report.cancelled:
         return report

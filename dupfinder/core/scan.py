@@ -33,6 +33,7 @@ from dupfinder.core.fingerprint import (
     worker_init,
 )
 from dupfinder.core.identical import IdenticalReport, find_identical
+from dupfinder.core.identical_cache import CachedDigests
 from dupfinder.core.identical_groups import copies_of, merge
 from dupfinder.core.keeper import keeper_key
 from dupfinder.core.library import Library
@@ -256,16 +257,23 @@ def _identical(
     if not options.identical:
         return IdenticalReport()
     sample(Progress(Phase.IDENTICAL, 0, None), force=True)
-    found = find_identical(
-        files.rows_in(options.kinds),
-        files.paths,
-        files.sizes,
-        threads=_io_threads(options),
-        progress=lambda done, total, current: sample(
-            Progress(Phase.IDENTICAL, done, total, current)
-        ),
-        cancel=cancel,
-    )
+    cache = FingerprintCache(options.cache_dir) if options.use_cache else None
+    try:
+        found = find_identical(
+            files.rows_in(options.kinds),
+            files.paths,
+            files.sizes,
+            threads=_io_threads(options),
+            progress=lambda done, total, current: sample(
+                Progress(Phase.IDENTICAL, done, total, current)
+            ),
+            cancel=cancel,
+            identities=files.identities,
+            store=CachedDigests(cache, files) if cache is not None else None,
+        )
+    finally:
+        if cache is not None:
+            cache.close()
     sample(Progress(Phase.IDENTICAL, found.files_read, found.files_read), force=True)
     return found
 
