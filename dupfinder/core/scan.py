@@ -7,6 +7,7 @@ set; a cancelled scan returns an empty, flagged result and keeps what it cached.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -107,14 +108,7 @@ def run(
     if cancel.is_set():
         return _cancelled(len(files), started)
 
-    if options.near_duplicates:
-        outcomes, from_cache = _fingerprint_all(files, options, sample, cancel)
-    else:
-        outcomes, from_cache = OutcomeColumns(len(files)), 0
-    if cancel.is_set():
-        return _cancelled(len(files), started, from_cache)
-    _settle_sniffed(files, outcomes)
-    identical = _identical(files, options, sample, cancel)
+    outcomes, from_cache, identical = _read_all(files, options, sample, cancel)
     if cancel.is_set():
         return _cancelled(len(files), started, from_cache)
 
@@ -167,7 +161,8 @@ def fingerprint_files(
     """Fingerprint listed files as a scan does (cache, pool); also (outcomes, cache hits).
     Files sniffed for text that hold none become other files, as in a scan."""
     cancel = cancel if cancel is not None else threading.Event()
-    outcomes, from_cache = _fingerprint_all(files, options, _Sampler(progress), cancel)
+    with _opened_cache(options) as cache:
+        outcomes, from_cache = _fingerprint_all(files, options, _Sampler(progress), cancel, cache)
     _settle_sniffed(files, outcomes)
     return outcomes, from_cache
 
@@ -186,11 +181,39 @@ def group_files(
 _LOOKUP_ROWS = 20_000
 
 
+def _read_all(
+    files: FileColumns, options: ScanOptions, sample: _Sampler, cancel: threading.Event
+) -> tuple[OutcomeColumns, int, IdenticalReport]:
+    """Fingerprints (with how many came from the cache), then byte-identical sets; one cache
+    serves both, so a cache that fails is reported and turned off once."""
+    with _opened_cache(options) as cache:
+        if options.near_duplicates:
+            outcomes, from_cache = _fingerprint_all(files, options, sample, cancel, cache)
+        else:
+            outcomes, from_cache = OutcomeColumns(len(files)), 0
+        if cancel.is_set():
+            return outcomes, from_cache, IdenticalReport(cancelled=True)
+        _settle_sniffed(files, outcomes)
+        return outcomes, from_cache, _identical(files, options, sample, cancel, cache)
+
+
+@contextlib.contextmanager
+def _opened_cache(options: ScanOptions) -> Iterator[FingerprintCache | None]:
+    """The scan's cache (None when it is off), closed however the work ends."""
+    cache = FingerprintCache(options.cache_dir) if options.use_cache else None
+    try:
+        yield cache
+    finally:
+        if cache is not None:
+            cache.close()
+
+
 def _fingerprint_all(
     files: FileColumns,
     options: ScanOptions,
     sample: _Sampler,
     cancel: threading.Event,
+    cache: FingerprintCache | None,
 ) -> tuple[OutcomeColumns, int]:
     """Outcomes for every file: from the cache where it is fresh, else computed."""
     outcomes = OutcomeColumns(len(files))
@@ -202,39 +225,34 @@ def _fingerprint_all(
     wanted = np.zeros(len(files), dtype=np.bool_)
     wanted[files.rows_in(FINGERPRINTED_KINDS)] = True
     total = int(wanted.sum())
-    cache = FingerprintCache(options.cache_dir) if options.use_cache else None
-    try:
-        from_cache = 0
+    from_cache = 0
+    if cache is not None:
+        for kind, algorithm in algorithms.items():
+            rows = files.rows_of(kind)
+            for start in range(0, len(rows), _LOOKUP_ROWS):
+                chunk = rows[start : start + _LOOKUP_ROWS].tolist()
+                found = cache.lookup(algorithm, [files.key(row) for row in chunk])
+                for position, outcome in found.items():
+                    outcomes.put(chunk[position], outcome)
+                from_cache += len(found)
+    todo = np.flatnonzero(~outcomes.known & wanted)
+    done = from_cache
+    sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
+    for batch in _outcomes(_Tasks(files, todo), options, cancel):
+        for outcome in batch:
+            outcomes.put(outcome.row, outcome)
+        done += len(batch)
         if cache is not None:
             for kind, algorithm in algorithms.items():
-                rows = files.rows_of(kind)
-                for start in range(0, len(rows), _LOOKUP_ROWS):
-                    chunk = rows[start : start + _LOOKUP_ROWS].tolist()
-                    found = cache.lookup(algorithm, [files.key(row) for row in chunk])
-                    for position, outcome in found.items():
-                        outcomes.put(chunk[position], outcome)
-                    from_cache += len(found)
-        todo = np.flatnonzero(~outcomes.known & wanted)
-        done = from_cache
+                cache.store(
+                    algorithm,
+                    ((files.key(o.row), o) for o in batch if files.kind(o.row) is kind),
+                )
+        last = files.paths[batch[-1].row] if batch else None
+        sample(Progress(Phase.FINGERPRINTING, done, total, last))
+    if not cancel.is_set():
         sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
-        for batch in _outcomes(_Tasks(files, todo), options, cancel):
-            for outcome in batch:
-                outcomes.put(outcome.row, outcome)
-            done += len(batch)
-            if cache is not None:
-                for kind, algorithm in algorithms.items():
-                    cache.store(
-                        algorithm,
-                        ((files.key(o.row), o) for o in batch if files.kind(o.row) is kind),
-                    )
-            last = files.paths[batch[-1].row] if batch else None
-            sample(Progress(Phase.FINGERPRINTING, done, total, last))
-        if not cancel.is_set():
-            sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
-        return outcomes, from_cache
-    finally:
-        if cache is not None:
-            cache.close()
+    return outcomes, from_cache
 
 
 def _settle_sniffed(files: FileColumns, outcomes: OutcomeColumns) -> None:
@@ -251,29 +269,28 @@ def _io_threads(options: ScanOptions) -> int:
 
 
 def _identical(
-    files: FileColumns, options: ScanOptions, sample: _Sampler, cancel: threading.Event
+    files: FileColumns,
+    options: ScanOptions,
+    sample: _Sampler,
+    cancel: threading.Event,
+    cache: FingerprintCache | None,
 ) -> IdenticalReport:
     """Byte-identical sets among the files of the kinds asked for."""
     if not options.identical:
         return IdenticalReport()
     sample(Progress(Phase.IDENTICAL, 0, None), force=True)
-    cache = FingerprintCache(options.cache_dir) if options.use_cache else None
-    try:
-        found = find_identical(
-            files.rows_in(options.kinds),
-            files.paths,
-            files.sizes,
-            threads=_io_threads(options),
-            progress=lambda done, total, current: sample(
-                Progress(Phase.IDENTICAL, done, total, current)
-            ),
-            cancel=cancel,
-            identities=files.identities,
-            store=CachedDigests(cache, files) if cache is not None else None,
-        )
-    finally:
-        if cache is not None:
-            cache.close()
+    found = find_identical(
+        files.rows_in(options.kinds),
+        files.paths,
+        files.sizes,
+        threads=_io_threads(options),
+        progress=lambda done, total, current: sample(
+            Progress(Phase.IDENTICAL, done, total, current)
+        ),
+        cancel=cancel,
+        identities=files.identities,
+        store=CachedDigests(cache, files) if cache is not None else None,
+    )
     sample(Progress(Phase.IDENTICAL, found.files_read, found.files_read), force=True)
     return found
 
