@@ -531,3 +531,30 @@ def test_an_apply_from_the_app_waits_for_another_one_and_says_so(tmp_path: Path)
         holder.communicate()
     assert "another dupfinder apply or undo is running" in str(seen[0].current)
     assert files[1].exists()
+
+
+def test_byte_identical_files_are_rechecked_by_their_bytes(tmp_path: Path) -> None:
+    """A chmod moves the ctime but not the bytes: still acted on. A rewrite with its old
+    mtime put back: skipped. Files that are neither documents nor pictures included."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    data = bytes(range(256)) * 64
+    for i, name in enumerate(("a.bin", "b.bin", "c.bin", "d.bin")):
+        (folder / name).write_bytes(data if i < 2 else data[::-1])
+        os.utime(folder / name, ns=(10**18 + i, 10**18 + i))
+    code, out, err = cli("scan", str(folder), "--no-cache", "--jobs", "1", "--format", "json")
+    assert code == 0, err
+    saved = tmp_path / "res.json"
+    saved.write_text(out)
+    os.chmod(folder / "b.bin", 0o600)
+    before = (folder / "d.bin").stat()
+    (folder / "d.bin").write_bytes(bytes(len(data)))
+    os.utime(folder / "d.bin", ns=(before.st_atime_ns, before.st_mtime_ns))
+    journal = str(tmp_path / "journal.jsonl")
+    code, _, err = cli(
+        "apply", str(saved), "--keep", "oldest", "--action", "delete", "--yes", "--journal", journal
+    )
+    assert code == 3, err
+    assert not (folder / "b.bin").exists()
+    assert (folder / "d.bin").exists()
+    assert "rewritten" in err

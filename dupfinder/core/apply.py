@@ -30,10 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blake3 import blake3
+
 from dupfinder.core.action_lock import hold_action_lock
 from dupfinder.core.errors import JournalWriteError
 from dupfinder.core.fileops import FileStamp, move_no_overwrite, sha256_file, temporary_name
 from dupfinder.core.fingerprint import Task, fingerprint_file
+from dupfinder.core.identical import DIGEST_BYTES
 from dupfinder.core.journal import FileState, Intent, Journal, JournalSession, SessionKind
 from dupfinder.core.model import ActionKind, Member, Phase, Progress, ProgressCallback, no_progress
 from dupfinder.core.oserrors import os_error_reason
@@ -133,7 +136,7 @@ class _Checker:
     ctime moved (renames, chmod and links move it too), then the fingerprint decides."""
 
     def __init__(self) -> None:
-        self._reread: dict[str, int | None] = {}
+        self._reread: dict[str, int | str | None] = {}
 
     def stamp(self, member: Member, what: str = "") -> FileStamp:
         try:
@@ -153,10 +156,27 @@ class _Checker:
         return stamp
 
     def _same_content(self, member: Member) -> bool:
+        """Byte-identical members compare their content hash; others their fingerprint."""
         if member.path not in self._reread:
-            outcome = fingerprint_file(Task(0, member.path, member.fingerprint.kind))
-            self._reread[member.path] = outcome.value
-        return self._reread[member.path] == member.fingerprint.value
+            if member.content_hash is not None:
+                self._reread[member.path] = _content_hash(member.path)
+            else:
+                outcome = fingerprint_file(Task(0, member.path, member.fingerprint.kind))
+                self._reread[member.path] = outcome.value
+        expected = member.content_hash or member.fingerprint.value
+        return self._reread[member.path] == expected
+
+
+def _content_hash(path: str) -> str | None:
+    """The whole file's BLAKE3 digest as the scan writes it (``Member.content_hash``)."""
+    hasher = blake3()
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                hasher.update(chunk)
+    except OSError:
+        return None
+    return hasher.digest(DIGEST_BYTES).hex()
 
 
 class _Applier:
