@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from index_oracle import brute_pairs, flip_bits, planted
+from index_oracle import brute_pairs, brute_query, flip_bits, planted
 
 from dupfinder.core import index_kernel
 from dupfinder.core.index import Engine, all_pairs_with_distances, choose_blocks
@@ -193,3 +193,30 @@ def test_without_numba_the_index_falls_back_and_says_so_once(
         monkeypatch.undo()
         index_kernel._jit.cache_clear()
     assert index_kernel.available()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(0, 3000),
+    queries=st.integers(0, 200),
+    k=st.integers(0, 12),
+    blocks=st.integers(1, 13),
+)
+def test_probe_index_finds_every_pair_once(
+    seed: int, n: int, queries: int, k: int, blocks: int
+) -> None:
+    """New fingerprints against known ones, for every block count: brute force's pairs."""
+    x = planted(seed, n, k)
+    rng = np.random.default_rng(seed)
+    near = flip_bits(rng, x[: queries // 2], k // 2) if n else np.empty(0, np.uint64)
+    q = np.concatenate([near, rng.integers(0, 2**64, queries - near.size, dtype=np.uint64)])
+    auto = index_kernel.probe_plan(n, q.size, k)
+    errors = k // blocks
+    key_bits = max(1, min(64 // blocks, 16))
+    plan = index_kernel.ProbePlan(blocks, key_bits, errors, 0.0) if errors <= 3 else auto
+    index = index_kernel.ProbeIndex(x, k, plan)
+    qi, row, d = index.query(q)
+    got = sorted(zip(qi.tolist(), row.tolist(), d.tolist(), strict=True))
+    want_q, want_x, want_d = brute_query(x, q, k)
+    assert got == sorted(zip(want_q.tolist(), want_x.tolist(), want_d.tolist(), strict=True))

@@ -415,3 +415,97 @@ def cross_pairs(
                 found += 1
             lo += 1
     return out[:found].copy()
+
+
+@numba.njit(**_JIT)
+def probe_build(values: Any, shifts: Any, key_bits: int) -> tuple[Any, Any, Any]:
+    """One table per block for probing: ``values`` (and their rows) ordered by counting sort on
+    the ``key_bits`` bits at ``shifts[t]`` (the top bits of block t); returns (starts, sorted
+    values, rows), one line per table. A bucket's values are contiguous: probing reads them
+    in sequence instead of gathering from all over ``values``."""
+    n = values.size
+    tables = shifts.size
+    size = 1 << key_bits
+    mask = np.uint64(size - 1)
+    starts = np.zeros((tables, size + 1), np.int64)
+    rows = np.empty((tables, n), np.uint32)
+    ordered = np.empty((tables, n), np.uint64)
+    for t in range(tables):
+        shift = np.uint64(shifts[t])
+        for i in range(n):
+            starts[t, np.int64((values[i] >> shift) & mask) + 1] += 1
+        for g in range(size):
+            starts[t, g + 1] += starts[t, g]
+        fill = starts[t, :size].copy()
+        for i in range(n):
+            b = np.int64((values[i] >> shift) & mask)
+            rows[t, fill[b]] = i
+            ordered[t, fill[b]] = values[i]
+            fill[b] += 1
+    return starts, ordered, rows
+
+
+@numba.njit(**_JIT)
+def probe_query(
+    queries: Any,
+    starts: Any,
+    ordered: Any,
+    rows: Any,
+    shifts: Any,
+    key_bits: int,
+    errors: int,
+    k: int,
+) -> Any:
+    """Pairs ``(query, row of values, distance)`` within k, each once.
+
+    Pigeonhole over the blocks: two fingerprints within k differ in at most ``errors`` =
+    k // blocks bits of some block, hence of its top ``key_bits``. Each query probes, in each
+    block's table, every key within ``errors`` flips of its own; a pair is reported by the
+    first table where it is within ``errors`` (the others skip it).
+    """
+    tables = shifts.size
+    mask = np.uint64((1 << key_bits) - 1)
+    flips = np.empty(max(errors, 1), np.int64)
+    out = np.empty((1024, 3), np.int64)
+    found = 0
+    for qi in range(queries.size):
+        q = queries[qi]
+        for t in range(tables):
+            key = (q >> np.uint64(shifts[t])) & mask
+            for e in range(errors + 1):
+                # every set of e distinct bit positions, in increasing order
+                for i in range(e):
+                    flips[i] = i
+                while True:
+                    probe = key
+                    for i in range(e):
+                        probe ^= np.uint64(1) << np.uint64(flips[i])
+                    b = np.int64(probe)
+                    for at in range(starts[t, b], starts[t, b + 1]):
+                        x = q ^ ordered[t, at]
+                        d = popcount(x)
+                        if d > k:
+                            continue
+                        first = True
+                        for s in range(t):
+                            if popcount((x >> np.uint64(shifts[s])) & mask) <= errors:
+                                first = False
+                                break
+                        if not first:
+                            continue
+                        if found == out.shape[0]:
+                            out = _grow(out, found + 1)
+                        out[found, 0] = qi
+                        out[found, 1] = np.int64(rows[t, at])
+                        out[found, 2] = d
+                        found += 1
+                    # next combination
+                    i = e - 1
+                    while i >= 0 and flips[i] == key_bits - e + i:
+                        i -= 1
+                    if i < 0:
+                        break
+                    flips[i] += 1
+                    for j in range(i + 1, e):
+                        flips[j] = flips[j - 1] + 1
+    return out[:found].copy()

@@ -3,8 +3,10 @@
 For each kind and radius the library keeps the distinct fingerprints of the last scan and the
 pairs within the radius among them (a pure function of that set of values). A rescan's pairs
 are then the remembered pairs among the values still present, plus the pairs of each new
-value with the kept ones (one streaming pass of the compiled kernel per table,
-``index_kernel.cross_pairs``) and among the new values. Removed or changed files simply drop
+value with the kept ones and among the new values. New values are looked up in a probe
+index of the kept ones (``index_kernel.ProbeIndex``: one table per block, built by counting
+sort, probed with the keys within k // blocks flips), or, when many are new, streamed
+against them table by table (``index_kernel.cross_pairs``). Removed or changed files simply drop
 out: their old values are not in the new set. The full batch search runs instead when it is
 cheaper (many new values, no compiled kernel, or nothing remembered), and its result is
 remembered for next time.
@@ -53,8 +55,10 @@ I64Array = npt.NDArray[np.int64]
 #: Fewest distinct values searched incrementally: below, a batch search takes milliseconds
 #: (and never loads the compiled kernel).
 _INCREMENTAL_MIN = _COMPILED_MIN
-# Cross search cost per table (ns): per known value streamed, per candidate, per new value.
+# Cross search cost per table (ns): per known value streamed, per binary search, per
+# candidate, per new value.
 _NS_STREAM = 3.0
+_NS_SEARCH = 80.0
 _NS_CROSS_CANDIDATE = 1.5
 _NS_NEW = 100.0
 
@@ -75,12 +79,26 @@ def _cross_blocks(new: int, known: int, k: int) -> tuple[int, float]:
         if tables > 2000:
             break
         prefix = 64.0 * (m - k) / m
+        # known values that pass the bitmap of new keys pay a binary search
+        filter_bits = min(22.0, new.bit_length() + 6.0, prefix)
+        passing = min(1.0, new / 2.0**filter_bits)
         per_table = (
-            known * _NS_STREAM + new * known / 2.0**prefix * _NS_CROSS_CANDIDATE + new * _NS_NEW
+            known * (_NS_STREAM + passing * _NS_SEARCH)
+            + new * known / 2.0**prefix * _NS_CROSS_CANDIDATE
+            + new * _NS_NEW
         )
         if tables * per_table < best[1]:
             best = (m, tables * per_table)
     return best
+
+
+def _sorted_unique(values: U64Array) -> U64Array:
+    """``np.unique`` by one sort (numpy's hash-based unique is many times slower on 64-bit
+    values)."""
+    ordered = np.sort(values)
+    if ordered.size < 2:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
 
 class Library:
@@ -156,7 +174,7 @@ class Library:
         if variants and any(variants):
             self.last_mode = "batch"
             return near_pairs(values, k, variants)
-        unique = np.unique(np.asarray(values, dtype=np.uint64))
+        unique = _sorted_unique(np.asarray(values, dtype=np.uint64))
         found = self._incremental(kind, unique, k)
         if found is None:
             self.last_mode = "batch"
@@ -182,8 +200,9 @@ class Library:
         if k == 0:
             return np.empty((0, 2), np.int64)
         blocks, cross_cost = _cross_blocks(new_rows.size, kept_rows.size, k)
+        plan = index_kernel.probe_plan(kept_rows.size, new_rows.size, k)
         batch_blocks = choose_blocks(unique.size, k, engine=Engine.COMPILED)
-        if cross_cost > _pairs_cost(unique.size, k, batch_blocks, compiled=True):
+        if min(cross_cost, plan.cost_ns) > _pairs_cost(unique.size, k, batch_blocks, compiled=True):
             return None
         # remembered pairs whose two values are still present, renumbered
         new_index = np.full(old.values.size, -1, np.int64)
@@ -192,7 +211,11 @@ class Library:
         mapped = mapped[(mapped >= 0).all(axis=1)] if mapped.size else mapped.reshape(0, 2)
         parts = [mapped.reshape(-1, 2)]
         if new_rows.size:
-            ia, ib, _ = kernel.cross_pairs(unique[new_rows], unique[kept_rows], k, blocks)
+            if plan.cost_ns < cross_cost:
+                index = kernel.ProbeIndex(unique[kept_rows], k, plan)
+                ia, ib, _ = index.query(unique[new_rows])
+            else:
+                ia, ib, _ = kernel.cross_pairs(unique[new_rows], unique[kept_rows], k, blocks)
             a, b = new_rows[ia], kept_rows[ib]
             parts.append(np.stack((np.minimum(a, b), np.maximum(a, b)), axis=1))
             among = all_pairs(unique[new_rows], k)
