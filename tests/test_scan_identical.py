@@ -243,3 +243,16 @@ def test_a_rescan_reads_only_files_that_changed(
     reads.clear()
     scan.run(dataclasses.replace(options, use_cache=False))
     assert len(reads) == 3 + 3 + 2  # without the cache every candidate is read again
+
+
+def test_the_summary_counts_files_compared_by_bytes_apart(mixed: Path, tmp_path: Path) -> None:
+    from dupfinder.core.report import summary
+
+    result = scan.run(_options(mixed, tmp_path))
+    # two zips, three flacs, two programs by bytes; three documents, two pictures fingerprinted
+    assert result.stats.files_bytes_only == 7
+    assert "5 fingerprinted, 7 by their bytes only, 0 skipped" in summary(result)
+    exact = scan.run(_options(mixed, tmp_path, near_duplicates=False))
+    assert exact.stats.files_bytes_only == exact.stats.files_seen
+    assert "0 fingerprinted, 12 by their bytes only, 0 skipped" in summary(exact)
+    assert "0 from the cache, 0 read now" in summary(exact)

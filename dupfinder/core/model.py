@@ -244,6 +244,10 @@ class ScanStats:
     files_seen: int = 0
     files_fingerprinted: int = 0
     files_from_cache: int = 0
+    #: Files compared by their bytes only, never fingerprinted (kind other, or all files when
+    #: near duplicates are off); with the fingerprinted and the skipped ones they make up
+    #: ``files_seen``.
+    files_bytes_only: int = 0
     pairs: int = 0
     seconds: float = 0.0
     cancelled: bool = False

@@ -89,6 +89,7 @@ def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -
             "files_seen": result.stats.files_seen,
             "files_fingerprinted": result.stats.files_fingerprinted,
             "files_from_cache": result.stats.files_from_cache,
+            "files_bytes_only": result.stats.files_bytes_only,
             "pairs": result.stats.pairs,
             "seconds": round(result.stats.seconds, 3),
             "cancelled": result.stats.cancelled,
@@ -176,18 +177,21 @@ def format_size(size: float) -> str:
 
 
 def summary(result: ScanResult) -> str:
-    """One line whose counts add up: every file seen was either fingerprinted or skipped
-    (with a problem listed), and its answer came either from the cache or from reading it."""
+    """One line whose counts add up: every file seen was fingerprinted, compared by its bytes
+    only (other files), or skipped (with a problem listed); every fingerprint came either
+    from the cache or from reading the file."""
     stats = result.stats
     found = f"{count(len(result.groups), 'group')} in {count(stats.files_seen, 'file')}"
     if stats.cancelled:
         return f"{found} · cancelled after {stats.seconds:.2f} s"
-    unreadable = stats.files_seen - stats.files_fingerprinted
-    read_now = stats.files_seen - stats.files_from_cache
+    readable = stats.files_seen - stats.files_bytes_only  # those meant to be fingerprinted
+    unreadable = readable - stats.files_fingerprinted
+    read_now = readable - stats.files_from_cache
     others = len(result.errors) - unreadable  # folders that could not be listed, and such
+    by_bytes = f"{stats.files_bytes_only:,} by their bytes only, " if stats.files_bytes_only else ""
     parts = [
         found,
-        f"{stats.files_fingerprinted:,} fingerprinted, {unreadable:,} skipped",
+        f"{stats.files_fingerprinted:,} fingerprinted, {by_bytes}{unreadable:,} skipped",
         f"{stats.files_from_cache:,} from the cache, {read_now:,} read now",
     ]
     if others > 0:

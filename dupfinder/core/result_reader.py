@@ -213,6 +213,7 @@ def result_from_dict(data: Any) -> ScanResult:
         files_seen=s.integer("files_seen", 0),
         files_fingerprinted=s.integer("files_fingerprinted", 0),
         files_from_cache=s.integer("files_from_cache", 0),
+        files_bytes_only=s.integer("files_bytes_only", 0),
         pairs=s.integer("pairs", 0),
         seconds=s.number("seconds", 0.0),
         cancelled=bool(s.data.get("cancelled", False)),

@@ -135,6 +135,7 @@ def run(
         files_seen=len(files),
         files_fingerprinted=outcomes.fingerprinted(),
         files_from_cache=from_cache,
+        files_bytes_only=_bytes_only(files, options),
         pairs=pair_count,
         seconds=time.monotonic() - started,
     )
@@ -253,6 +254,13 @@ def _fingerprint_all(
     if not cancel.is_set():
         sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
     return outcomes, from_cache
+
+
+def _bytes_only(files: FileColumns, options: ScanOptions) -> int:
+    """Files that were never to be fingerprinted: other files, or all without near duplicates."""
+    if not options.near_duplicates:
+        return len(files)
+    return len(files) - len(files.rows_in(FINGERPRINTED_KINDS))
 
 
 def _settle_sniffed(files: FileColumns, outcomes: OutcomeColumns) -> None:
