@@ -6,9 +6,11 @@ step is a method here, so tests drive the app with a fake view and a synchronous
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from dupfinder.app.enabled import Current, Enabled, compute_enabled
@@ -222,6 +224,8 @@ class App:
 
     def scan(self, options: ScanOptions, references: Sequence[str]) -> bool:
         self.references = tuple(references)
+        # the engine suggests a keeper in a reference folder first
+        options = dataclasses.replace(options, references=tuple(Path(r) for r in references))
         job = scan_job(
             options,
             self.references,

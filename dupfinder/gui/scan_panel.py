@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 from dupfinder.app.i18n import translate
 from dupfinder.core.model import (
     DEFAULT_IMAGE_THRESHOLD,
-    DEFAULT_TEXT_THRESHOLD,
+    DEFAULT_TEXT_SIMILARITY,
     HASH_BITS,
     Kind,
     Progress,
@@ -68,6 +68,12 @@ def _kind_choices() -> tuple[tuple[str, frozenset[Kind]], ...]:
 def split_patterns(text: str) -> tuple[str, ...]:
     """``*.pdf; *.docx`` → ('*.pdf', '*.docx'): semicolons, commas and new lines separate."""
     return tuple(p.strip() for p in re.split(r"[;,\n]", text) if p.strip())
+
+
+def shared_text(percent: int) -> str:
+    """What the document threshold means: the share of 3-word runs two texts have in common
+    (the verified similarity, not fingerprint bits)."""
+    return translate("Panel", "≥ {percent}% of the text shared").format(percent=percent)
 
 
 def threshold_text(bits: int) -> str:
@@ -187,16 +193,24 @@ class FolderList(QTreeWidget):
 
 
 class _ThresholdSlider(QWidget):
-    """A slider for a Hamming radius with its meaning spelled out beside it."""
+    """A slider for a threshold with its meaning spelled out beside it (``describe``)."""
 
-    def __init__(self, maximum: int, default: int, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        minimum: int,
+        maximum: int,
+        default: int,
+        describe: Callable[[int], str],
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self._default = default
+        self._describe = describe
         self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(0, maximum)
+        self.slider.setRange(minimum, maximum)
         self.slider.setPageStep(2)
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
-        self.slider.setTickInterval(max(1, maximum // 8))
+        self.slider.setTickInterval(max(1, (maximum - minimum) // 8))
         self.label = QLabel()
         self.label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         layout = QVBoxLayout(self)
@@ -211,7 +225,7 @@ class _ThresholdSlider(QWidget):
     @Slot(int)
     def _update_label(self, value: int) -> None:
         suffix = translate("Panel", " (default)") if value == self._default else ""
-        self.label.setText(threshold_text(value) + suffix)
+        self.label.setText(self._describe(value) + suffix)
 
     def value(self) -> int:
         return self.slider.value()
@@ -270,9 +284,11 @@ class ScanPanel(QWidget):
         self.include.setAccessibleName(translate("Panel", "Include"))
         self.exclude.setAccessibleName(translate("Panel", "Exclude"))
 
-        self.text_threshold = _ThresholdSlider(16, DEFAULT_TEXT_THRESHOLD)
-        self.image_threshold = _ThresholdSlider(24, DEFAULT_IMAGE_THRESHOLD)
-        self.text_threshold.slider.setAccessibleName(translate("Panel", "Document similarity"))
+        self.text_similarity = _ThresholdSlider(
+            50, 100, round(DEFAULT_TEXT_SIMILARITY * 100), shared_text
+        )
+        self.image_threshold = _ThresholdSlider(0, 24, DEFAULT_IMAGE_THRESHOLD, threshold_text)
+        self.text_similarity.slider.setAccessibleName(translate("Panel", "Document similarity"))
         self.image_threshold.slider.setAccessibleName(translate("Panel", "Picture similarity"))
         sensitivity_box = QGroupBox(translate("Panel", "Similarity"))
         sensitivity_box.setToolTip(
@@ -284,7 +300,7 @@ class ScanPanel(QWidget):
         )
         sensitivity = QFormLayout(sensitivity_box)
         sensitivity.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        sensitivity.addRow(translate("Panel", "Documents:"), self.text_threshold)
+        sensitivity.addRow(translate("Panel", "Documents:"), self.text_similarity)
         sensitivity.addRow(translate("Panel", "Pictures:"), self.image_threshold)
 
         self.scan_button = QPushButton(translate("Panel", "Scan"))
@@ -348,7 +364,7 @@ class ScanPanel(QWidget):
         options = ScanOptions(
             roots=tuple(Path(p) for p in folders),
             kinds=self._kinds[self.kinds.currentIndex()][1],
-            text_threshold=self.text_threshold.value(),
+            text_similarity=self.text_similarity.value() / 100,
             image_threshold=self.image_threshold.value(),
             include=split_patterns(self.include.text()),
             exclude=split_patterns(self.exclude.text()),
@@ -377,7 +393,7 @@ class ScanPanel(QWidget):
             include=self.include.text(),
             exclude=self.exclude.text(),
             kinds=self._kinds[self.kinds.currentIndex()][1],
-            text_threshold=self.text_threshold.value(),
+            text_similarity=self.text_similarity.value(),
             image_threshold=self.image_threshold.value(),
             advanced=self.advanced,
         )
@@ -391,7 +407,7 @@ class ScanPanel(QWidget):
         for i, (_, kinds) in enumerate(self._kinds):
             if kinds == state.kinds:
                 self.kinds.setCurrentIndex(i)
-        self.text_threshold.set_value(state.text_threshold)
+        self.text_similarity.set_value(state.text_similarity)
         self.image_threshold.set_value(state.image_threshold)
         self.advanced = state.advanced
         self._update_buttons()

@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, DEFAULT_TEXT_THRESHOLD, Grouping, Kind
+from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, DEFAULT_TEXT_SIMILARITY, Grouping, Kind
 
 __all__ = ["AdvancedSettings", "FolderEntry", "ScanSettings", "Settings"]
 
@@ -33,7 +33,7 @@ class ScanSettings:
     include: str = ""
     exclude: str = ""
     kinds: frozenset[Kind] = field(default_factory=lambda: frozenset({Kind.TEXT, Kind.IMAGE}))
-    text_threshold: int = DEFAULT_TEXT_THRESHOLD
+    text_similarity: int = round(DEFAULT_TEXT_SIMILARITY * 100)  # percent of the text shared
     image_threshold: int = DEFAULT_IMAGE_THRESHOLD
     advanced: AdvancedSettings = field(default_factory=lambda: AdvancedSettings())
 
@@ -112,7 +112,9 @@ class Settings:
             include=str(s.value("scan/include", "")),
             exclude=str(s.value("scan/exclude", "")),
             kinds=kinds or frozenset({Kind.TEXT, Kind.IMAGE}),
-            text_threshold=_as_int(s.value("scan/text_threshold"), DEFAULT_TEXT_THRESHOLD, 0, 32),
+            text_similarity=_as_int(
+                s.value("scan/text_similarity"), round(DEFAULT_TEXT_SIMILARITY * 100), 50, 100
+            ),
             image_threshold=_as_int(
                 s.value("scan/image_threshold"), DEFAULT_IMAGE_THRESHOLD, 0, 32
             ),
@@ -147,7 +149,7 @@ class Settings:
         s.setValue("scan/include", scan.include)
         s.setValue("scan/exclude", scan.exclude)
         s.setValue("scan/kinds", ",".join(sorted(str(k) for k in scan.kinds)))
-        s.setValue("scan/text_threshold", scan.text_threshold)
+        s.setValue("scan/text_similarity", scan.text_similarity)
         s.setValue("scan/image_threshold", scan.image_threshold)
         a = scan.advanced
         for key, value in (

@@ -662,6 +662,10 @@
         <translation>仅图片</translation>
     </message>
     <message>
+        <source>≥ {percent}% of the text shared</source>
+        <translation>≥ {percent}% 的文本相同</translation>
+    </message>
+    <message>
         <source>≥ {similarity} similar (up to %n bit(s) different)</source>
         <translation>相似度 ≥ {similarity}（最多 %n 位不同）</translation>
     </message>

@@ -16,12 +16,12 @@ from PySide6.QtWidgets import QApplication
 
 from dupfinder import __version__
 from dupfinder.app.progress import ProgressEstimate
-from dupfinder.core.model import DEFAULT_TEXT_THRESHOLD, Kind, Phase, Progress
+from dupfinder.core.model import DEFAULT_TEXT_SIMILARITY, Kind, Phase, Progress
 from dupfinder.gui import GuiUnavailable, display_available
 from dupfinder.gui.dialogs import AboutDialog
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import Column
-from dupfinder.gui.scan_panel import split_patterns, threshold_text
+from dupfinder.gui.scan_panel import shared_text, split_patterns, threshold_text
 from dupfinder.gui.settings import FolderEntry, ScanSettings, Settings
 
 
@@ -32,7 +32,7 @@ def test_scan_settings_round_trip(tmp_path: Path) -> None:
         include="*.txt; *.pdf",
         exclude="*/tmp/*",
         kinds=frozenset({Kind.IMAGE}),
-        text_threshold=5,
+        text_similarity=85,
         image_threshold=12,
     )
     Settings(QSettings(str(path), QSettings.Format.IniFormat)).save_scan(state)
@@ -42,7 +42,7 @@ def test_scan_settings_round_trip(tmp_path: Path) -> None:
 
 def test_damaged_settings_fall_back_to_defaults(tmp_path: Path) -> None:
     path = tmp_path / "s.ini"
-    path.write_text("[scan]\ntext_threshold=banana\nimage_threshold=99\nkinds=sound\n")
+    path.write_text("[scan]\ntext_similarity=banana\nimage_threshold=99\nkinds=sound\n")
     loaded = Settings(QSettings(str(path), QSettings.Format.IniFormat)).load_scan()
     assert loaded == ScanSettings()
 
@@ -52,7 +52,7 @@ def test_window_remembers_folders_thresholds_geometry_and_columns(
 ) -> None:
     first = make_window()
     first.panel.folders.add_folder(str(tmp_path), reference=True)
-    first.panel.text_threshold.set_value(6)
+    first.panel.text_similarity.set_value(80)
     first.panel.image_threshold.set_value(14)
     first.panel.include.setText("*.md")
     first.resize(760, 540)  # within the offscreen screen (800x600): restoring clamps to it
@@ -61,7 +61,7 @@ def test_window_remembers_folders_thresholds_geometry_and_columns(
 
     second = make_window()
     assert second.panel.folders.entries() == (FolderEntry(str(tmp_path), True),)
-    assert second.panel.text_threshold.value() == 6
+    assert second.panel.text_similarity.value() == 80
     assert second.panel.image_threshold.value() == 14
     assert second.panel.include.text() == "*.md"
     assert (second.width(), second.height()) == (760, 540)
@@ -70,11 +70,13 @@ def test_window_remembers_folders_thresholds_geometry_and_columns(
 
 def test_threshold_labels_show_bits_and_similarity(window: MainWindow) -> None:
     assert threshold_text(3) == "≥ 95% similar (up to 3 bits different)"
-    window.panel.text_threshold.set_value(DEFAULT_TEXT_THRESHOLD)
-    assert window.panel.text_threshold.label.text().endswith("(default)")
-    other = 5 if DEFAULT_TEXT_THRESHOLD != 5 else 6
-    window.panel.text_threshold.set_value(other)
-    assert window.panel.text_threshold.label.text() == threshold_text(other)
+    assert shared_text(75) == "≥ 75% of the text shared"
+    window.panel.text_similarity.set_value(round(DEFAULT_TEXT_SIMILARITY * 100))
+    assert window.panel.text_similarity.label.text().endswith("(default)")
+    window.panel.text_similarity.set_value(90)
+    assert window.panel.text_similarity.label.text() == shared_text(90)
+    window.panel.add_folders([str(Path.home())])
+    assert window.panel.scan_options().text_similarity == 0.9  # the verified share, not bits
     assert split_patterns("*.pdf; *.docx,*.txt\n") == ("*.pdf", "*.docx", "*.txt")
 
 
