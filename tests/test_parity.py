@@ -73,9 +73,9 @@ def _gui_scan(qtbot: Any, panel: ScanPanel, decisions: DecisionStore) -> ScanRes
 SETTINGS = [
     pytest.param({}, [], id="defaults"),
     pytest.param(
-        {"kinds": 1, "text": 12, "exclude": "drafts"},
-        ["--kind", "text", "--text-bits", "12", "--exclude", "drafts"],
-        id="text-only-wide-radius-excluding-a-folder",
+        {"kinds": 1, "text": 60, "exclude": "drafts"},
+        ["--kind", "text", "--text-threshold", "60", "--exclude", "drafts"],
+        id="text-only-looser-share-excluding-a-folder",
     ),
     pytest.param(
         {"kinds": 2, "image": 4, "include": "*.png; *.jpg"},
@@ -95,7 +95,7 @@ def test_cli_and_app_find_identical_groups(
     qtbot.addWidget(panel)
     panel.add_folders([str(root)])
     panel.kinds.setCurrentIndex(widgets.get("kinds", 0))
-    panel.text_threshold.set_value(widgets.get("text", panel.text_threshold.value()))
+    panel.text_similarity.set_value(widgets.get("text", panel.text_similarity.value()))
     panel.image_threshold.set_value(widgets.get("image", panel.image_threshold.value()))
     panel.include.setText(widgets.get("include", ""))
     panel.exclude.setText(widgets.get("exclude", ""))
