@@ -220,3 +220,15 @@ def test_probe_index_finds_every_pair_once(
     got = sorted(zip(qi.tolist(), row.tolist(), d.tolist(), strict=True))
     want_q, want_x, want_d = brute_query(x, q, k)
     assert got == sorted(zip(want_q.tolist(), want_x.tolist(), want_d.tolist(), strict=True))
+
+
+@pytest.mark.parametrize(("setting", "loads"), [("compiled", True), ("numpy", False)])
+def test_environment_chooses_the_engine(
+    monkeypatch: pytest.MonkeyPatch, setting: str, loads: bool
+) -> None:
+    from dupfinder.core import index
+
+    monkeypatch.setenv(index.ENGINE_VARIABLE, setting)
+    assert (index._compiled(Engine.AUTO, 10) is not None) is loads
+    assert (index._compiled(Engine.AUTO, 10**6) is not None) is loads
+    assert index._compiled(Engine.NUMPY, 10**6) is None  # an explicit engine wins

@@ -24,6 +24,7 @@ import enum
 import functools
 import math
 import numbers
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -100,10 +101,18 @@ class Engine(enum.Enum):
     COMPILED = "compiled"  #: the compiled kernel; an error when numba cannot be loaded
 
 
+#: Environment variable that replaces AUTO: ``numpy`` (never load numba) or ``compiled``
+#: (at every size: how a bundle's smoke test reaches the kernel on a small folder).
+ENGINE_VARIABLE = "DUPFINDER_INDEX"
+
+
 def _compiled(engine: Engine, n: int) -> ModuleType | None:
     """The kernel module for ``engine`` and n fingerprints, or None for the numpy path."""
     if not isinstance(engine, Engine):
         raise TypeError(f"engine must be an Engine, got {type(engine).__name__}")
+    if engine is Engine.AUTO and os.environ.get(ENGINE_VARIABLE) in ("numpy", "compiled"):
+        engine = Engine(os.environ[ENGINE_VARIABLE])
+        n = max(n, _COMPILED_MIN)
     if engine is Engine.NUMPY or (engine is Engine.AUTO and n < _COMPILED_MIN):
         return None
     from dupfinder.core import index_kernel
