@@ -232,3 +232,18 @@ def test_environment_chooses_the_engine(
     assert (index._compiled(Engine.AUTO, 10) is not None) is loads
     assert (index._compiled(Engine.AUTO, 10**6) is not None) is loads
     assert index._compiled(Engine.NUMPY, 10**6) is None  # an explicit engine wins
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+@pytest.mark.parametrize("k", [3, 8, 12])
+def test_probe_index_with_more_errors_than_key_bits(n: int, k: int) -> None:
+    """Tiny known sets give one- or two-bit keys: probes must stay inside the table."""
+    rng = np.random.default_rng(n * 100 + k)
+    x = rng.integers(0, 2**64, n, dtype=np.uint64)
+    q = np.concatenate([flip_bits(rng, x, min(k, 2)), rng.integers(0, 2**64, 7, dtype=np.uint64)])
+    want_q, want_x, want_d = brute_query(x, q, k)
+    want = sorted(zip(want_q.tolist(), want_x.tolist(), want_d.tolist(), strict=True))
+    # one block keyed by 1 or 2 bits probed with k flips: the case that read past the table
+    for plan in (index_kernel.ProbePlan(1, 1, k, 0.0), index_kernel.ProbePlan(2, 2, k // 2, 0.0)):
+        qi, row, d = index_kernel.ProbeIndex(x, k, plan).query(q)
+        assert sorted(zip(qi.tolist(), row.tolist(), d.tolist(), strict=True)) == want

@@ -465,14 +465,16 @@ def probe_query(
     """
     tables = shifts.size
     mask = np.uint64((1 << key_bits) - 1)
-    flips = np.empty(max(errors, 1), np.int64)
+    flips = np.empty(max(min(errors, key_bits), 1), np.int64)
     out = np.empty((1024, 3), np.int64)
     found = 0
     for qi in range(queries.size):
         q = queries[qi]
         for t in range(tables):
             key = (q >> np.uint64(shifts[t])) & mask
-            for e in range(errors + 1):
+            # more flips than key bits would probe outside the table (every key is reached
+            # with at most key_bits flips anyway)
+            for e in range(min(errors, key_bits) + 1):
                 # every set of e distinct bit positions, in increasing order
                 for i in range(e):
                     flips[i] = i
