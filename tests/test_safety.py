@@ -67,6 +67,15 @@ def member(path: Path, fingerprint: int = 0xABC) -> Member:
     )
 
 
+def two_copies(folder: Path) -> list[Path]:
+    """a.txt (older) and b.txt with the same words."""
+    files = [folder / "a.txt", folder / "b.txt"]
+    for i, f in enumerate(files):
+        f.write_text("same words")
+        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    return files
+
+
 def pairs_result(pairs: list[tuple[Path, Path]]) -> ScanResult:
     return ScanResult(tuple(Group(Kind.TEXT, (member(a), member(b))) for a, b in pairs))
 
@@ -273,10 +282,7 @@ def test_names_that_are_not_utf8_survive_apply_and_undo(tmp_path: Path) -> None:
 def test_damaged_journal_records_are_skipped_with_a_message(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
-    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
-    for i, f in enumerate(files):
-        f.write_text("same words")
-        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    files = two_copies(tmp_path)
     apply(make_plan(pairs_result([(files[0], files[1])]), {str(files[1])}), journal=journal)
     good = path.read_text()
     damaged = [
@@ -400,10 +406,7 @@ def test_trash_and_undo_never_list_the_trash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The cost per file must not grow with the trash: no search of it, ever."""
-    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
-    for i, f in enumerate(files):
-        f.write_text("same words")
-        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    files = two_copies(tmp_path)
 
     def searched(*args: object) -> None:
         raise AssertionError("the trash was searched")
@@ -422,10 +425,7 @@ def test_a_killed_run_leaves_nothing_behind_after_the_next_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Killed between the trash reservation and the rename, or mid-copy of a move."""
-    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
-    for i, f in enumerate(files):
-        f.write_text("same words")
-        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    files = two_copies(tmp_path)
 
     class Killed(BaseException):
         pass
@@ -469,10 +469,7 @@ def test_the_plan_shows_the_move_destination_really_used(tmp_path: Path) -> None
 
 
 def test_marks_spelt_differently_in_a_results_file_still_name_their_files(tmp_path: Path) -> None:
-    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
-    for i, f in enumerate(files):
-        f.write_text("same words")
-        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    files = two_copies(tmp_path)
     saved = tmp_path / "res.json"
     save_result(
         pairs_result([(files[0], files[1])]), saved, extra={"marks": [f"{tmp_path}/./b.txt"]}
@@ -504,10 +501,7 @@ def test_an_apply_from_the_app_waits_for_another_one_and_says_so(tmp_path: Path)
     from dupfinder.core.errors import ActionBusy
     from dupfinder.core.model import Progress
 
-    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
-    for i, f in enumerate(files):
-        f.write_text("same words")
-        os.utime(f, ns=(10**18 + i, 10**18 + i))
+    files = two_copies(tmp_path)
     plan = make_plan(pairs_result([(files[0], files[1])]), {str(files[1])})
     seen: list[Progress] = []
     cancel = threading.Event()
