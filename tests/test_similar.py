@@ -93,3 +93,20 @@ def test_command_line_without_folders_or_scan_is_a_usage_error(tmp_path: Path) -
     code = main(["similar", str(target), "--cache-dir", str(tmp_path / "c")], io.StringIO(), err)
     assert code == 2
     assert "name the folders" in err.getvalue()
+
+
+def test_the_matches_as_a_group_for_a_list_or_a_plan(folder: Path, tmp_path: Path) -> None:
+    result = similar(folder / "beach.png", [folder], options(tmp_path))
+    assert result.group is not None
+    target, match = result.group.members
+    assert (Path(target.path).name, target.similarity, target.distance) == ("beach.png", 1.0, 0)
+    assert match.path == result.matches[0].path
+    assert match.similarity == result.matches[0].similarity
+    info = Path(match.path).stat()
+    assert (match.dev, match.ino, match.size) == (info.st_dev, info.st_ino, info.st_size)
+    assert (match.width, match.height) == (160, 120)
+    assert result.group.kind is Kind.IMAGE
+    alone = similar(folder / "forest.png", [folder], options(tmp_path))
+    assert alone.kind is Kind.IMAGE
+    assert alone.matches == ()
+    assert alone.group is None

@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.fingerprint import Outcome
-from dupfinder.core.model import CacheKey, FileEntry, Kind
+from dupfinder.core.model import CacheKey, FileEntry, Fingerprint, Kind, Member
 
-__all__ = ["FileColumns", "OutcomeColumns"]
+__all__ = ["FileColumns", "OutcomeColumns", "member"]
 
 _KINDS = tuple(Kind)
 _KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
@@ -146,3 +146,29 @@ class OutcomeColumns:
 
     def fingerprinted(self) -> int:
         return int(self.has_value.sum())
+
+
+def member(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    row: int,
+    kind: Kind,
+    distance: int,
+    similarity: float,
+) -> Member:
+    """The group member a result shows for a fingerprinted row."""
+    entry = files.entry(row)
+    return Member(
+        path=entry.path,
+        size=entry.size,
+        mtime_ns=entry.mtime_ns,
+        distance=distance,
+        fingerprint=Fingerprint(kind, int(outcomes.values[row])),
+        width=int(outcomes.widths[row]) or None,
+        height=int(outcomes.heights[row]) or None,
+        dev=entry.dev,
+        ino=entry.ino,
+        ctime_ns=entry.ctime_ns,
+        links=entry.links,
+        similarity=similarity,
+    )

@@ -24,7 +24,7 @@ import numpy as np
 from dupfinder.core import sketch, verify
 from dupfinder.core.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.cluster import cluster_nodes
-from dupfinder.core.columns import FileColumns, OutcomeColumns
+from dupfinder.core.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.fingerprint import (
     NOT_TEXT,
     Outcome,
@@ -40,10 +40,8 @@ from dupfinder.core.keeper import keeper_key
 from dupfinder.core.library import Library
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
-    Fingerprint,
     Group,
     Kind,
-    Member,
     Phase,
     Progress,
     ProgressCallback,
@@ -491,24 +489,10 @@ def _compare(
                 similarities = 1.0 - distances / 64
             members = []
             for position, local_row in enumerate(local.tolist()):
+                similarity = 1.0 if position == 0 else float(similarities[position])
+                distance = int(distances[position])
                 row = row_list[local_row]
-                entry = files.entry(row)
-                members.append(
-                    Member(
-                        path=entry.path,
-                        size=entry.size,
-                        mtime_ns=entry.mtime_ns,
-                        distance=int(distances[position]),
-                        fingerprint=Fingerprint(kind, int(outcomes.values[row])),
-                        width=int(outcomes.widths[row]) or None,
-                        height=int(outcomes.heights[row]) or None,
-                        dev=entry.dev,
-                        ino=entry.ino,
-                        ctime_ns=entry.ctime_ns,
-                        links=entry.links,
-                        similarity=1.0 if position == 0 else float(similarities[position]),
-                    )
-                )
+                members.append(member(files, outcomes, row, kind, distance, similarity))
             representative, *rest = members
             rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
             groups.append(Group(kind, (representative, *rest)))

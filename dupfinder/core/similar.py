@@ -19,10 +19,10 @@ import numpy as np
 
 from dupfinder.core import sketch
 from dupfinder.core.cache import default_cache_dir
-from dupfinder.core.columns import FileColumns
+from dupfinder.core.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.library import Library
-from dupfinder.core.model import Kind, ProgressCallback, ScanError, ScanOptions, no_progress
+from dupfinder.core.model import Group, Kind, ProgressCallback, ScanError, ScanOptions, no_progress
 from dupfinder.core.scan import fingerprint_files
 from dupfinder.core.walk import WalkReport, walk, walk_listed
 
@@ -45,13 +45,18 @@ class Match:
 @dataclass(frozen=True, slots=True)
 class SimilarResult:
     """The target, its kind (None when it could not be fingerprinted), the folders searched,
-    the matches (most similar first) and the files that could not be read."""
+    the matches (most similar first) and the files that could not be read.
+
+    ``group`` holds the target then its matches as a scan's group does (identity, size,
+    dimensions, similarity to the target), ready for a results list or an action plan;
+    None when nothing matched."""
 
     target: str
     kind: Kind | None
     folders: tuple[str, ...]
     matches: tuple[Match, ...]
     errors: tuple[ScanError, ...]
+    group: Group | None = None
 
 
 def similar(
@@ -116,7 +121,26 @@ def similar(
         key=lambda m: (-m.similarity, m.distance, m.path),
     )
     errors.sort(key=lambda e: e.path)
-    return SimilarResult(files.paths[0], kind, _names(roots), tuple(matches), tuple(errors))
+    group = _group(files, outcomes, kind, matches, rows.tolist())
+    return SimilarResult(files.paths[0], kind, _names(roots), tuple(matches), tuple(errors), group)
+
+
+def _group(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    kind: Kind,
+    matches: Sequence[Match],
+    rows: Sequence[int],
+) -> Group | None:
+    """The target (row 0) and its matches (found in ``rows``) as a group, in the matches'
+    order."""
+    if not matches:
+        return None
+    row_of = {files.paths[row]: row for row in rows}
+    found = [
+        member(files, outcomes, row_of[m.path], kind, m.distance, m.similarity) for m in matches
+    ]
+    return Group(kind, (member(files, outcomes, 0, kind, 0, 1.0), *found))
 
 
 def _names(roots: Sequence[Path]) -> tuple[str, ...]:
