@@ -283,15 +283,20 @@ class TextPreview(QWidget):
         self.rendered.emit()
 
     def _scroll_to_first_change(self, diff: TextDiff) -> None:
-        """Bring the first changed row into view, a couple of lines below the top."""
+        """Bring the first changed row into view, a couple of lines below the top; with no
+        change, open both panes at the very top."""
         first = next(
             (n for n, row in enumerate(diff.rows) if row.tag != "equal" and row.changed), None
         )
+        if first is None:
+            # Never through _sync_vertical: what a half-laid-out pane shows at its top (a big
+            # document is laid out bit by bit) may be a row far down.
+            self._both_at_top()
+            QTimer.singleShot(0, lambda: self._both_at_top() if self.last_diff is diff else None)
+            return
         view = self.left.view
-        top = 0.0
-        if first is not None:
-            block = view.document().findBlockByNumber(max(first - 2, 0))
-            top = view.document().documentLayout().blockBoundingRect(block).top()
+        block = view.document().findBlockByNumber(max(first - 2, 0))
+        top = view.document().documentLayout().blockBoundingRect(block).top()
         view.verticalScrollBar().setValue(round(top))
         # An unchanged value emits nothing: bring the right pane along explicitly, or it
         # keeps the place it had in the previous text; again once both new texts are laid out
@@ -299,6 +304,14 @@ class TextPreview(QWidget):
         self.right.view.verticalScrollBar().setValue(0)
         self._sync_vertical(view, self.right.view)
         QTimer.singleShot(0, lambda: self._sync_vertical(view, self.right.view))
+
+    def _both_at_top(self) -> None:
+        self._syncing = True
+        try:
+            for pane in (self.left, self.right):
+                pane.view.verticalScrollBar().setValue(0)
+        finally:
+            self._syncing = False
 
     def _sync_vertical(self, source: QTextBrowser, target: QTextBrowser) -> None:
         """Keep the same row at the top of both panes (rows wrap to different heights)."""

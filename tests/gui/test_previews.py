@@ -18,6 +18,7 @@ from dupfinder.core.model import Kind
 from dupfinder.gui.image_preview import difference_map, load_preview_image
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import MEMBER_ROLE
+from dupfinder.gui.text_preview import TextPreview
 
 
 def find_member(window: MainWindow, path: Path) -> QModelIndex:
@@ -184,21 +185,29 @@ def _top_row(view: object) -> int:
     return view.cursorForPosition(QPoint(0, 0)).block().blockNumber()  # type: ignore[attr-defined]
 
 
-def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: object, tmp_path: Path) -> None:
+def _long_text(paragraphs: int) -> str:
     from gui_helpers import essay
 
-    from dupfinder.gui.text_preview import TextPreview
+    return "\n".join(essay(seed, 60) for seed in range(paragraphs))
 
-    left, right = tmp_path / "a.txt", tmp_path / "b.txt"
-    text = "\n".join(essay(seed, 60) for seed in range(400))
-    left.write_text(text, encoding="utf-8")
-    right.write_text(text.replace("Kitchen", "KITCHEN").replace("river", "lake", 3), "utf-8")
+
+def _shown_preview(qtbot: object, left: Path, right: Path) -> TextPreview:
+    """A text preview on screen, showing ``left`` against ``right``."""
     preview = TextPreview()
     qtbot.addWidget(preview)  # type: ignore[attr-defined]
     preview.resize(900, 300)
     preview.show()
     with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
         preview.show_pair(str(left), str(right))
+    return preview
+
+
+def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: object, tmp_path: Path) -> None:
+    left, right = tmp_path / "a.txt", tmp_path / "b.txt"
+    text = _long_text(400)
+    left.write_text(text, encoding="utf-8")
+    right.write_text(text.replace("Kitchen", "KITCHEN").replace("river", "lake", 3), "utf-8")
+    preview = _shown_preview(qtbot, left, right)
     bar = preview.right.view.verticalScrollBar()
     bar.setValue(bar.maximum() * 2 // 3)  # the user reads far down the right pane
     assert _top_row(preview.left.view) == _top_row(preview.right.view)
@@ -207,4 +216,24 @@ def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: object, tmp_
             preview.ignore_case.toggle()
         qtbot.wait(50)  # type: ignore[attr-defined]
         assert _top_row(preview.left.view) == _top_row(preview.right.view)
+    preview.stop()
+
+
+def test_identical_texts_open_at_the_top_of_both_panes(qtbot: object, tmp_path: Path) -> None:
+    """After reading far down one pair, a pair with no change opens both panes at the top."""
+    text = _long_text(300)
+    changed, same_a, same_b = tmp_path / "changed.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    for path in (same_a, same_b):
+        path.write_text(text, encoding="utf-8")
+    changed.write_text(text.replace("river", "lake"), encoding="utf-8")
+    preview = _shown_preview(qtbot, same_a, changed)
+    preview.right.view.verticalScrollBar().setValue(5000)
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(same_a), str(same_b))
+    assert preview.last_diff is not None
+    assert preview.last_diff.identical
+    bars = (preview.left.view.verticalScrollBar(), preview.right.view.verticalScrollBar())
+    assert [bar.value() for bar in bars] == [0, 0]
+    qtbot.wait(100)  # type: ignore[attr-defined]  # the layout finishes; still at the top
+    assert [bar.value() for bar in bars] == [0, 0]
     preview.stop()
