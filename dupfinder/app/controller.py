@@ -35,9 +35,18 @@ from dupfinder.app.jobs import (
     undo_job,
     with_suffix,
 )
-from dupfinder.app.listing import Listing, PreparedResult, SortKey, group_numbers
+from dupfinder.app.listing import Listing, PreparedResult, SortKey, group_numbers, prepare
 from dupfinder.app.marks import MarkSet
 from dupfinder.app.progress import ProgressEstimate
+from dupfinder.app.similar import (
+    Outcome,
+    ScanView,
+    SimilarFound,
+    SimilarMode,
+    SimilarQuery,
+    outcome_text,
+    similar_job,
+)
 from dupfinder.app.wording import action_done_text, undo_question
 from dupfinder.core import scan
 from dupfinder.core.actions import (
@@ -108,6 +117,8 @@ class App:
         self.references: tuple[str, ...] = ()
         self.estimate = ProgressEstimate()
         self._numbers: dict[str, int] = {}
+        # The list shows files like one file (None: the scan's results).
+        self.similar: SimilarMode | None = None
         self._after_job: list[Callable[[], None]] = []
 
     # --- state -------------------------------------------------------------------------------
@@ -177,9 +188,15 @@ class App:
     def _numbers_for(self, result: ScanResult) -> dict[str, int]:
         return group_numbers(result, self._numbers)
 
-    def _show(self, rescored: Rescored, marks: frozenset[str], keepers: Sequence[str] = ()) -> None:
+    def _show(
+        self,
+        rescored: Rescored,
+        marks: frozenset[str],
+        keepers: Sequence[str] = (),
+        terms: str | None = None,
+    ) -> None:
         self.raw = rescored.raw
-        self.load_prepared(rescored.prepared, marks, keepers)
+        self.load_prepared(rescored.prepared, marks, keepers, terms)
         if rescored.warning:
             self.view.tell(
                 translate("App", "Remembered decisions not applied"),
@@ -192,14 +209,19 @@ class App:
         prepared: PreparedResult,
         marks: frozenset[str] = frozenset(),
         keepers: Sequence[str] = (),
+        terms: str | None = None,
     ) -> None:
-        """Swap in a prepared result (the one model reset per scan)."""
+        """Swap in a prepared result (the one model reset per scan); ``terms`` replace the
+        filter."""
         if self.raw is None:
             self.raw = prepared.result
-        for g, group in enumerate(prepared.result.groups):
-            number = prepared.numbers[g]
-            self._numbers.update((m.path, number) for m in group.members)
+        if self.similar is None:  # a search's one group keeps the scan's numbers as they are
+            for g, group in enumerate(prepared.result.groups):
+                number = prepared.numbers[g]
+                self._numbers.update((m.path, number) for m in group.members)
         self.view.result_about_to_load()
+        if terms is not None:
+            self.listing.set_filter(terms)
         self.listing.load(prepared)
         self.marks.load(prepared.size_of, prepared.group_of, prepared.protected, marks, keepers)
         self.view.result_loaded()
@@ -211,7 +233,7 @@ class App:
             return
         marks = self.marks.paths() if marks is None else marks
         keepers = self.marks.keeper_paths()
-        numbers = self._numbers_for(self.raw)
+        numbers = self._numbers_for(self.raw) if self.similar is None else {}
         job = refresh_job(self.raw, self.references, self.decisions, self.listing.sort, numbers)
 
         def finished(rescored: Rescored) -> None:
@@ -250,7 +272,7 @@ class App:
             self.view.show_message(text)
             return
         self.history.clear()
-        self._show(rescored, frozenset())
+        self._show(rescored, frozenset(), terms=self._close_similar())
         groups, files, reclaim = self.totals()
         found = translate("App", "Found %Ln group(s)", None, groups)
         amount = stats.files_seen
@@ -433,6 +455,8 @@ class App:
         done = frozenset(o.path for o in report.done)
         if done:
             self.history.push(UndoEntry(report.session, kind, before[0], before[1], done))
+            if self.similar is not None:
+                self.similar.gone |= done
             self.raw = without(self.raw or before[0], done)
             marks = self.marks.paths() - done
             self._after_job.append(lambda: self._refresh(marks, action_done_text(report, kind)))
@@ -458,6 +482,8 @@ class App:
             self.view.show_message(report.nothing)
             return
         restored = frozenset(o.path for o in report.restored)
+        if self.similar is not None:
+            self.similar.gone -= restored
         amount = len(report.restored)
         text = translate("App", "Undo: %Ln file(s) put back", None, amount)
         if report.problems:
@@ -560,7 +586,8 @@ class App:
     def _opened(self, payload: tuple[Rescored, LoadedSession]) -> None:
         rescored, loaded = payload
         self.history.clear()
-        self._show(rescored, frozenset(loaded.marks - loaded.missing))
+        marks = frozenset(loaded.marks - loaded.missing)
+        self._show(rescored, marks, terms=self._close_similar())
         groups, files, _ = self.totals()
         text = translate("App", "Opened %Ln group(s)", None, groups)
         text += translate("App", " (%Ln file(s)).", None, files)
@@ -578,6 +605,66 @@ class App:
             )
         self.view.show_message(text)
 
+    # --- files like this one ---------------------------------------------------------------
+
+    def find_similar(self, target: str, folders: Sequence[str], options: ScanOptions) -> bool:
+        """Search ``folders`` (none: the last scan's) for files like ``target``; the list then
+        shows them as one group that keeps ``target``."""
+        query = SimilarQuery(os.path.abspath(target), tuple(folders))
+        job = similar_job(query, options, self.references, self.decisions, self.listing.sort)
+        return self._begin(JobKind.SIMILAR, job, self._found_similar)
+
+    def _found_similar(self, found: SimilarFound) -> None:
+        title, text = outcome_text(found)
+        if found.rescored is None or found.result is None:
+            self.view.show_message(text)
+            if found.outcome is not Outcome.CANCELLED:
+                warning = found.outcome in (Outcome.UNSUPPORTED, Outcome.UNREADABLE)
+                self.view.tell(title, text, warning)
+            return
+        if self.similar is None:
+            terms = " ".join(self.listing.terms)
+            before = ScanView(self.raw, self.marks.paths(), self.marks.keeper_paths(), terms)
+            self.similar = SimilarMode(found.query, found.result, before)
+        else:  # a search from a search: back still leads to the scan
+            self.similar = SimilarMode(
+                found.query, found.result, self.similar.before, self.similar.gone
+            )
+        self.history.clear()
+        self._show(found.rescored, frozenset(), terms="")
+        self.view.show_message(text)
+
+    def leave_similar(self) -> None:
+        """Back to the scan's list, without the files moved or deleted meanwhile."""
+        mode = self.similar
+        if mode is None or self.busy():
+            return
+        before = mode.before
+        text = translate("App", "Back to the scan results.")
+        if before.raw is None:
+            self._close_similar()
+            self.history.clear()
+            self.load_prepared(prepare(ScanResult()), terms=before.terms)
+            self.raw = None
+            self.view.show_message(text)
+            return
+        raw = without(before.raw, mode.gone)
+        numbers = self._numbers_for(raw)
+        job = refresh_job(raw, self.references, self.decisions, self.listing.sort, numbers)
+
+        def finished(rescored: Rescored) -> None:
+            terms = self._close_similar()
+            self.history.clear()
+            self._show(rescored, before.marks - mode.gone, before.keepers, terms)
+            self.view.show_message(text)
+
+        self._begin(JobKind.REFRESH, job, finished)
+
+    def _close_similar(self) -> str | None:
+        """Leave the search's list; the scan's filter to restore (None: none was left)."""
+        mode, self.similar = self.similar, None
+        return mode.before.terms if mode is not None else None
+
 
 def _starting(kind: JobKind) -> str:
     texts = {
@@ -589,5 +676,6 @@ def _starting(kind: JobKind) -> str:
         JobKind.SAVE: translate("App", "Saving…"),
         JobKind.OPEN: translate("App", "Opening…"),
         JobKind.EXPORT: translate("App", "Exporting…"),
+        JobKind.SIMILAR: translate("App", "Looking for similar files…"),
     }
     return texts[kind]

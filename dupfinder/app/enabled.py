@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dupfinder.app.similar import can_search
 from dupfinder.core.model import Member
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ class Enabled:
     open: bool = False
     cancel: bool = False
     decisions: bool = False
+    similar: bool = False  # find files like the current one
+    find_similar: bool = False  # find files like a file to choose
+    back: bool = False  # from files like one file back to the scan's results
 
 
 def compute_enabled(app: App, current: Current) -> Enabled:
@@ -58,4 +62,7 @@ def compute_enabled(app: App, current: Current) -> Enabled:
         open=idle,
         cancel=not idle,
         decisions=idle,
+        similar=idle and can_search(member),
+        find_similar=idle,
+        back=idle and app.similar is not None,
     )

@@ -37,6 +37,7 @@ __all__ = [
     "keep_job",
     "protection",
     "reference_rules",
+    "shown",
     "with_suffix",
 ]
 
@@ -56,6 +57,7 @@ class JobKind(enum.Enum):
     SAVE = "save"
     OPEN = "open"
     EXPORT = "export"
+    SIMILAR = "similar"  # find files like one document or picture
 
 
 class ExportFormat(enum.Enum):
@@ -145,13 +147,14 @@ class Rescored:
     warning: str | None = None
 
 
-def _shown(
+def shown(
     raw: ScanResult,
     references: Sequence[str],
     store: DecisionStore,
     sort: SortKey | None,
     numbers: Mapping[str, int] | None,
 ) -> Rescored:
+    """``raw`` as the list shows it: remembered decisions applied, reference folders locked."""
     try:
         visible, warning = apply_decisions(raw, store.load()), None
     except ResultFormatError as exc:
@@ -171,7 +174,7 @@ def scan_job(
 
     def job(progress: Callable[[Progress], None], cancel: threading.Event) -> Rescored:
         raw = scan_function(options, progress, cancel)
-        return _shown(raw, references, store, sort, numbers(raw) if numbers else None)
+        return shown(raw, references, store, sort, numbers(raw) if numbers else None)
 
     return job
 
@@ -186,7 +189,7 @@ def refresh_job(
     """Re-apply decisions and reference folders to a result already shown (or loaded)."""
 
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> Rescored:
-        return _shown(raw, references, store, sort, numbers)
+        return shown(raw, references, store, sort, numbers)
 
     return job
 
@@ -271,6 +274,6 @@ def open_job(
         loaded = load_session(path)
         present = without(loaded.result, loaded.missing)
         nums = numbers(present) if numbers else None
-        return _shown(present, references, store, sort, nums), loaded
+        return shown(present, references, store, sort, nums), loaded
 
     return job

@@ -164,6 +164,10 @@
         <translation>%Ln 个文件在扫描后有改动：操作会跳过它们；请重新扫描以更新。</translation>
     </message>
     <message>
+        <source>Back to the scan results.</source>
+        <translation>已回到扫描结果。</translation>
+    </message>
+    <message>
         <source>Starting the scan…</source>
         <translation>正在开始扫描…</translation>
     </message>
@@ -194,6 +198,10 @@
     <message>
         <source>Exporting…</source>
         <translation>正在导出…</translation>
+    </message>
+    <message>
+        <source>Looking for similar files…</source>
+        <translation>正在查找相似文件…</translation>
     </message>
 </context>
 <context>
@@ -1096,6 +1104,77 @@ or use “Add folder…”</source>
     <message>
         <source>Worker processes</source>
         <translation>工作进程</translation>
+    </message>
+</context>
+<context>
+    <name>Similar</name>
+    <message>
+        <source>%Ln folder(s)</source>
+        <translation>%Ln 个文件夹</translation>
+    </message>
+    <message>
+        <source>{where} (the last scan’s folders)</source>
+        <translation>{where}（上次扫描的文件夹）</translation>
+    </message>
+    <message>
+        <source>%Ln file(s) like {name} in {where}.</source>
+        <translation>在 {where} 中找到 %Ln 个与 {name} 相似的文件。</translation>
+    </message>
+    <message>
+        <source>Files like this one</source>
+        <translation>与此文件相似的文件</translation>
+    </message>
+    <message>
+        <source>No file like {name} in {where}.</source>
+        <translation>在 {where} 中没有与 {name} 相似的文件。</translation>
+    </message>
+    <message>
+        <source>Nothing similar found</source>
+        <translation>未找到相似文件</translation>
+    </message>
+    <message>
+        <source>{name} is neither a document nor a picture. dupfinder finds files like a document (text, PDF, Word, OpenDocument, HTML, e-book…) or a picture.</source>
+        <translation>{name} 既不是文档也不是图片。dupfinder 只能查找与文档（文本、PDF、Word、OpenDocument、HTML、电子书…）或图片相似的文件。</translation>
+    </message>
+    <message>
+        <source>Not a document or picture</source>
+        <translation>不是文档或图片</translation>
+    </message>
+    <message>
+        <source>{name} cannot be compared: {problem}</source>
+        <translation>无法比较 {name}：{problem}</translation>
+    </message>
+    <message>
+        <source>Cannot compare this file</source>
+        <translation>无法比较此文件</translation>
+    </message>
+    <message>
+        <source>Nowhere to search</source>
+        <translation>没有可搜索的位置</translation>
+    </message>
+    <message>
+        <source>Add the folders to search on the left, or scan once with the cache on: dupfinder then remembers the folders of the last scan.</source>
+        <translation>请在左侧添加要搜索的文件夹，或在开启缓存的情况下扫描一次：dupfinder 会记住上次扫描的文件夹。</translation>
+    </message>
+    <message>
+        <source>Search stopped</source>
+        <translation>搜索已停止</translation>
+    </message>
+    <message>
+        <source>Search for files like {name} stopped.</source>
+        <translation>查找与 {name} 相似的文件已停止。</translation>
+    </message>
+    <message>
+        <source>Pictures like {name}: %Ln found</source>
+        <translation>与 {name} 相似的图片：找到 %Ln 张</translation>
+    </message>
+    <message>
+        <source>Documents like {name}: %Ln found</source>
+        <translation>与 {name} 相似的文档：找到 %Ln 个</translation>
+    </message>
+    <message>
+        <source>in {where}</source>
+        <translation>位于 {where}</translation>
     </message>
 </context>
 <context>
