@@ -149,6 +149,7 @@ def _image_outcome(task: Task, invariant: bool) -> Outcome:
         width=result.width,
         height=result.height,
         variants=tuple(result.variants),
+        sketch=result.descriptor,  # the second check (see core.imagecheck)
     )
 
 

@@ -3,7 +3,8 @@
 Every file goes through the same steps, so that a JPEG and its PNG copy are hashed from
 equivalent pixels (mixing a drafted JPEG decode with a full decode moves hashes by a few bits):
 
-1. open (HEIF/HEIC through pi-heif when it is installed, registered once, lazily);
+1. open (HEIF/HEIC through pi-heif when it is installed, registered once, lazily); a colour
+   JPEG is decoded as YCbCr, whose Y channel is exactly what a greyscale decode gives;
 2. reduce by the largest factor of 1, 2, 4 or 8 that keeps both sides >= ``WORKING_SIZE``:
    JPEG does this inside the decoder (``draft``, several times faster), every other format
    with ``Image.reduce`` (a box filter, which is what the decoder's scaled IDCT amounts to);
@@ -14,7 +15,10 @@ equivalent pixels (mixing a drafted JPEG decode with a full decode moves hashes 
    ``WORKING_SIZE`` greyscale working image; near-flat working images are refused;
 5. the hash over that image (``pdhash`` by default: 32 pHash bits for the coarse layout and
    32 dHash bits for edges, chosen on ``bench/image_accuracy.py``), and with ``invariant=True``
-   the hashes of its seven mirrored and rotated forms, from the same pixels.
+   the hashes of its seven mirrored and rotated forms, from the same pixels;
+6. the descriptor of the second check (``dupfinder.core.imagecheck``): a smaller grey
+   thumbnail of the working image, and a chroma thumbnail of the decoded colours (over
+   white where transparent), upright.
 
 Bit order: imagehash yields an 8x8 boolean array; cell ``[r, c]`` becomes bit ``63 - (8 * r + c)``
 of the int, i.e. the int's 16 hex digits are exactly imagehash's ``str()`` form (4.x). The mix
@@ -33,6 +37,7 @@ import imagehash
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from dupfinder.core import imagecheck
 from dupfinder.core.errors import (
     CorruptFile,
     FileProblem,
@@ -65,12 +70,17 @@ FLAT_STD = 2.0
 #: precision 0.995 (k=10) against 0.948/0.960 (pHash), 0.921/0.932 (dHash), 0.925/1.0 (wHash).
 DEFAULT_ALGORITHM = "pdhash"
 #: Cache key part: changes whenever any step above (or the hash choice) changes an output.
-ALGORITHM_VERSION = f"img1-{DEFAULT_ALGORITHM}-draft-box-luma-white-lanczos{WORKING_SIZE}"
+ALGORITHM_VERSION = (
+    f"img1-{DEFAULT_ALGORITHM}-draft-box-luma-white-lanczos{WORKING_SIZE}"
+    f"-{imagecheck.CHECK_VERSION}"
+)
 
 _RESAMPLE = Image.Resampling.LANCZOS
 _ORIENTATION_TAG = 0x0112
 _ALPHA_MODES = frozenset({"RGBA", "LA", "PA", "RGBa", "La"})
 _DIRECT_GREY_MODES = frozenset({"1", "L", "P", "RGB", "RGBX"})
+#: Modes without colour: their descriptor's chroma is neutral.
+_COLOURLESS_MODES = frozenset({"1", "L", "LA", "La", "I", "F", "I;16", "I;16L", "I;16B", "I;16N"})
 _HIGH_DEPTH_MODES = frozenset({"I", "F", "I;16", "I;16L", "I;16B", "I;16N"})
 _JPEG_FORMATS = frozenset({"JPEG", "MPO"})
 
@@ -98,21 +108,29 @@ VARIANT_TRANSFORMS: tuple[Image.Transpose, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class ImageFingerprint:
-    """A 64-bit perceptual hash with the picture's upright size; ``variants`` when invariant."""
+    """A 64-bit perceptual hash with the picture's upright size; ``variants`` when invariant;
+    ``descriptor``: the second check's thumbnails (``dupfinder.core.imagecheck``)."""
 
     value: int
     width: int
     height: int
     variants: tuple[int, ...] = ()
+    descriptor: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
 class WorkingImage:
-    """The square greyscale image all hashes start from, and the original upright size."""
+    """The square greyscale image all hashes start from, and the original upright size;
+    ``colour``: the upright decoded colours at a small size (None for greyscale pictures)."""
 
     image: Image.Image
     width: int
     height: int
+    colour: Image.Image | None = None
+
+    def descriptor(self) -> bytes:
+        """The second check's descriptor of this picture."""
+        return imagecheck.descriptor(self.image, self.colour)
 
 
 def hash_bits_to_int(bits: np.ndarray) -> int:
@@ -189,6 +207,8 @@ def _has_alpha(im: Image.Image) -> bool:
 
 def _to_grey(im: Image.Image, background: int = 255) -> Image.Image:
     """Greyscale by 601 luma; transparent pixels composited over ``background`` first."""
+    if im.mode == "YCbCr":  # a drafted colour JPEG: Y is the luma a greyscale decode gives
+        return im.getchannel(0)
     if _has_alpha(im):
         la = im.convert("LA") if im.mode in ("LA", "La") else im.convert("RGBA").convert("LA")
         flat = Image.new("L", la.size, background)
@@ -221,7 +241,7 @@ def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, int, int, int]:
             width, height = im.size
             orientation = _orientation(im)
             if im.format in _JPEG_FORMATS:
-                im.draft("L", (WORKING_SIZE, WORKING_SIZE))
+                im.draft("YCbCr", (WORKING_SIZE, WORKING_SIZE))
             im.load()
         except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
             raise TooLarge(f"too many pixels to decode safely: {exc}") from exc
@@ -246,6 +266,24 @@ def _shrink(grey: Image.Image, width: int, height: int, orientation: int) -> Ima
     return grey.resize((WORKING_SIZE, WORKING_SIZE), _RESAMPLE)
 
 
+def _colour(im: Image.Image, orientation: int) -> Image.Image | None:
+    """The decoded colours, box-averaged to the chroma thumbnail, over white where
+    transparent, upright; None when the picture has no colour channels."""
+    if im.mode in _COLOURLESS_MODES:
+        return None
+    side = (imagecheck.CHROMA_SIDE, imagecheck.CHROMA_SIDE)
+    if _has_alpha(im):
+        small = im.convert("RGBA").resize(side, Image.Resampling.BOX)
+        small = Image.alpha_composite(Image.new("RGBA", side, (255, 255, 255, 255)), small)
+        small = small.convert("RGB")
+    elif im.mode in ("RGB", "YCbCr"):
+        small = im.resize(side, Image.Resampling.BOX)
+    else:
+        small = im.convert("RGB").resize(side, Image.Resampling.BOX)
+    op = _ORIENT_OPS.get(orientation)
+    return small.transpose(op) if op is not None else small
+
+
 def _is_flat(working: Image.Image) -> bool:
     return float(np.asarray(working, dtype=np.float32).std()) < FLAT_STD
 
@@ -261,7 +299,7 @@ def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
         raise TooLittleContent("flat or nearly blank image")
     if orientation >= 5:
         width, height = height, width
-    return WorkingImage(working, width, height)
+    return WorkingImage(working, width, height, _colour(im, orientation))
 
 
 def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
@@ -281,4 +319,4 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     variants: tuple[int, ...] = ()
     if invariant:
         variants = tuple(hash_working(working.image.transpose(op)) for op in VARIANT_TRANSFORMS)
-    return ImageFingerprint(value, working.width, working.height, variants)
+    return ImageFingerprint(value, working.width, working.height, variants, working.descriptor())

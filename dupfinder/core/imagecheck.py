@@ -1,0 +1,141 @@
+"""A second, independent check of pictures: small thumbnails compared pixel by pixel.
+
+The 64-bit perceptual hash finds candidates fast, but 64 bits of coarse layout cannot tell
+apart icons of one theme (a folder with a music emblem and one with a code emblem), nor
+pictures that differ only in colour: those land a few bits apart. Every pair the index
+proposes is therefore checked with a *descriptor* made in the same decode pass, from the
+same working image:
+
+- ``GREY_SIDE`` x ``GREY_SIDE`` grey thumbnail (a box average of the working image): the
+  layout. Two thumbnails are compared after removing each one's mean and contrast (so tone
+  edits do not count), cell block by cell block, each block allowed to shift by one cell to
+  find its best match (so a small crop or a resize that moves edges by a fraction of a cell
+  does not count either). The mean absolute difference left, over that of two unrelated
+  pictures (``_UNRELATED``), is the share of the picture that differs.
+- ``CHROMA_SIDE`` x ``CHROMA_SIDE`` chroma thumbnail (Cb and Cr): the colours. When both
+  pictures have colour, the cosine of their chroma thumbnails says whether the colours agree
+  (a brightness change scales chroma and keeps the cosine). A greyscale copy of a colour
+  picture has no colour to compare and is judged on its layout alone.
+
+The similarity of a pair is the lower of the two, 0..1: what the person is shown, and what
+the scan's picture threshold is compared with. Chosen on ``bench/image_accuracy.py`` (see
+the README, *Pictures*).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+__all__ = [
+    "CHECK_VERSION",
+    "CHROMA_SIDE",
+    "DESCRIPTOR_BYTES",
+    "GREY_SIDE",
+    "descriptor",
+    "pair_similarity",
+    "similarity",
+]
+
+#: Side of the grey thumbnail (the layout check).
+GREY_SIDE = 16
+#: Side of the chroma thumbnail (the colour check).
+CHROMA_SIDE = 8
+_GREY_BYTES = GREY_SIDE * GREY_SIDE
+_CHROMA_BYTES = 2 * CHROMA_SIDE * CHROMA_SIDE
+#: Bytes of one descriptor: the grey thumbnail, then Cb and Cr (offset by 128).
+DESCRIPTOR_BYTES = _GREY_BYTES + _CHROMA_BYTES
+#: Part of the cache key: changes whenever a descriptor of the same picture would change.
+CHECK_VERSION = f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}"
+
+#: Grey cells per block that shifts on its own to find its best match.
+_BLOCK = 2
+#: Cells a block may shift (a 5 % crop moves the far corner by 0.8 cells of 16).
+_SHIFT = 1
+#: Mean absolute difference of two unrelated standardised thumbnails (independent normal
+#: values: 2 / sqrt(pi)): a pair this far apart is 0 % similar.
+_UNRELATED = 2.0 / np.sqrt(np.pi)
+#: A chroma thumbnail whose strongest cell is below this (of 127) holds no colour to compare:
+#: greyscale pictures, and colour pictures of greys (JPEG noise reaches 2 to 3).
+_COLOURLESS = 8.0
+
+
+def descriptor(working: Image.Image, chroma: Image.Image | None) -> bytes:
+    """The descriptor of a picture: its square grey working image and, when it has colour,
+    its upright ``YCbCr`` (or ``RGB``) image at any size; ``None`` for greyscale pictures."""
+    grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
+    out = bytearray(np.asarray(grey, dtype=np.uint8).tobytes())
+    if chroma is None:
+        out += bytes([128]) * _CHROMA_BYTES
+        return bytes(out)
+    small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
+    small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
+    cells = np.asarray(small, dtype=np.uint8)[:, :, 1:]  # (side, side, [Cb, Cr])
+    out += np.ascontiguousarray(cells.transpose(2, 0, 1)).tobytes()
+    return bytes(out)
+
+
+def _standardised(grey: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """Each row's thumbnail with mean 0 and standard deviation 1 (all zero when flat)."""
+    values = grey.astype(np.float64).reshape(-1, GREY_SIDE, GREY_SIDE)
+    values -= values.mean(axis=(1, 2), keepdims=True)
+    spread = values.std(axis=(1, 2), keepdims=True)
+    out: npt.NDArray[np.float64] = np.divide(
+        values, spread, out=np.zeros_like(values), where=spread > 0
+    )
+    return out
+
+
+def _block_difference(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Mean over ``a``'s blocks of the smallest mean absolute difference from ``b`` shifted
+    by up to ``_SHIFT`` cells (``b``'s edges repeated outside it)."""
+    pad = _SHIFT
+    padded = np.pad(b, ((0, 0), (pad, pad), (pad, pad)), mode="edge")
+    blocks = GREY_SIDE // _BLOCK
+    best = np.full((len(a), blocks, blocks), np.inf)
+    for dy in range(2 * pad + 1):
+        for dx in range(2 * pad + 1):
+            moved = padded[:, dy : dy + GREY_SIDE, dx : dx + GREY_SIDE]
+            diff = np.abs(a - moved).reshape(len(a), blocks, _BLOCK, blocks, _BLOCK)
+            per_block = diff.mean(axis=(2, 4))
+            np.minimum(best, per_block, out=best)
+    mean: npt.NDArray[np.float64] = best.mean(axis=(1, 2))
+    return mean
+
+
+def _colour_agreement(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np.ndarray:
+    """Cosine of the two chroma thumbnails; 1 when either holds no colour."""
+    x = a.astype(np.float64) - 128.0
+    y = b.astype(np.float64) - 128.0
+    coloured = (np.abs(x).max(axis=1) >= _COLOURLESS) & (np.abs(y).max(axis=1) >= _COLOURLESS)
+    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1)
+    cosine = np.divide((x * y).sum(axis=1), norms, out=np.zeros(len(x)), where=norms > 0)
+    return np.where(coloured, cosine, 1.0)
+
+
+def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Similarity (0..1) of each row of ``a`` with the same row of ``b``: (P, DESCRIPTOR_BYTES)
+    uint8 arrays of descriptors (or single ones). A missing descriptor (all zero) makes the
+    pair unrelated."""
+    x = np.atleast_2d(np.asarray(a, dtype=np.uint8))
+    y = np.atleast_2d(np.asarray(b, dtype=np.uint8))
+    if x.shape != y.shape or x.shape[1] != DESCRIPTOR_BYTES:
+        raise ValueError(f"descriptors must be ({DESCRIPTOR_BYTES},) rows: {x.shape}, {y.shape}")
+    gx, gy = _standardised(x[:, :_GREY_BYTES]), _standardised(y[:, :_GREY_BYTES])
+    difference = np.maximum(_block_difference(gx, gy), _block_difference(gy, gx))
+    layout = 1.0 - difference / _UNRELATED
+    colour = _colour_agreement(x[:, _GREY_BYTES:], y[:, _GREY_BYTES:])
+    missing = ~x.any(axis=1) | ~y.any(axis=1)
+    return np.where(missing, 0.0, np.clip(np.minimum(layout, colour), 0.0, 1.0))
+
+
+def similarity(a: bytes | npt.ArrayLike, b: bytes | npt.ArrayLike) -> float:
+    """Similarity of two descriptors (bytes or arrays), 0..1."""
+
+    def row(d: bytes | npt.ArrayLike) -> npt.NDArray[np.uint8]:
+        return np.frombuffer(d, np.uint8) if isinstance(d, bytes) else np.asarray(d, np.uint8)
+
+    return float(pair_similarity(row(a), row(b))[0])

@@ -1,0 +1,124 @@
+"""The second check of pictures: thumbnails made in the decode pass, compared pixel by pixel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageEnhance
+
+from dupfinder.core import imagecheck, imagesim
+from dupfinder.core.imagecheck import DESCRIPTOR_BYTES, pair_similarity, similarity
+from tests.test_imagesim import icon, photo
+
+#: Verified similarity of copies of one picture (the scan's default is below this).
+SAME = 0.9
+#: Verified similarity that different pictures must stay below.
+DIFFERENT = 0.8
+
+
+def descriptor_of(path: Path) -> bytes:
+    return imagesim.image_fingerprint(path).descriptor
+
+
+def saved(im: Image.Image, path: Path, **options: object) -> Path:
+    im.save(path, **options)
+    return path
+
+
+def test_descriptor_is_made_in_the_fingerprint_pass(tmp_path: Path) -> None:
+    path = saved(photo(), tmp_path / "a.jpg", quality=90)
+    found = imagesim.image_fingerprint(path)
+    assert len(found.descriptor) == DESCRIPTOR_BYTES
+    assert found.descriptor == imagesim.load_working_image(path).descriptor()
+    assert imagecheck.CHECK_VERSION in imagesim.ALGORITHM_VERSION
+
+
+def test_colour_jpeg_hash_is_that_of_its_grey_decode(tmp_path: Path) -> None:
+    """Colour JPEGs are decoded as YCbCr for the chroma thumbnail; their Y is what a
+    greyscale decode gives, so the hash is unchanged."""
+    path = saved(photo(seed=9, size=(1200, 800)), tmp_path / "a.jpg", quality=90)
+    with Image.open(path) as im:
+        im.draft("L", (imagesim.WORKING_SIZE, imagesim.WORKING_SIZE))
+        grey = im.convert("L")
+    expected = imagesim.hash_working(
+        grey.resize((64, 64), Image.Resampling.LANCZOS), imagesim.DEFAULT_ALGORITHM
+    )
+    assert imagesim.image_fingerprint(path).value == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "options"),
+    [
+        ("half.jpg", lambda im: im.resize((240, 160), Image.Resampling.LANCZOS), {"quality": 90}),
+        ("low.jpg", lambda im: im, {"quality": 50}),
+        ("bright.png", lambda im: ImageEnhance.Brightness(im).enhance(1.15), {}),
+        ("grey.jpg", lambda im: im.convert("L"), {"quality": 90}),
+        ("crop.jpg", lambda im: im.crop((5, 3, 475, 317)), {"quality": 90}),
+    ],
+)
+def test_copies_are_verified_similar(
+    tmp_path: Path, name: str, edit: object, options: dict[str, object]
+) -> None:
+    master = saved(photo(seed=4), tmp_path / "master.png")
+    copy = saved(edit(photo(seed=4)), tmp_path / name, **options)  # type: ignore[operator]
+    assert similarity(descriptor_of(master), descriptor_of(copy)) >= SAME
+
+
+def test_a_detailed_picture_and_its_half_size_copy_are_similar(tmp_path: Path) -> None:
+    big = Image.effect_mandelbrot((800, 600), (-2.0, -1.2, 1.0, 1.2), 100).convert("RGB")
+    a = saved(big, tmp_path / "big.jpg", quality=90)
+    b = saved(big.resize((400, 300), Image.Resampling.LANCZOS), tmp_path / "small.jpg")
+    assert similarity(descriptor_of(a), descriptor_of(b)) >= SAME
+
+
+def test_different_pictures_are_not(tmp_path: Path) -> None:
+    a = saved(photo(seed=1), tmp_path / "a.png")
+    b = saved(photo(seed=2), tmp_path / "b.png")
+    assert similarity(descriptor_of(a), descriptor_of(b)) < DIFFERENT
+
+
+def _emblem(colour: tuple[int, int, int], box: tuple[int, int, int, int]) -> Image.Image:
+    """The test icon with a small badge: icons of one theme differ by such details."""
+    im = icon()
+    ImageDraw.Draw(im).ellipse(box, fill=(*colour, 255))
+    return im
+
+
+def test_an_icon_in_other_colours_is_a_different_icon(tmp_path: Path) -> None:
+    blue = icon()
+    pixels = np.asarray(blue).copy()
+    pixels[..., [0, 2]] = pixels[..., [2, 0]]  # swap red and blue: same drawing, other colours
+    a = saved(blue, tmp_path / "blue.png")
+    b = saved(Image.fromarray(pixels, "RGBA"), tmp_path / "orange.png")
+    assert similarity(descriptor_of(a), descriptor_of(b)) < DIFFERENT
+
+
+def test_a_flattened_icon_matches_its_transparent_original(tmp_path: Path) -> None:
+    original = icon()
+    flat = Image.alpha_composite(Image.new("RGBA", original.size, "white"), original)
+    a = saved(original, tmp_path / "icon.png")
+    b = saved(flat.convert("RGB"), tmp_path / "flat.jpg", quality=90)
+    assert similarity(descriptor_of(a), descriptor_of(b)) >= SAME
+
+
+def test_tone_does_not_count_but_layout_does() -> None:
+    rng = np.random.default_rng(5)
+    grey = rng.integers(0, 256, imagecheck.GREY_SIDE**2, dtype=np.uint8)
+    neutral = np.full(DESCRIPTOR_BYTES - grey.size, 128, dtype=np.uint8)
+    a = np.concatenate([grey, neutral])
+    darker = np.concatenate([(grey // 2 + 10).astype(np.uint8), neutral])
+    other = np.concatenate([rng.permutation(grey), neutral])
+    assert similarity(a, darker) == pytest.approx(1.0, abs=0.01)
+    assert similarity(a, a) == 1.0
+    assert similarity(a, other) < 0.5
+
+
+def test_missing_descriptor_is_unrelated_and_shapes_are_checked() -> None:
+    a = np.full(DESCRIPTOR_BYTES, 100, dtype=np.uint8)
+    a[:10] = 0
+    zeros = np.zeros(DESCRIPTOR_BYTES, dtype=np.uint8)
+    assert pair_similarity(np.stack([a, a]), np.stack([zeros, a])).tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="descriptors must be"):
+        pair_similarity(a[:10], a[:10])
