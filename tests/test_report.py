@@ -160,4 +160,13 @@ def test_identical_files_are_flagged_in_json_csv_and_text(tmp_path: Path) -> Non
     text = buffer.getvalue()
     assert "Group 1 · other · 2 identical files · 900 B reclaimable" in text
     assert "  * identical      900 B  /a/disk.iso" in text
-    assert " 0 bits 100.0%  =ababab" in text
+    assert " 0 bits 100%  =ababab" in text
+
+
+def test_text_never_says_100_percent_of_different_bytes() -> None:
+    keeper = Member("/d/a.jpg", 10, 1, 0, Fingerprint(Kind.IMAGE, 7))
+    resized = Member("/d/small.jpg", 5, 1, 0, Fingerprint(Kind.IMAGE, 7))
+    buffer = io.StringIO()
+    write_text(ScanResult((Group(Kind.IMAGE, (keeper, resized)),)), buffer)
+    assert " 0 bits  99%" in buffer.getvalue()
+    assert "100%" not in buffer.getvalue().split("/d/a.jpg", 1)[1]

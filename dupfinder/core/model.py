@@ -228,6 +228,13 @@ class Group:
         first = self.members[0].content_hash
         return first is not None and all(m.content_hash == first for m in self.members)
 
+    def same_bytes_as_keeper(self, member: Member) -> bool:
+        """``member`` is the representative or has exactly its bytes."""
+        keeper = self.members[0]
+        return member is keeper or (
+            member.content_hash is not None and member.content_hash == keeper.content_hash
+        )
+
     @property
     def reclaimable_bytes(self) -> int:
         """Bytes freed at most by keeping one member: every member but the smallest.

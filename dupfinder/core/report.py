@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from dupfinder.core.errors import ResultFormatError
 from dupfinder.core.model import Member, ScanResult
 from dupfinder.core.result_reader import FORMAT_VERSION, parse_json, result_from_dict
-from dupfinder.core.wording import count
+from dupfinder.core.wording import count, similarity_percent
 
 __all__ = [
     "FORMAT_VERSION",
@@ -220,7 +220,8 @@ def write_text(result: ScanResult, out: TextIO) -> None:
                 closeness = "identical"
             else:  # members with the same bytes share a short tag of their content hash
                 same = f"  ={m.content_hash[:6]}" if m.content_hash else " " * 9 * copies
-                closeness = f"{m.distance:>2} bits {m.similarity:>6.1%}{same}"
+                percent = similarity_percent(m.similarity, group.same_bytes_as_keeper(m))
+                closeness = f"{m.distance:>2} bits {percent:>4}{same}"
             buffer.write(
                 f"  {marker} {closeness}  {format_size(m.size):>9}{dims}  {m.path}{links}\n"
             )

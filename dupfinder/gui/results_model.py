@@ -37,6 +37,7 @@ from dupfinder.app.listing import (
 from dupfinder.app.marks import MarkSet
 from dupfinder.core.model import Group, Member, ScanResult
 from dupfinder.core.report import format_size
+from dupfinder.core.wording import similarity_percent
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 
 __all__ = [
@@ -324,7 +325,8 @@ class ResultsModel(QAbstractItemModel):
         if column == Column.DIFFERENCE:
             return str(member.distance)
         if column == Column.SIMILARITY:
-            return f"{member.similarity:.0%}"
+            same = self.listing.groups[g].same_bytes_as_keeper(member)
+            return similarity_percent(member.similarity, same)
         return ""
 
     def _group_data(self, g: int, column: int, role: int) -> Any:
@@ -356,8 +358,10 @@ class ResultsModel(QAbstractItemModel):
         if column == Column.SIZE:
             return format_size(reclaimable(group))
         if column == Column.SIMILARITY:
-            lowest = min(m.similarity for m in group.members)
-            return "100%" if lowest >= 1.0 else f"≥ {lowest:.0%}"
+            if group.identical:
+                return "100%"
+            lowest = min(m.similarity for m in group.members[1:])
+            return "≥ " + similarity_percent(lowest, same_bytes=False)
         return ""
 
     def setData(self, index: AnyIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802

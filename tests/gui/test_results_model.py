@@ -6,7 +6,7 @@ from gui_helpers import synthetic_result
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from dupfinder.app.listing import SortKey, reclaimable
-from dupfinder.core.model import ScanResult
+from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult, ScanStats
 from dupfinder.gui.results_model import MEMBER_ROLE, Column, ResultsModel, prepare
 
 CHECK = Qt.ItemDataRole.CheckStateRole
@@ -49,7 +49,7 @@ def test_two_levels_and_columns() -> None:
     assert member.data() == first.path.rsplit("/", 1)[1]
     assert member.siblingAtColumn(Column.FOLDER).data() == "/data/set0"
     assert member.siblingAtColumn(Column.DIFFERENCE).data() == str(first.distance)
-    assert member.siblingAtColumn(Column.SIMILARITY).data() == f"{first.similarity:.0%}"
+    assert member.siblingAtColumn(Column.SIMILARITY).data() == f"{int(first.similarity * 100)}%"
     assert group.data() == "Group 1 · 4 documents"
     assert group.siblingAtColumn(Column.SIZE).data().endswith("B")
     image_member = model.index(0, 0, model.index(1, 0))
@@ -191,3 +191,23 @@ def test_a_member_with_other_hard_links_says_so() -> None:
     tip = model.index(1, 0, parent).data(Qt.ItemDataRole.ToolTipRole)
     assert "2 other names (hard links)" in tip
     assert "hard links" not in model.index(0, 0, parent).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_different_bytes_never_read_100_percent() -> None:
+    """A member estimated at 1.0 whose bytes differ shows 99 %; only a copy shows 100 %."""
+    kind = Kind.IMAGE
+    common = {"size": 10, "mtime_ns": 0, "fingerprint": Fingerprint(kind, 5)}
+    keeper = Member(path="/p/a.jpg", distance=0, content_hash="ab" * 16, **common)
+    copy = Member(path="/p/copy.jpg", distance=0, content_hash="ab" * 16, **common)
+    resized = Member(path="/p/small.jpg", distance=0, **common)
+    model = ResultsModel()
+    model.set_result(ScanResult((Group(kind, (keeper, copy, resized)),), (), ScanStats()))
+    group = model.index(0, 0)
+    shown = {
+        model.index(r, 0, group).data(MEMBER_ROLE).path: model.index(
+            r, Column.SIMILARITY, group
+        ).data()
+        for r in range(3)
+    }
+    assert shown == {"/p/a.jpg": "100%", "/p/copy.jpg": "100%", "/p/small.jpg": "99%"}
+    assert group.siblingAtColumn(Column.SIMILARITY).data() == "≥ 99%"
