@@ -64,6 +64,9 @@ class Commands:
     not_pair: QAction
     not_member: QAction
     decisions: QAction
+    similar: QAction
+    find_similar: QAction
+    back: QAction
     show_panel: QAction
     expand: QAction
     collapse: QAction
@@ -109,6 +112,9 @@ class Commands:
         self.open.setEnabled(on.open)
         self.settings.setEnabled(on.open)
         self.decisions.setEnabled(on.decisions)
+        self.similar.setEnabled(on.similar)
+        self.find_similar.setEnabled(on.find_similar)
+        self.back.setEnabled(on.back)
 
 
 def _action(
@@ -240,6 +246,19 @@ def build_commands(window: QMainWindow) -> Commands:
             ),
         ),
         decisions=a(w, translate("Commands", "Remembered &decisions…")),
+        similar=a(
+            w,
+            translate("Commands", "Find files &like this"),
+            "Ctrl+L",
+            ("edit-find", SP.SP_FileDialogContentsView),
+        ),
+        find_similar=a(w, translate("Commands", "Find files l&ike…"), "Ctrl+Shift+L"),
+        back=a(
+            w,
+            translate("Commands", "&Back to the scan results"),
+            QKeySequence.StandardKey.Back,
+            ("go-previous", SP.SP_ArrowLeft),
+        ),
         show_panel=a(w, translate("Commands", "Scan &panel"), "F9"),
         expand=a(w, translate("Commands", "&Expand all groups")),
         collapse=a(w, translate("Commands", "&Collapse all groups")),
@@ -278,6 +297,8 @@ def build_menus(window: QMainWindow, c: Commands) -> QMenu:
     edit_menu.addSeparator()
     edit_menu.addActions([c.open_file, c.open_folder])
     edit_menu.addSeparator()
+    edit_menu.addActions([c.similar, c.find_similar])
+    edit_menu.addSeparator()
     edit_menu.addAction(c.remove)
     mark_menu = bar.addMenu(translate("Commands", "&Mark"))
     mark_menu.addActions(list(c.rules))
@@ -294,6 +315,8 @@ def build_menus(window: QMainWindow, c: Commands) -> QMenu:
     actions_menu.addActions([c.not_pair, c.not_member, c.decisions])
     view_menu = bar.addMenu(translate("Commands", "&View"))
     view_menu.addAction(c.show_panel)
+    view_menu.addSeparator()
+    view_menu.addAction(c.back)
     view_menu.addSeparator()
     view_menu.addActions([c.next_group, c.previous_group, c.expand, c.collapse])
     view_menu.addSeparator()

@@ -393,6 +393,15 @@ def help_html() -> str:
         "<p>Tell dupfinder that a file is not a duplicate of the kept file, or take it out "
         "of its group: it is remembered for later scans. Actions ▸ Remembered decisions "
         "lists them and can forget them.</p>",
+    ) + translate(
+        "Dialogs",
+        "<h3>Files like this one</h3>"
+        "<p>Right-click a document or picture ▸ <b>Find files like this</b> (Ctrl+L), drop a "
+        "file on the window, or choose one with Edit ▸ <b>Find files like…</b>. dupfinder "
+        "searches the folders listed on the left (when none are listed, the folders of the "
+        "last scan) and lists the files like it, most similar first, as one group that keeps "
+        "your file. Compare, mark and trash them as usual; <b>Back to the scan results</b> "
+        "(Alt+Left) brings the scan's list back.</p>",
     )
 
 

@@ -61,6 +61,7 @@ from dupfinder.gui.results_view import ResultsView
 from dupfinder.gui.runner import ThreadRunner
 from dupfinder.gui.scan_panel import ScanPanel
 from dupfinder.gui.settings import Settings
+from dupfinder.gui.similar_ui import SimilarBanner, SimilarSearch
 from dupfinder.gui.text_preview import TextPreview
 from dupfinder.gui.window_size import fit_to_screen
 
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         mark_menu = build_menus(self, self.commands)
         self.toolbar, self.mark_button = build_toolbar(self, self.commands, mark_menu)
         self.mark_menu = mark_menu
+        self.similar = SimilarSearch(self, self.similar_banner)
         self._build_status_bar()
         self._connect()
         self._restore_settings()
@@ -134,6 +136,8 @@ class MainWindow(QMainWindow):
         results = QWidget()
         results_layout = QVBoxLayout(results)
         results_layout.setContentsMargins(0, 0, 0, 0)
+        self.similar_banner = SimilarBanner()
+        results_layout.addWidget(self.similar_banner)
         results_layout.addWidget(self.filter)
         results_layout.addWidget(self.view, 1)
         self.right_splitter = QSplitter(Qt.Orientation.Vertical)
@@ -193,6 +197,9 @@ class MainWindow(QMainWindow):
             (c.not_pair, lambda: self.not_duplicate(member=False)),
             (c.not_member, lambda: self.not_duplicate(member=True)),
             (c.decisions, self.show_decisions),
+            (c.similar, self.similar.search_current),
+            (c.find_similar, self.similar.choose),
+            (c.back, app.leave_similar),
             (c.expand, self.view.expandAll),
             (c.collapse, self.view.collapseAll),
             (c.next_group, lambda: self.step_group(1)),
@@ -332,6 +339,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self._update_view_hint()
         self._update_status()
+        self.similar.update()
 
     # --- jobs -------------------------------------------------------------------------------
 
@@ -398,6 +406,8 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _apply_filter(self) -> None:
+        if self.app.similar is not None:  # a search's one group is never filtered
+            return
         self.model.set_filter(self.filter.text())
         self._expand_groups()
         self._update_status()
@@ -543,16 +553,24 @@ class MainWindow(QMainWindow):
             self.open_file()
 
     def _context_menu(self, position: Any) -> None:
+        menu = self.context_menu(position)
+        if menu is not None:
+            menu.exec(self.view.viewport().mapToGlobal(position))
+
+    def context_menu(self, position: Any) -> QMenu | None:
+        """The menu for the row at ``position`` in the list (None: no row there)."""
         if not self.view.indexAt(position).isValid():
-            return
+            return None
         c = self.commands
         menu = QMenu(self)
         menu.addActions([c.open_file, c.open_folder, c.copy])
         menu.addSeparator()
+        menu.addAction(c.similar)
+        menu.addSeparator()
         menu.addActions([c.toggle, c.keep_this, c.mark_folder])
         menu.addSeparator()
         menu.addActions([c.not_pair, c.not_member, c.remove])
-        menu.exec(self.view.viewport().mapToGlobal(position))
+        return menu
 
     # --- save, load, export -----------------------------------------------------------------
 
@@ -658,13 +676,11 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
-        folders = [
-            url.toLocalFile()
-            for url in event.mimeData().urls()
-            if url.isLocalFile() and os.path.isdir(url.toLocalFile())
-        ]
+        """Folders join the folders to scan; a file: find files like it."""
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        folders = [path for path in paths if os.path.isdir(path)]
         self.panel.add_folders(folders)
-        if folders:
+        if self.similar.dropped(paths) or folders:
             event.acceptProposedAction()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802

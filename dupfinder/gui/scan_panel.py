@@ -355,10 +355,11 @@ class ScanPanel(QWidget):
 
     # --- options ------------------------------------------------------------------------------
 
-    def scan_options(self) -> ScanOptions:
-        """The options for a scan; raises ValueError when they are incomplete."""
+    def scan_options(self, folders_needed: bool = True) -> ScanOptions:
+        """The options for a scan; raises ValueError when they are incomplete (no folder,
+        unless ``folders_needed`` is False: a search for similar files has defaults)."""
         folders = self.folders.paths()
-        if not folders:
+        if not folders and folders_needed:
             raise ValueError(translate("Panel", "Add at least one folder to scan."))
         a = self.advanced
         options = ScanOptions(

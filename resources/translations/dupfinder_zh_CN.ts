@@ -375,6 +375,18 @@
         <translation>已记住的判断(&amp;D)…</translation>
     </message>
     <message>
+        <source>Find files &amp;like this</source>
+        <translation>查找与此相似的文件(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Find files l&amp;ike…</source>
+        <translation>查找与某文件相似的文件(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;Back to the scan results</source>
+        <translation>返回扫描结果(&amp;B)</translation>
+    </message>
+    <message>
         <source>Scan &amp;panel</source>
         <translation>扫描面板(&amp;P)</translation>
     </message>
@@ -633,6 +645,10 @@
     <message>
         <source>&lt;h3&gt;Finding near-duplicates&lt;/h3&gt;&lt;p&gt;Add folders on the left (or drop them there) and press &lt;b&gt;Scan&lt;/b&gt;. Tick &lt;b&gt;Reference&lt;/b&gt; beside a folder whose files must always be kept. &lt;b&gt;More settings…&lt;/b&gt; has hidden files, links, size limits and rotated pictures.&lt;/p&gt;&lt;h3&gt;Reading the results&lt;/h3&gt;&lt;p&gt;Each group holds files that are nearly the same; &lt;b&gt;Similarity&lt;/b&gt; says how alike. The &lt;b&gt;bold&lt;/b&gt; file is the one the group keeps: press &lt;b&gt;K&lt;/b&gt; (or right-click ▸ Keep this file) to keep another. Select a file to compare it with the kept one below. &lt;b&gt;Alt+Down&lt;/b&gt; and &lt;b&gt;Alt+Up&lt;/b&gt; go to the next and previous group.&lt;/p&gt;&lt;h3&gt;Marking and acting&lt;/h3&gt;&lt;p&gt;Tick files (or press &lt;b&gt;Space&lt;/b&gt;) to mark them, or use the &lt;b&gt;Mark&lt;/b&gt; menu: a rule, all but the kept file, none, inverted, or every file in a folder. Rules act on the groups shown by the filter. &lt;b&gt;Trash marked&lt;/b&gt; (Delete) shows the plan first, group by group; &lt;b&gt;Undo&lt;/b&gt; (Ctrl+Z) puts the files back.&lt;/p&gt;&lt;h3&gt;Not a duplicate&lt;/h3&gt;&lt;p&gt;Tell dupfinder that a file is not a duplicate of the kept file, or take it out of its group: it is remembered for later scans. Actions ▸ Remembered decisions lists them and can forget them.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;查找近似重复的文件&lt;/h3&gt;&lt;p&gt;在左侧添加文件夹（或把文件夹拖到那里），然后按&lt;b&gt;扫描&lt;/b&gt;。在必须始终保留其文件的文件夹旁勾选&lt;b&gt;参照&lt;/b&gt;。&lt;b&gt;更多设置…&lt;/b&gt;中有隐藏文件、链接、大小限制和旋转的图片等选项。&lt;/p&gt;&lt;h3&gt;阅读结果&lt;/h3&gt;&lt;p&gt;每组中的文件几乎相同；&lt;b&gt;相似度&lt;/b&gt;表示有多相似。&lt;b&gt;粗体&lt;/b&gt;文件是该组保留的文件：按 &lt;b&gt;K&lt;/b&gt;（或右键单击 ▸ 保留此文件）可改为保留其他文件。选择一个文件，就会在下方与保留的文件比较。&lt;b&gt;Alt+下&lt;/b&gt;和 &lt;b&gt;Alt+上&lt;/b&gt;跳到下一组和上一组。&lt;/p&gt;&lt;h3&gt;标记与处理&lt;/h3&gt;&lt;p&gt;勾选文件（或按&lt;b&gt;空格&lt;/b&gt;）来标记，或使用&lt;b&gt;标记&lt;/b&gt;菜单：按规则、除保留文件外全部、全不、反向，或某个文件夹中的所有文件。规则只作用于筛选后显示的组。&lt;b&gt;移到回收站&lt;/b&gt;（Delete）会先逐组显示计划；&lt;b&gt;撤销&lt;/b&gt;（Ctrl+Z）可恢复文件。&lt;/p&gt;&lt;h3&gt;不是重复&lt;/h3&gt;&lt;p&gt;告诉 dupfinder 某个文件与保留的文件不重复，或把它移出所在的组：以后的扫描会记住。操作 ▸ 已记住的判断 会列出这些判断，并可忘记它们。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Files like this one&lt;/h3&gt;&lt;p&gt;Right-click a document or picture ▸ &lt;b&gt;Find files like this&lt;/b&gt; (Ctrl+L), drop a file on the window, or choose one with Edit ▸ &lt;b&gt;Find files like…&lt;/b&gt;. dupfinder searches the folders listed on the left (when none are listed, the folders of the last scan) and lists the files like it, most similar first, as one group that keeps your file. Compare, mark and trash them as usual; &lt;b&gt;Back to the scan results&lt;/b&gt; (Alt+Left) brings the scan&apos;s list back.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;与此文件相似的文件&lt;/h3&gt;&lt;p&gt;右键单击某个文档或图片 ▸ &lt;b&gt;查找与此相似的文件&lt;/b&gt;（Ctrl+L），或把文件拖到窗口上，或用 编辑 ▸ &lt;b&gt;查找与某文件相似的文件…&lt;/b&gt; 选择一个文件。dupfinder 会在左侧列出的文件夹中搜索（如果没有列出文件夹，则在上次扫描的文件夹中搜索），并把与它相似的文件按相似度从高到低列为一组，该组保留您的文件。您可以像平常一样比较、标记这些文件并把它们移到回收站；&lt;b&gt;返回扫描结果&lt;/b&gt;（Alt+Left）会重新显示扫描的列表。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>dupfinder help</source>
@@ -1175,6 +1191,34 @@ or use “Add folder…”</source>
     <message>
         <source>in {where}</source>
         <translation>位于 {where}</translation>
+    </message>
+    <message>
+        <source>Documents and pictures</source>
+        <translation>文档和图片</translation>
+    </message>
+    <message>
+        <source>All files</source>
+        <translation>所有文件</translation>
+    </message>
+    <message>
+        <source>Back to the scan results</source>
+        <translation>返回扫描结果</translation>
+    </message>
+    <message>
+        <source>Searches the folders listed on the left.</source>
+        <translation>在左侧列出的文件夹中搜索。</translation>
+    </message>
+    <message>
+        <source>Searches the folders of the last scan (no folder is listed on the left).</source>
+        <translation>在上次扫描的文件夹中搜索（左侧没有列出文件夹）。</translation>
+    </message>
+    <message>
+        <source>Cannot search</source>
+        <translation>无法搜索</translation>
+    </message>
+    <message>
+        <source>Find files like…</source>
+        <translation>查找相似文件…</translation>
     </message>
 </context>
 <context>

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
 
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult, ScanStats
 from dupfinder.gui.main_window import MainWindow
@@ -140,3 +143,17 @@ def scan_folder(qtbot: object, window: MainWindow, folder: Path) -> None:
     window.start_scan()
     assert window.busy()
     wait_idle(qtbot, window)
+
+
+def drop_event(*paths: Path) -> QDropEvent:
+    """What Qt hands a widget when files or folders are dropped on it."""
+    mime = QMimeData()
+    mime.setParent(QApplication.instance())  # the event does not own it: keep it alive
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    return QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )

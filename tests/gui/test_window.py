@@ -9,9 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gui_helpers import scan_folder, synthetic_result, write_text_corpus
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QDropEvent
+from gui_helpers import drop_event, scan_folder, synthetic_result, write_text_corpus
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from dupfinder import __version__
@@ -103,15 +102,7 @@ def test_progress_text_has_counts_and_an_estimate() -> None:
 
 
 def test_folders_can_be_dropped_on_the_window(window: MainWindow, tmp_path: Path) -> None:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(tmp_path)), QUrl.fromLocalFile(str(tmp_path / "none"))])
-    event = QDropEvent(
-        QPointF(10, 10),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
+    event = drop_event(tmp_path, tmp_path / "none")
     window.panel.folders.dropEvent(event)
     assert window.panel.folders.paths() == [str(tmp_path)]
     window.dropEvent(event)  # already listed: not added twice
