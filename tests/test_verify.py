@@ -152,3 +152,20 @@ def test_equal_keys_give_every_pair_once(keys: list[int]) -> None:
     got = sorted(tuple(sorted(p)) for p in pairs.tolist())
     want = [(i, j) for i, j in itertools.combinations(range(len(keys)), 2) if keys[i] == keys[j]]
     assert got == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.integers(min_value=2, max_value=40))
+def test_band_pairs_are_every_pair_sharing_a_band_once_in_order(seed: int, n: int) -> None:
+    rng = np.random.default_rng(seed)
+    sketches = rng.integers(1, 3, size=(n, 3 * verify.BAND_BINS), dtype=np.uint8)
+    width = verify.BAND_BINS
+    brute = [
+        [i, j]
+        for i, j in itertools.combinations(range(n), 2)
+        if any(
+            (sketches[i, b : b + width] == sketches[j, b : b + width]).all()
+            for b in range(0, sketches.shape[1], width)
+        )
+    ]
+    assert verify.band_pairs(sketches).tolist() == brute

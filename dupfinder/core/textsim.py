@@ -26,18 +26,21 @@ Bump ``ALGORITHM_VERSION`` whenever any output of this module changes: the cache
 from __future__ import annotations
 
 import functools
-import unicodedata
 from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core import text_compiled
 from dupfinder.core.errors import TooLittleContent
+from dupfinder.core.text_compiled import Engine
+from dupfinder.core.textchars import WORD, code_points
 
 __all__ = [
     "ALGORITHM_VERSION",
     "MIN_TOKENS",
     "SHINGLE",
+    "Engine",
     "features",
     "normalize",
     "simhash",
@@ -62,61 +65,8 @@ _P_INV = np.uint64(pow(int(_P), -1, 1 << 64))
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 
-# Character classes.
-_SEP = 0
-_DROP = 1
-_WORD = 2
-_CJK = 3
-_TABLE_SIZE = 0x40000  # code points above U+3FFFF (tags, private use planes) are separators
-
-# Scripts written without spaces between words: every letter is its own token.
-_CJK_RANGES = (
-    (0x0E00, 0x0EFF),  # Thai, Lao
-    (0x1000, 0x109F),  # Myanmar
-    (0x1100, 0x11FF),  # Hangul Jamo
-    (0x1780, 0x17FF),  # Khmer
-    (0x2E80, 0x2FDF),  # CJK radicals
-    (0x3005, 0x3007),  # 々 〆 〇
-    (0x3021, 0x3029),  # Hangzhou numerals
-    (0x3031, 0x3035),  # kana repeat marks
-    (0x3038, 0x303C),
-    (0x3040, 0x30FF),  # Hiragana, Katakana (incl. ー)
-    (0x3130, 0x318F),  # Hangul compatibility Jamo
-    (0x31F0, 0x31FF),  # Katakana phonetic extensions
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xA960, 0xA97F),  # Hangul Jamo extended A
-    (0xAC00, 0xD7FF),  # Hangul syllables, Jamo extended B
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF66, 0xFF9F),  # halfwidth Katakana
-    (0x1B000, 0x1B16F),  # Kana supplement / extended
-    (0x20000, 0x3FFFF),  # CJK extensions B..H
-)
-_VARIATION_SELECTORS = ((0xFE00, 0xFE0F), (0x180B, 0x180F))
-
 U64 = npt.NDArray[np.uint64]
 F64 = npt.NDArray[np.float64]
-
-
-@functools.cache
-def _class_table() -> npt.NDArray[np.uint8]:
-    """Class of every code point below U+40000; built once per process (~60 ms)."""
-    table = np.zeros(_TABLE_SIZE + 1, dtype=np.uint8)
-    for cp in range(_TABLE_SIZE):
-        cat = unicodedata.category(chr(cp))
-        first = cat[0]
-        if first in "LMN":
-            table[cp] = _WORD
-        elif cat == "Cf":
-            table[cp] = _DROP
-    word = table == _WORD
-    for lo, hi in _CJK_RANGES:
-        seg = slice(lo, hi + 1)
-        table[seg] = np.where(word[seg], _CJK, table[seg])
-    for lo, hi in _VARIATION_SELECTORS:
-        table[lo : hi + 1] = _DROP
-    table[_TABLE_SIZE] = _SEP
-    return table
 
 
 @functools.cache
@@ -150,42 +100,12 @@ def _fmix64(h: U64) -> U64:
     return h
 
 
-def _nfkc(text: str) -> str:
-    """NFKC, normalising only the lines that need it (CPython's full pass is ~20 MB/s).
-
-    Equal to ``unicodedata.normalize("NFKC", text)``: a line feed is a starter that nothing
-    composes with or reorders across, so normalisation never crosses it.
-    """
-    if text.isascii() or unicodedata.is_normalized("NFKC", text):  # ASCII is always NFKC
-        return text
-    return "\n".join(
-        line if unicodedata.is_normalized("NFKC", line) else unicodedata.normalize("NFKC", line)
-        for line in text.split("\n")
-    )
-
-
-def _code_points(text: str) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]:
-    """NFKC + casefold, as UTF-32 code points with their classes, dropped characters removed."""
-    normal = _nfkc(text)
-    # For ASCII, casefold() is lower(), and lower() has a much faster ASCII path.
-    folded = normal.lower() if normal.isascii() else normal.casefold()
-    if folded.isascii():  # encoding ASCII as UTF-32 is slow; widen bytes instead
-        cps = np.frombuffer(folded.encode("ascii"), dtype=np.uint8).astype(np.uint32)
-    else:
-        cps = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    cls = np.take(_class_table(), cps, mode="clip")  # above the table: its last entry, _SEP
-    keep = cls != _DROP
-    if not keep.all():
-        cps, cls = cps[keep], cls[keep]
-    return cps, cls
-
-
 def _token_spans(
     cls: npt.NDArray[np.uint8],
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """Mask of token characters, and each token's start and length in the masked array."""
-    is_tok = cls >= _WORD
-    word = cls == _WORD
+    is_tok = cls >= WORD
+    word = cls == WORD
     cont = np.zeros(cls.shape, dtype=np.bool_)
     cont[1:] = word[1:] & word[:-1]  # a word character right after another one continues it
     starts_mask = (is_tok & ~cont)[is_tok]
@@ -199,22 +119,22 @@ def normalize(text: str) -> str:
 
     CJK text keeps its characters together (only its punctuation becomes a space).
     """
-    cps, cls = _code_points(text)
-    out = np.where(cls >= _WORD, cps, np.uint32(32)).astype("<u4")
+    cps, cls = code_points(text)
+    out = np.where(cls >= WORD, cps, np.uint32(32)).astype("<u4")
     spaced = out.tobytes().decode("utf-32-le", "surrogatepass")
     return " ".join(spaced.split())
 
 
 def tokens(text: str) -> list[str]:
     """Words, and single CJK characters, in order (for display and debugging)."""
-    cps, cls = _code_points(text)
+    cps, cls = code_points(text)
     is_tok, starts, lengths = _token_spans(cls)
     chars = cps[is_tok].astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
     return [chars[s : s + n] for s, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
 
 
 def _token_hashes(text: str) -> U64:
-    cps, cls = _code_points(text)
+    cps, cls = code_points(text)
     is_tok, starts, lengths = _token_spans(cls)
     if starts.size == 0:
         return np.empty(0, dtype=np.uint64)
@@ -303,18 +223,20 @@ def _features(token_hashes: U64, shingle: int, weighting: str) -> tuple[U64, F64
 _BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float64)
 
 
+#: Added to the eight bytes of a hash: each byte position gets its own 256 histogram slots.
+_BYTE_SLOTS = np.arange(8, dtype=np.uint16) * 256
+
+
 def _weighted_bit_sums(h: U64, w: F64) -> F64:
     """Per bit, the total weight of the hashes that have it set.
 
-    One weighted histogram per byte of the (little-endian) hashes, then a 256 x 8 product:
-    eight passes over the features instead of unpacking 64 bits of each. Weights are whole
-    numbers, so every sum is exact in float64 whatever the order of additions.
+    One weighted histogram over (byte position, byte value) of the (little-endian) hashes,
+    then a 256 x 8 product: a few passes over the features instead of unpacking 64 bits of
+    each. Weights are whole numbers, so every sum is exact in float64 whatever the order.
     """
-    columns = np.ascontiguousarray(h.view(np.uint8).reshape(-1, 8).T)
-    sums = np.empty(64, dtype=np.float64)
-    for byte in range(8):
-        histogram = np.bincount(columns[byte], weights=w, minlength=256)
-        sums[8 * byte : 8 * byte + 8] = histogram @ _BYTE_BITS
+    slots = h.view(np.uint8).reshape(-1, 8) + _BYTE_SLOTS
+    histogram = np.bincount(slots.reshape(-1), weights=np.repeat(w, 8), minlength=2048)
+    sums: F64 = (histogram.reshape(8, 256) @ _BYTE_BITS).reshape(-1)
     return sums
 
 
@@ -336,12 +258,16 @@ def simhash_features(hashes: npt.ArrayLike, weights: npt.ArrayLike) -> int:
     return int.from_bytes(np.packbits(on, bitorder="little").tobytes(), "little")
 
 
+def _too_short(count: int) -> TooLittleContent:
+    return TooLittleContent(
+        f"too little text to compare ({count} words; at least {MIN_TOKENS} needed)"
+    )
+
+
 def _checked_features(text: str) -> tuple[U64, F64]:
     token_hashes = _token_hashes(text)
     if token_hashes.size < MIN_TOKENS:
-        raise TooLittleContent(
-            f"too little text to compare ({token_hashes.size} words; at least {MIN_TOKENS} needed)"
-        )
+        raise _too_short(token_hashes.size)
     return _features(token_hashes, SHINGLE, WEIGHTING)
 
 
@@ -350,10 +276,28 @@ def simhash(text: str) -> int:
     return simhash_features(*_checked_features(text))
 
 
-def text_fingerprint(text: str) -> tuple[int, bytes]:
+def text_fingerprint(text: str, engine: Engine = Engine.AUTO) -> tuple[int, bytes]:
     """The SimHash and the MinHash sketch (``dupfinder.core.sketch``) of one document, from
-    the same shingles in one pass; raises TooLittleContent like ``simhash``."""
+    the same shingles in one pass; raises TooLittleContent like ``simhash``.
+
+    ``engine`` picks the numpy reference or the compiled kernel (same values; see
+    ``dupfinder.core.text_compiled``); the default decides by how much text the process has
+    fingerprinted.
+    """
     from dupfinder.core import sketch
 
+    jit = text_compiled.kernel(len(text), engine)
+    if jit is not None and WEIGHTING == "sqrt" and sketch.BITS <= 8:
+        count, value, raw = text_compiled.fingerprint(
+            jit,
+            text,
+            shingle=SHINGLE,
+            scale=float(WEIGHT_SCALE),
+            bin_bits=sketch.BINS.bit_length() - 1,
+            bits=sketch.BITS,
+        )
+        if count < MIN_TOKENS:
+            raise _too_short(count)
+        return value, raw
     hashes, weights = _checked_features(text)
     return simhash_features(hashes, weights), sketch.sketch(hashes).tobytes()

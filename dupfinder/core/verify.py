@@ -114,6 +114,15 @@ def _equal_runs(keys: npt.NDArray[np.uint64], ids: I64) -> I64:
     return np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
 
 
+def _unique_pairs(pairs: I64, n: int) -> I64:
+    """Distinct rows of (P, 2) pairs with i < j and both below ``n``, sorted; one int64 key
+    per pair sorts several times faster than ``np.unique(axis=0)``."""
+    if len(pairs) == 0:
+        return pairs.reshape(0, 2)
+    keys = np.unique(pairs[:, 0] * np.int64(n) + pairs[:, 1])
+    return np.stack([keys // n, keys % n], axis=1)
+
+
 def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS) -> I64:
     """Node pairs whose sketches agree on all bins of at least one band, i < j."""
     n, width = node_sketches.shape
@@ -132,8 +141,7 @@ def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS) -> I64:
         found.append(_equal_runs(keys, ids[full]))
     if not found:
         return np.zeros((0, 2), dtype=np.int64)
-    pairs = np.sort(np.concatenate(found), axis=1)
-    return np.unique(pairs, axis=0) if len(pairs) else pairs
+    return _unique_pairs(np.sort(np.concatenate(found), axis=1), n)
 
 
 def candidates(
@@ -162,7 +170,8 @@ def candidates(
         node_sketches = np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1)[first]
         extra = band_pairs(node_sketches)
         if len(extra):
-            pairs = np.unique(np.concatenate([np.sort(pairs, axis=1), extra]), axis=0)
+            both = np.concatenate([np.sort(pairs, axis=1), extra])
+            pairs = _unique_pairs(both, len(first))
     return Candidates(inverse, first, pairs)
 
 

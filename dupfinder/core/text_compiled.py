@@ -1,0 +1,111 @@
+"""When documents are fingerprinted by the compiled kernel, and how it is called.
+
+The numpy path of :mod:`dupfinder.core.textsim` is the reference; the numba kernel
+(:mod:`dupfinder.core.text_jit`) gives the same fingerprints and sketches about 5 times
+faster, but loading it costs about 0.55 s of CPU per process (importing numba, then loading
+the compiled code from the cache; a machine's first run also compiles, about a second). So a
+process starts on numpy and loads the kernel once it has fingerprinted ``COMPILED_AFTER``
+characters, the amount whose numpy time the kernel would have saved by then (the rule that
+never costs more than twice the better choice made in hindsight): a small scan never pays
+for numba, a large one gets the kernel for most of its text. ``DUPFINDER_TEXT=numpy`` or
+``compiled`` forces either path.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib
+import logging
+import os
+from types import ModuleType
+
+import numpy as np
+from platformdirs import user_cache_dir
+
+from dupfinder.core import textchars
+
+__all__ = ["COMPILED_AFTER", "ENGINE_VARIABLE", "Engine", "fingerprint", "kernel"]
+
+_log = logging.getLogger(__name__)
+
+#: Characters a process fingerprints on numpy before it loads the kernel: the kernel saves
+#: about 23 ms of CPU per million characters (28 against 6 on bench/bench_datasketch.py's
+#: corpus), so 24 million characters cost on numpy what loading it costs.
+COMPILED_AFTER = 24_000_000
+#: Environment variable that replaces AUTO: ``numpy`` (never load numba) or ``compiled``.
+ENGINE_VARIABLE = "DUPFINDER_TEXT"
+
+
+class Engine(enum.Enum):
+    """Which implementation fingerprints documents."""
+
+    AUTO = "auto"  #: numpy first, the kernel once a process has seen COMPILED_AFTER characters
+    NUMPY = "numpy"  #: the numpy reference implementation
+    COMPILED = "compiled"  #: the kernel; an error when numba cannot be loaded
+
+
+@functools.cache
+def _jit() -> ModuleType | None:
+    """The compiled functions, or None (with one warning) when numba cannot be loaded."""
+    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(user_cache_dir("dupfinder"), "numba"))
+    os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", "dupfinder.core.jit_cache.AppCacheLocator")
+    try:
+        return importlib.import_module("dupfinder.core.text_jit")
+    except (ImportError, OSError, RuntimeError) as exc:
+        _log.warning("compiled text kernel unavailable (%s); using numpy", exc)
+        return None
+
+
+class _Usage:
+    """Characters this process has fingerprinted so far (the AUTO rule's only state)."""
+
+    def __init__(self) -> None:
+        self.characters = 0
+
+
+@functools.cache
+def _usage() -> _Usage:
+    return _Usage()
+
+
+def kernel(characters: int, engine: Engine = Engine.AUTO) -> ModuleType | None:
+    """The kernel module to fingerprint a text of ``characters`` with, or None for numpy."""
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine must be an Engine, got {type(engine).__name__}")
+    if engine is Engine.AUTO and os.environ.get(ENGINE_VARIABLE) in ("numpy", "compiled"):
+        engine = Engine(os.environ[ENGINE_VARIABLE])
+    if engine is Engine.NUMPY:
+        return None
+    if engine is Engine.AUTO:
+        usage = _usage()
+        if usage.characters < COMPILED_AFTER:
+            usage.characters += characters
+            return None
+    jit = _jit()
+    if jit is None and engine is Engine.COMPILED:
+        raise RuntimeError("the compiled text kernel needs numba, which could not be imported")
+    return jit
+
+
+def fingerprint(
+    jit: ModuleType, text: str, *, shingle: int, scale: float, bin_bits: int, bits: int
+) -> tuple[int, int, bytes]:
+    """Token count, SimHash and sketch of ``text`` through the kernel (see ``text_jit``)."""
+    classes = textchars.class_table()
+    if text.isascii():  # NFKC is the identity, casefold is lower(), nothing is dropped
+        cps = np.frombuffer(text.lower().encode("ascii"), dtype=np.uint8)
+        hashes, count = jit.shingle_hashes(cps, _NO_FOLD, classes, shingle)
+    else:
+        hashes, count = jit.shingle_hashes(
+            textchars.utf32(text), textchars.fold_table(), classes, shingle
+        )
+        if count < 0:  # a character the table cannot fold alone: the general way
+            folded, _ = textchars.code_points(text)
+            hashes, count = jit.shingle_hashes(folded, _NO_FOLD, classes, shingle)
+    hashes.sort()
+    value, sketch = jit.fingerprint(hashes, scale, bin_bits, bits)
+    return int(count), int(value), sketch.tobytes()
+
+
+_NO_FOLD = np.zeros(0, dtype=np.uint32)

@@ -1,0 +1,116 @@
+"""The compiled document kernel gives the numpy reference's fingerprints, and loads only when
+a process has enough text to pay for it."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dupfinder.core import text_compiled, textsim
+from dupfinder.core.errors import TooLittleContent
+from dupfinder.core.textsim import Engine
+
+pytestmark = pytest.mark.skipif(text_compiled._jit() is None, reason="numba is not installed")
+
+SAMPLES = {
+    "english": "The quick brown fox jumps over the lazy dog near the river bank today. " * 4,
+    "chinese": "北京是中华人民共和国的首都，也是全国的政治中心和文化中心。这座城市有三千多年的建城史。",
+    "japanese": "東京は日本の首都であり、世界でも有数の大都市です。「江戸」と呼ばれていた時代から発展。",
+    "mixed": "Python 是一种广泛使用的编程语言。It was created by Guido van Rossum 最初は1991年に公開。"
+    "서울에서도 많은 개발자가 Python을 사용합니다 ok ok ok ok.",
+    # expansions, dropped and composing characters: the kernel hands these to the general fold
+    "folding": ("\ufeffStraße ﬁle café cafe\u0301 ﬂow soft\u00adhyphen ™ ½ … ＡＢＣ " * 3),
+    "ascii repeats": "to be or not to be " * 40,
+}
+
+
+def _result(text: str, engine: Engine) -> tuple[int, bytes] | str:
+    try:
+        return textsim.text_fingerprint(text, engine)
+    except TooLittleContent as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_kernel_equals_numpy_on_every_script(name: str) -> None:
+    text = SAMPLES[name]
+    assert _result(text, Engine.COMPILED) == _result(text, Engine.NUMPY)
+    assert isinstance(_result(text, Engine.COMPILED), tuple)
+
+
+def test_too_short_texts_are_refused_alike() -> None:
+    short = "only a few words here"
+    assert _result(short, Engine.COMPILED) == _result(short, Engine.NUMPY)
+    assert "at least" in str(_result(short, Engine.COMPILED))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.sampled_from(" .,\nabcdeé\u0301ßﬁ国語テ가\u00ad"),
+            st.characters(codec=None, exclude_categories=()),
+        ),
+        min_size=0,
+        max_size=300,
+    )
+)
+def test_kernel_equals_numpy_on_arbitrary_text(text: str) -> None:
+    assert _result(text, Engine.COMPILED) == _result(text, Engine.NUMPY)
+
+
+@pytest.fixture
+def fresh_usage(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv(text_compiled.ENGINE_VARIABLE, raising=False)
+    monkeypatch.setattr(text_compiled, "COMPILED_AFTER", 1000)
+    text_compiled._usage.cache_clear()
+    yield
+    text_compiled._usage.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_usage")
+def test_auto_starts_on_numpy_and_loads_the_kernel_after_enough_text() -> None:
+    assert text_compiled.kernel(600) is None
+    assert text_compiled.kernel(600) is None  # 600 seen before: still below 1000
+    assert text_compiled.kernel(10) is not None  # 1200 seen
+    assert text_compiled.kernel(10) is not None
+
+
+@pytest.mark.usefixtures("fresh_usage")
+def test_environment_forces_either_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(text_compiled.ENGINE_VARIABLE, "compiled")
+    assert text_compiled.kernel(1) is not None
+    monkeypatch.setenv(text_compiled.ENGINE_VARIABLE, "numpy")
+    assert text_compiled.kernel(10**9) is None
+    assert text_compiled.kernel(1, Engine.COMPILED) is not None  # an explicit engine wins
+
+
+def test_engine_must_be_an_engine() -> None:
+    with pytest.raises(TypeError, match="Engine"):
+        text_compiled.kernel(1, "compiled")  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("fresh_usage")
+def test_without_numba_documents_fall_back_to_numpy_and_say_so_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "dupfinder.core.text_jit", None)  # import fails
+    text_compiled._jit.cache_clear()
+    text = SAMPLES["english"]
+    try:
+        with caplog.at_level(logging.WARNING, logger="dupfinder.core.text_compiled"):
+            for _ in range(5):  # past COMPILED_AFTER: AUTO would load the kernel
+                assert textsim.text_fingerprint(text) == _result(text, Engine.NUMPY)
+            with pytest.raises(RuntimeError, match="numba"):
+                textsim.text_fingerprint(text, Engine.COMPILED)
+        warnings = [r for r in caplog.records if "numpy" in r.getMessage()]
+        assert len(warnings) == 1
+    finally:
+        monkeypatch.undo()
+        text_compiled._jit.cache_clear()
+    assert text_compiled._jit() is not None
