@@ -183,10 +183,14 @@ class SimilarMode:
     gone: set[str] = field(default_factory=set)
 
 
+#: Searched folders named in full; more are counted.
+_NAMED_FOLDERS = 3
+
+
 def _where(found: SimilarFound) -> str:
     folders = found.folders
-    if len(folders) == 1:
-        where = folders[0]
+    if len(folders) <= _NAMED_FOLDERS:
+        where = ", ".join(folders)
     else:
         amount = len(folders)
         where = translate("Similar", "%Ln folder(s)", None, amount)

@@ -12,19 +12,20 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QStyle,
     QWidget,
 )
 
 from dupfinder.app.i18n import translate
-from dupfinder.app.similar import banner_text, can_search
+from dupfinder.app.similar import SimilarMode, banner_text, can_search
 from dupfinder.core.formats import DOCUMENT_SUFFIXES, IMAGE_SUFFIXES, PLAIN_TEXT_SUFFIXES
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.icons import themed
@@ -54,8 +55,15 @@ class SimilarBanner(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
+        icon = QLabel()
+        icon.setPixmap(
+            themed("edit-find", QStyle.StandardPixmap.SP_FileDialogContentsView).pixmap(16, 16)
+        )
         self.label = QLabel()
         self.label.setTextFormat(Qt.TextFormat.PlainText)
+        # long folder names must never widen the window: the text is elided, the tip has it all
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._text = ""
         self.label.setAccessibleName(translate("Similar", "Files like this one"))
         self.back_button = QPushButton(
             themed("go-previous", QStyle.StandardPixmap.SP_ArrowLeft),
@@ -65,14 +73,30 @@ class SimilarBanner(QFrame):
         self.back_button.clicked.connect(self.back_requested)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(icon)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.back_button)
         self.setVisible(False)
 
     def show_text(self, text: str, tip: str) -> None:
-        self.label.setText(text)
+        self._text = text
         self.label.setToolTip(tip)
+        self.label.setAccessibleDescription(text)
         self.setVisible(True)
+        self._elide()
+
+    def text(self) -> str:
+        """The whole line (the label may show it elided)."""
+        return self._text
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(self.label.width(), 80)
+        metrics = self.label.fontMetrics()
+        self.label.setText(metrics.elidedText(self._text, Qt.TextElideMode.ElideMiddle, width))
 
 
 class SimilarSearch:
@@ -81,6 +105,7 @@ class SimilarSearch:
     def __init__(self, window: MainWindow, banner: SimilarBanner) -> None:
         self.window = window
         self.banner = banner
+        self._mode: SimilarMode | None = None
         banner.back_requested.connect(window.app.leave_similar)
         window.panel.folders.folders_changed.connect(self.update)  # where a search looks
 
@@ -133,9 +158,20 @@ class SimilarSearch:
             action.setStatusTip(where)
             action.setToolTip(where)
         window.filter.setVisible(mode is None)
+        fresh, self._mode = mode is not self._mode, mode
         if mode is None:
             self.banner.setVisible(False)
             return
+        if fresh:
+            self._select_best_match()
         text = banner_text(mode, window.app.totals()[1])
         tip = "\n".join((mode.query.target, *mode.found.folders))
         self.banner.show_text(text, tip)
+
+    def _select_best_match(self) -> None:
+        """A new search's list opens on its most similar file, compared with the query."""
+        model, view = self.window.model, self.window.view
+        best = model.index(1, 0, model.index(0, 0))
+        if best.isValid():
+            view.setCurrentIndex(best)
+            view.scrollTo(best)

@@ -1126,6 +1126,7 @@ or use “Add folder…”</source>
     <name>Similar</name>
     <message>
         <source>%Ln folder(s)</source>
+        <extracomment>Searched folders named in full; more are counted.</extracomment>
         <translation>%Ln 个文件夹</translation>
     </message>
     <message>

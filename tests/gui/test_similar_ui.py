@@ -17,6 +17,7 @@ from dupfinder.app.jobs import JobKind, SyncRunner
 from dupfinder.gui.dialogs import help_html
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.settings import AdvancedSettings
+from dupfinder.gui.similar_ui import SimilarBanner
 
 
 @pytest.fixture
@@ -66,12 +67,14 @@ def test_the_context_menu_finds_files_like_the_file_under_the_pointer(
     banner = window.similar_banner
     assert banner.isVisible()
     assert (
-        banner.label.text()
-        == f"Documents like essay-edited.txt: 1 found · in {files['edited'].parent}"
+        banner.text() == f"Documents like essay-edited.txt: 1 found · in {files['edited'].parent}"
     )
     assert not window.filter.isVisible()
     keeper = window.model.index(0, 0, window.model.index(0, 0))
     assert keeper.data(Qt.ItemDataRole.FontRole).bold()
+    best = window.model.member_at(window.view.currentIndex())
+    assert best is not None
+    assert best.path == str(files["original"])  # the list opens on the best match
     assert window.commands.back.isEnabled()
     assert unnamed(banner) == []  # its label and button have names a screen reader says
 
@@ -101,7 +104,7 @@ def test_a_dropped_file_is_searched_for_and_a_dropped_folder_still_joins_the_sca
     (shown,) = names_shown(window)
     assert shown[0] == "landscape-small.jpg"
     assert set(shown[1:]) == {"landscape.png", "landscape-marked.png"}
-    assert window.similar_banner.label.text().startswith("Pictures like landscape-small.jpg: 2")
+    assert window.similar_banner.text().startswith("Pictures like landscape-small.jpg: 2")
     with qtbot.waitSignal(window.image_preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
         window.step_group(0)
     assert window.preview.currentWidget() is window.image_preview
@@ -160,3 +163,15 @@ def test_help_tells_how_to_find_files_like_one() -> None:
     text = help_html()
     assert "<h3>Files like this one</h3>" in text
     assert "drop a file on the window" in text
+
+
+def test_a_long_banner_is_elided_and_never_widens_the_window(qtbot: object) -> None:
+    banner = SimilarBanner()
+    qtbot.addWidget(banner)  # type: ignore[attr-defined]
+    line = "Documents like report.txt: 3 found · in " + "/very/long/folder" * 20
+    banner.show_text(line, "tip")
+    banner.resize(400, 40)
+    banner.show()
+    assert banner.text() == line
+    assert "…" in banner.label.text()
+    assert banner.minimumSizeHint().width() < 400
