@@ -40,6 +40,7 @@ __all__ = [
     "SimilarQuery",
     "banner_text",
     "can_search",
+    "empty_hint",
     "outcome_text",
     "similar_job",
     "similar_options",
@@ -240,15 +241,26 @@ def outcome_text(found: SimilarFound) -> tuple[str, str]:
 
 def banner_text(mode: SimilarMode, shown_files: int) -> str:
     """The line above the list: whose files these are, how many, and where they were found."""
-    kind = mode.found.kind
+    pictures = mode.found.kind is Kind.IMAGE
     amount = max(0, shown_files - 1)
-    if kind is Kind.IMAGE:
+    if amount and pictures:
         text = translate("Similar", "Pictures like {name}: %Ln found", None, amount)
-    else:
+    elif amount:
         text = translate("Similar", "Documents like {name}: %Ln found", None, amount)
+    elif pictures:  # every match was trashed, moved or taken out of the list
+        text = translate("Similar", "Pictures like {name}: none left in the list")
+    else:
+        text = translate("Similar", "Documents like {name}: none left in the list")
     found = SimilarFound(mode.query, Outcome.FOUND, mode.found)
     return (
         text.format(name=mode.query.name)
         + " · "
         + translate("Similar", "in {where}").format(where=_where(found))
+    )
+
+
+def empty_hint(mode: SimilarMode) -> str:
+    """What the empty list says when no file like the query is left in it."""
+    return translate("Similar", "No file like {name} is left in this list.").format(
+        name=mode.query.name
     )

@@ -37,6 +37,7 @@ from dupfinder.app.enabled import Current
 from dupfinder.app.i18n import translate
 from dupfinder.app.jobs import ExportFormat, JobKind, JobRunner, ScanFunction
 from dupfinder.app.listing import Column
+from dupfinder.app.similar import empty_hint
 from dupfinder.core import scan
 from dupfinder.core.actions import Action, ActionKind, ApplyReport
 from dupfinder.core.decisions import DecisionStore
@@ -625,6 +626,8 @@ class MainWindow(QMainWindow):
                 hint = translate("Window", "Press Scan to look for near-duplicates.")
             else:
                 hint = translate("Window", "Add folders on the left, then press Scan.")
+        elif app.similar is not None and self.model.totals()[0] == 0:
+            hint = empty_hint(app.similar)
         elif self.model.totals()[0] == 0:
             hint = translate("Window", "No near-duplicates found.")
         elif self.model.rowCount() == 0:

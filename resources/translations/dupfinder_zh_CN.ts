@@ -1190,8 +1190,20 @@ or use “Add folder…”</source>
         <translation>与 {name} 相似的文档：找到 %Ln 个</translation>
     </message>
     <message>
+        <source>Pictures like {name}: none left in the list</source>
+        <translation>与 {name} 相似的图片：列表中已没有剩余</translation>
+    </message>
+    <message>
+        <source>Documents like {name}: none left in the list</source>
+        <translation>与 {name} 相似的文档：列表中已没有剩余</translation>
+    </message>
+    <message>
         <source>in {where}</source>
         <translation>位于 {where}</translation>
+    </message>
+    <message>
+        <source>No file like {name} is left in this list.</source>
+        <translation>此列表中已没有与 {name} 相似的文件。</translation>
     </message>
     <message>
         <source>Documents and pictures</source>

@@ -18,6 +18,7 @@ from dupfinder.app.similar import (
     SearchScope,
     SimilarQuery,
     banner_text,
+    empty_hint,
     similar_job,
 )
 from dupfinder.core import scan
@@ -128,6 +129,8 @@ def test_marked_matches_go_through_the_plan_and_undo_and_stay_gone_from_the_scan
     assert not docs["draft"].exists()
     assert app.similar is not None
     assert app.totals()[0] == 0  # every match is gone; the search's list stays
+    assert banner_text(app.similar, 0).startswith("Documents like report.txt: none left in the")
+    assert empty_hint(app.similar) == "No file like report.txt is left in this list."
 
     app.undo()
     assert docs["copy"].exists()
