@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QFont, QFontDatabase, QPalette
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QFont, QFontDatabase, QPalette, QTextBlock
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -46,6 +46,23 @@ def read_text(path: str) -> tuple[str, str | None]:
         return "", str(exc)
     except OSError as exc:
         return "", exc.strerror or str(exc)
+
+
+def _block_at(view: QTextBrowser, y: int) -> QTextBlock:
+    """The row (block) at height ``y`` of ``view``'s document.
+
+    Searched by the blocks' own rectangles, which lay the text out as far as they need:
+    ``cursorForPosition`` answers from a half-laid-out document with a row far away."""
+    document = view.document()
+    layout = document.documentLayout()
+    low, high = 0, document.blockCount() - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if layout.blockBoundingRect(document.findBlockByNumber(middle)).top() <= y:
+            low = middle
+        else:
+            high = middle - 1
+    return document.findBlockByNumber(low)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +161,8 @@ class TextPreview(QWidget):
         for pane in (self.left, self.right):
             pane.view.document().setDefaultFont(QFont(font))
         self._syncing = False
+        #: The row both panes are held on until the user scrolls (see _scroll_to_first_change).
+        self._pinned_row: int | None = None
         for source, target in (
             (self.left.view, self.right.view),
             (self.right.view, self.left.view),
@@ -154,6 +173,7 @@ class TextPreview(QWidget):
             source.horizontalScrollBar().valueChanged.connect(
                 lambda v, t=target: self._sync_horizontal(t, v)
             )
+            source.verticalScrollBar().rangeChanged.connect(self._keep_pinned)
         self.ignore_whitespace.toggled.connect(self._options_changed)
         self.ignore_case.toggled.connect(self._options_changed)
         self._job: Job | None = None
@@ -283,33 +303,32 @@ class TextPreview(QWidget):
         self.rendered.emit()
 
     def _scroll_to_first_change(self, diff: TextDiff) -> None:
-        """Bring the first changed row into view, a couple of lines below the top; with no
-        change, open both panes at the very top."""
+        """Open both panes with the first changed row in view, a couple of rows below the top
+        (at the very top with no change).
+
+        Both panes are placed on that row directly, never one through the other with
+        _sync_vertical: a big text is laid out bit by bit, and what a half-laid-out pane shows
+        at its top (or where the previous text left its scroll bar) may be a row far down. The
+        row stays pinned while the layout grows the panes' ranges, until the user scrolls."""
         first = next(
             (n for n, row in enumerate(diff.rows) if row.tag != "equal" and row.changed), None
         )
-        if first is None:
-            # Never through _sync_vertical: what a half-laid-out pane shows at its top (a big
-            # document is laid out bit by bit) may be a row far down.
-            self._both_at_top()
-            QTimer.singleShot(0, lambda: self._both_at_top() if self.last_diff is diff else None)
-            return
-        view = self.left.view
-        block = view.document().findBlockByNumber(max(first - 2, 0))
-        top = view.document().documentLayout().blockBoundingRect(block).top()
-        view.verticalScrollBar().setValue(round(top))
-        # An unchanged value emits nothing: bring the right pane along explicitly, or it
-        # keeps the place it had in the previous text; again once both new texts are laid out
-        # (a layout finished later moves the panes' ranges, and with them the right pane).
-        self.right.view.verticalScrollBar().setValue(0)
-        self._sync_vertical(view, self.right.view)
-        QTimer.singleShot(0, lambda: self._sync_vertical(view, self.right.view))
+        self._pinned_row = 0 if first is None else max(first - 2, 0)
+        self._both_at_row(self._pinned_row)
 
-    def _both_at_top(self) -> None:
+    @Slot(int, int)
+    def _keep_pinned(self, _minimum: int, _maximum: int) -> None:
+        if self._pinned_row is not None:
+            self._both_at_row(self._pinned_row)
+
+    def _both_at_row(self, row: int) -> None:
         self._syncing = True
         try:
             for pane in (self.left, self.right):
-                pane.view.verticalScrollBar().setValue(0)
+                document = pane.view.document()
+                block = document.findBlockByNumber(row)
+                top = document.documentLayout().blockBoundingRect(block).top() if row else 0.0
+                pane.view.verticalScrollBar().setValue(round(top))
         finally:
             self._syncing = False
 
@@ -317,9 +336,10 @@ class TextPreview(QWidget):
         """Keep the same row at the top of both panes (rows wrap to different heights)."""
         if self._syncing:
             return
+        self._pinned_row = None  # the user scrolled: their place now leads
         self._syncing = True
         try:
-            block = source.cursorForPosition(QPoint(0, 0)).block()
+            block = _block_at(source, source.verticalScrollBar().value())
             layout = source.document().documentLayout()
             rect = layout.blockBoundingRect(block)
             fraction = (source.verticalScrollBar().value() - rect.top()) / max(rect.height(), 1.0)

@@ -13,6 +13,7 @@ from gui_helpers import (
     write_text_corpus,
 )
 from PySide6.QtCore import QModelIndex
+from PySide6.QtWidgets import QTextBrowser
 
 from dupfinder.core.model import Kind
 from dupfinder.gui.image_preview import difference_map, load_preview_image
@@ -109,12 +110,8 @@ def test_scrolling_one_text_pane_scrolls_the_other(
     right_bar = preview.right.view.verticalScrollBar()
     assert left_bar.maximum() > 0
     left_bar.setValue(left_bar.maximum() // 2)
-    top_left = preview.left.view.cursorForPosition(preview.left.view.rect().topLeft()).blockNumber()
-    top_right = preview.right.view.cursorForPosition(
-        preview.right.view.rect().topLeft()
-    ).blockNumber()
     assert right_bar.value() > 0
-    assert abs(top_left - top_right) <= 1
+    assert abs(_top_row(preview.left.view) - _top_row(preview.right.view)) <= 1
 
 
 def test_an_unreadable_file_is_reported_not_raised(
@@ -179,10 +176,15 @@ def test_difference_map_and_preview_loading(tmp_path: Path) -> None:
     assert load_preview_image(str(broken)).problem
 
 
-def _top_row(view: object) -> int:
-    from PySide6.QtCore import QPoint
-
-    return view.cursorForPosition(QPoint(0, 0)).block().blockNumber()  # type: ignore[attr-defined]
+def _top_row(view: QTextBrowser) -> int:
+    """The row at the top of ``view``, by the rows' rectangles (laid out as they are asked
+    for; a half-laid-out text answers ``cursorForPosition`` with a row far away)."""
+    value = view.verticalScrollBar().value()
+    layout = view.document().documentLayout()
+    block = view.document().firstBlock()
+    while block.next().isValid() and layout.blockBoundingRect(block).bottom() <= value:
+        block = block.next()
+    return block.blockNumber()
 
 
 def _long_text(paragraphs: int) -> str:
@@ -236,4 +238,24 @@ def test_identical_texts_open_at_the_top_of_both_panes(qtbot: object, tmp_path: 
     assert [bar.value() for bar in bars] == [0, 0]
     qtbot.wait(100)  # type: ignore[attr-defined]  # the layout finishes; still at the top
     assert [bar.value() for bar in bars] == [0, 0]
+    preview.stop()
+
+
+def test_a_long_text_opens_at_its_first_change(qtbot: object, tmp_path: Path) -> None:
+    """The first changed row is in view when the pair appears, near the top of both panes,
+    even when the previous pair was read far down and the text is still being laid out."""
+    text = _long_text(300)
+    rows = text.split("\n")
+    left, right, other = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "c.txt"
+    left.write_text(text, encoding="utf-8")
+    right.write_text("\n".join([*rows[:9], "A line only the copy has.", *rows[9:]]), "utf-8")
+    other.write_text(text.replace("river", "lake"), encoding="utf-8")
+    preview = _shown_preview(qtbot, left, other)
+    preview.right.view.verticalScrollBar().setValue(5000)
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(left), str(right))
+    for _ in range(3):
+        assert 5 <= _top_row(preview.left.view) <= 9  # row 9 is the first change
+        assert _top_row(preview.left.view) == _top_row(preview.right.view)
+        qtbot.wait(100)  # type: ignore[attr-defined]  # the layout goes on; the rows stay
     preview.stop()
