@@ -84,8 +84,8 @@ _NS_QUERY_CANDIDATE = 25.0
 # runs, where a vectorised loop tests several pairs per instruction), measured on the same
 # 2-core x86-64 machine with numba 0.68 (k = 3 and 8, n = 100,000 and 1,000,000).
 _NS_KERNEL_TABLE = 20_000.0
-_NS_KERNEL_ENTRY = 15.0
-_NS_KERNEL_CANDIDATE = 0.4
+_NS_KERNEL_ENTRY = 6.0
+_NS_KERNEL_CANDIDATE = 0.15
 
 
 #: Fewest fingerprints for which AUTO uses the compiled kernel: below, numpy takes a few

@@ -8,12 +8,16 @@ so tables run in parallel on a thread pool.
 An entry is the fingerprint with its bits permuted, the table's blocks first: the XOR of two
 entries has the pair's distance as its bit count, so candidates are verified from the sorted
 entries alone (no gather of values), and the canonical-table test works on permuted masks.
-Row numbers travel beside the entries. A table is sorted by a two-level counting sort on
-the top bits of its key: groups of a few thousand entries, then buckets inside each group
-while it is in cache (no comparison sort). Inside a run of equal keys, a branch-free loop
-counts each entry's partners within k (the compiler vectorises it; most entries have none)
-and only entries with partners are looked at again, so large runs, when fingerprints share
-many bits or at large k, cost a few instructions per candidate pair.
+Row numbers travel beside the entries. Tables led by the same block are searched together:
+one counting sort on that block's top bits puts the fingerprints in groups of a few thousand,
+then, group by group while it is in cache, each table permutes the group and orders it by
+counting sort on the rest of its key (no comparison sort). Candidates are found without
+branches on the data: short runs of equal keys by a fixed window in which the loop over
+entries vectorises, long runs diagonal by diagonal (every entry against the one w places on,
+a vectorised reduction); only entries flagged as having a partner within k are visited pair
+by pair. Hot loops start at 0 and index with unsigned numbers, and the loops that grow the
+output live in functions of their own: numba's negative-index checks and the reference
+counting of a growing array otherwise stop the compiler from vectorising.
 """
 
 from __future__ import annotations
@@ -72,50 +76,6 @@ def _grow(arr: Any, size: int) -> Any:
     return out
 
 
-@numba.njit(**_JIT)
-def _scatter_top(
-    values: Any,
-    masks: Any,
-    lshift: Any,
-    rshift: Any,
-    top_segments: int,
-    top_bits: int,
-    entries: Any,
-    rows: Any,
-) -> Any:
-    """Fingerprints grouped by the top ``top_bits`` bits of their entries, rows beside them;
-    returns the group starts.
-
-    One counting pass and one stable scatter into at most 2^top_bits places (few enough that
-    every write stream stays in cache). Only the first ``top_segments`` segments of the
-    permutation reach the top bits, so only they are computed here; the fingerprints are
-    permuted later, group by group, while the group is in cache. ``entries`` and ``rows`` are
-    buffers reused from table to table (fresh pages cost more than the sort).
-    """
-    n = values.size
-    drop = np.uint64(_BITS - top_bits)
-    starts = np.zeros((1 << top_bits) + 1, np.int64)
-    if top_bits == 0:
-        starts[1] = n
-        entries[:] = values
-        for i in range(n):
-            rows[i] = i
-        return starts
-    for i in range(n):
-        e = _pack(values[i], masks, lshift, rshift, top_segments)
-        starts[np.int64(e >> drop) + 1] += 1
-    for g in range(1 << top_bits):
-        starts[g + 1] += starts[g]
-    fill = starts[:-1].copy()
-    for i in range(n):
-        v = values[i]
-        b = np.int64(_pack(v, masks, lshift, rshift, top_segments) >> drop)
-        entries[fill[b]] = v
-        rows[fill[b]] = i
-        fill[b] += 1
-    return starts
-
-
 @numba.njit(inline="always")
 def _scatter_sub(
     entries: Any,
@@ -162,102 +122,269 @@ def _largest(starts: Any) -> int:
 
 
 @numba.njit(inline="always")
-def _emit(
+def _near(x: np.uint64, k: int, key_drop: np.uint64) -> np.uint8:
+    """1 when an XOR of two entries is within k and has no bit in the key (branch-free)."""
+    return np.uint8(popcount(x) <= k) & np.uint8((x >> key_drop) == 0)
+
+
+@numba.njit(inline="always")
+def _flag_window(
     local: Any,
-    local_rows: Any,
-    i: int,
-    j: int,
+    size: int,
     k: int,
     key_drop: np.uint64,
-    full: np.uint64,
-    differ: Any,
-    out: Any,
-    found: int,
-) -> int:
-    """Append pair (i, j) of ``local`` to ``out`` (room is made by the caller) when within k,
-    of equal key and canonical here; returns the new count."""
-    x = local[i] ^ local[j]
-    d = popcount(x)
-    if d > k or (x >> key_drop) != 0 or not _canonical(x, full, differ, differ.size):
-        return found
-    a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
-    out[found, 0] = min(a, b)
-    out[found, 1] = max(a, b)
-    out[found, 2] = d
-    return found + 1
+    sort_drop: np.uint64,
+    window: int,
+    flags: Any,
+) -> None:
+    """``flags[i]``: bit 0 when one of the next ``window`` entries is a partner of entry i,
+    bit 1 when entry i's run of equal sort bits reaches past that window.
 
-
-@numba.njit(inline="always")
-def _window(local: Any, i: int, size: int, k: int, drop: np.uint64, window: int) -> bool:
-    """Whether one of the next ``window`` entries shares the sort bits of entry i and is
-    within k of it: a loop of fixed length without branches (no mispredicted loop exits
-    on runs of random length)."""
-    ei = local[i]
-    hit = False
-    for w in range(1, window + 1):
-        j = min(i + w, size - 1)
-        x = ei ^ local[j]
-        hit |= (i + w < size) & ((x >> drop) == 0) & (popcount(x) <= k)
-    return hit
-
-
-@numba.njit(inline="always")
-def _count_near(local: Any, i: int, lo: int, hi: int, k: int) -> int:
-    """Entries of ``local[lo:hi]`` within k of entry i (branch-free: vectorised)."""
-    ei = local[i]
-    count = 0
-    for j in range(lo, hi):
-        count += popcount(ei ^ local[j]) <= k
-    return count
-
-
-@numba.njit(inline="always")
-def _run_end(local: Any, i: int, size: int, drop: np.uint64) -> int:
-    end = i + 1
-    while end < size and ((local[end] ^ local[i]) >> drop) == 0:
-        end += 1
-    return end
+    With ``window`` a constant the inner loop unrolls and the loop over i vectorises (many
+    entries per instruction): no branch depends on the data.
+    """
+    body = size - window - 1
+    for i in range(max(body, 0)):
+        ei = local[i]
+        hit = np.uint8(0)
+        for w in range(1, window + 1):
+            hit |= _near(ei ^ local[i + w], k, key_drop)
+        flags[i] = hit | (np.uint8(((ei ^ local[i + window + 1]) >> sort_drop) == 0) << 1)
+    for i in range(max(body, 0), size):
+        ei = local[i]
+        hit = np.uint8(0)
+        for j in range(i + 1, min(i + window + 1, size)):
+            hit |= _near(ei ^ local[j], k, key_drop)
+        flags[i] = hit
 
 
 @numba.njit(**_JIT)
-def table_pairs(
-    values: Any,
+def _flags_4(local: Any, size: int, k: int, key_drop: Any, sort_drop: Any, flags: Any) -> None:
+    _flag_window(local, size, k, key_drop, sort_drop, 4, flags)
+
+
+@numba.njit(**_JIT)
+def _flags_8(local: Any, size: int, k: int, key_drop: Any, sort_drop: Any, flags: Any) -> None:
+    _flag_window(local, size, k, key_drop, sort_drop, 8, flags)
+
+
+@numba.njit(**_JIT)
+def _flags_16(local: Any, size: int, k: int, key_drop: Any, sort_drop: Any, flags: Any) -> None:
+    _flag_window(local, size, k, key_drop, sort_drop, 16, flags)
+
+
+@numba.njit(**_JIT)
+def _flag_long_runs(
+    local: Any, size: int, k: int, key_drop: Any, sort_drop: Any, window: int, flags: Any
+) -> None:
+    """Bit 0 of ``flags`` for partners further than ``window`` apart, in the runs that bit 1
+    marks: diagonal by diagonal (offset w, every i at once), so each step is a vectorised
+    loop over contiguous entries however long the run."""
+    i = 0
+    while i < size:
+        if not flags[i] & np.uint8(2):
+            i += 1
+            continue
+        lo = i
+        hi = i + window + 2
+        while hi < size and ((local[hi] ^ local[lo]) >> sort_drop) == 0:
+            hi += 1
+        run, marks = local[lo:hi], flags[lo:hi]
+        if sort_drop == key_drop:  # the run is one key: the distance alone decides
+            for w in range(window + 1, hi - lo):
+                ahead, ends = run[w:], marks[: hi - lo - w]
+                for j in range(ends.size):
+                    ends[j] |= np.uint8(popcount(run[j] ^ ahead[j]) <= k)
+        else:
+            for w in range(window + 1, hi - lo):
+                ahead, ends = run[w:], marks[: hi - lo - w]
+                for j in range(ends.size):
+                    ends[j] |= _near(run[j] ^ ahead[j], k, key_drop)
+        i = hi
+
+
+@numba.njit(**_JIT)
+def _flag_buckets(local: Any, ends: Any, nsub: int, k: int, flags: Any) -> None:
+    """Bit 0 of ``flags`` for every entry with a partner within k later in its bucket, where a
+    bucket is one key (``ends[b]`` is where bucket b ends). Diagonal by diagonal: offset w
+    compares every entry with the one w places on, a vectorised loop; most diagonals hold no
+    pair within k, which a branch-free reduction finds before any flag is written."""
+    lo = 0
+    for b in range(nsub):
+        hi = ends[b]
+        run, marks = local[lo:hi], flags[lo:hi]
+        marks[:] = 0
+        for w in range(1, hi - lo):
+            ahead = run[w:]
+            hit = False
+            for j in range(ahead.size):
+                hit |= popcount(run[j] ^ ahead[j]) <= k
+            if hit:
+                for j in range(ahead.size):
+                    marks[j] |= np.uint8(popcount(run[j] ^ ahead[j]) <= k)
+        lo = hi
+
+
+@numba.njit(**_JIT)
+def _flagged(flags: Any, size: int, hits: Any) -> int:
+    """Positions of the entries with bit 0 of ``flags`` into ``hits``; returns how many.
+    (Kept apart from the loop that grows the output: a growing array in a loop costs
+    reference counting on every turn.)"""
+    count = 0
+    for i in range(size):
+        hits[count] = i
+        count += flags[i] & np.uint8(1)
+    return count
+
+
+@numba.njit(**_JIT)
+def _emit_flagged(
+    local: Any,
+    local_rows: Any,
+    size: int,
+    hits: Any,
+    count: int,
     k: int,
+    key_drop: Any,
+    sort_drop: Any,
+    full: Any,
+    differ: Any,
+    ndiffer: int,
+    out: Any,
+    found: int,
+) -> tuple[Any, int]:
+    """Append to ``out`` the pairs (row, row, distance) of the entries ``hits[:count]`` with
+    the later entries of their run: within k, of equal key, canonical here."""
+    for h in range(count):
+        i = hits[h]
+        ei = local[i]
+        j = i + 1
+        while j < size and ((ei ^ local[j]) >> sort_drop) == 0:
+            x = ei ^ local[j]
+            if _near(x, k, key_drop) and _canonical(x, full, differ, ndiffer):
+                if found == out.shape[0]:
+                    out = _grow(out, found + 1)
+                a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
+                out[found, 0] = min(a, b)
+                out[found, 1] = max(a, b)
+                out[found, 2] = popcount(x)
+                found += 1
+            j += 1
+    return out, found
+
+
+@numba.njit(**_JIT)
+def _scatter_groups(values: Any, shift: np.uint64, top_bits: int, entries: Any, rows: Any) -> Any:
+    """Fingerprints (unpermuted, rows beside) grouped by the ``top_bits`` bits at ``shift``;
+    returns the group starts. One counting pass and one stable scatter into at most
+    2^top_bits places (few enough that every write stream stays in cache)."""
+    n = values.size
+    mask = np.uint64((1 << top_bits) - 1)
+    shift = shift if top_bits else np.uint64(0)  # a shift by 64 is undefined
+    one = np.uint64(1)
+    starts = np.zeros((1 << top_bits) + 1, np.int64)
+    for i in range(n):
+        starts[((values[i] >> shift) & mask) + one] += 1
+    for g in range(1 << top_bits):
+        starts[g + 1] += starts[g]
+    fill = starts[:-1].copy()
+    for i in range(n):
+        v = values[i]
+        b = (v >> shift) & mask
+        p = np.uint64(fill[b])
+        entries[p] = v
+        rows[p] = i
+        fill[b] = p + one
+    return starts
+
+
+@numba.njit(**_JIT)
+def _sort_group(
+    entries: Any,
+    rows: Any,
     masks: Any,
     lshift: Any,
     rshift: Any,
-    top_segments: int,
-    key_bits: int,
-    full: np.uint64,
-    differ: Any,
-    top_bits: int,
+    sort_drop: np.uint64,
     sub_bits: int,
-    window: int,
+    sub: Any,
+    perm: Any,
+    local: Any,
+    local_rows: Any,
+) -> None:
+    """The fingerprints ``entries`` permuted into ``local`` (rows beside), ordered by counting
+    sort on the ``sub_bits`` bits above ``sort_drop``.
+
+    Each loop starts at 0 and indexes with unsigned numbers (numba then drops its negative
+    index checks), and the permutation is computed once, in a loop of its own that
+    vectorises: together three times faster than the plain loops.
+    """
+    nseg = masks.size
+    nsub = 1 << sub_bits
+    mask = np.uint64(nsub - 1)
+    one = np.uint64(1)
+    for i in range(entries.size):
+        perm[i] = _pack(entries[i], masks, lshift, rshift, nseg)
+    sub[: nsub + 1] = 0
+    for i in range(entries.size):
+        sub[((perm[i] >> sort_drop) & mask) + one] += 1
+    for g in range(nsub):
+        sub[g + 1] += sub[g]
+    for i in range(entries.size):
+        e = perm[i]
+        b = (e >> sort_drop) & mask
+        p = np.uint64(sub[b])
+        local[p] = e
+        local_rows[p] = rows[i]
+        sub[b] = p + one
+
+
+@numba.njit(**_JIT)
+def tables_pairs(
+    values: Any,
+    k: int,
+    group_shift: int,
+    top_bits: int,
+    masks: Any,
+    lshift: Any,
+    rshift: Any,
+    key_bits: Any,
+    sub_bits: Any,
+    full: Any,
+    differ: Any,
+    ndiffer: Any,
+    windows: Any,
     entries: Any,
     rows: Any,
 ) -> Any:
     """Pairs ``(i, j, distance)``, i < j rows of ``values``, within k whose canonical table is
-    the one described: an int64 ``(P, 3)`` array.
+    one of the tables described (one line of each array per table): an int64 ``(P, 3)`` array.
 
-    ``masks``/``lshift``/``rshift`` permute a fingerprint's bits (the key's ``key_bits`` on
-    top; the first ``top_segments`` cover the top ``top_bits``); ``full`` and ``differ`` are
-    the canonical-table masks, permuted the same way. Entries are ordered by their top
-    ``top_bits + sub_bits`` bits (at most ``key_bits``); pairs sharing those are candidates,
-    and the rest of the key is checked with the distance.
+    The tables share their first block, whose top ``top_bits`` bits (at ``group_shift`` in a
+    fingerprint) group the fingerprints once for all of them. Then, group by group while it
+    is in cache, each table permutes the group's fingerprints (``masks``/``lshift``/``rshift``:
+    the key's ``key_bits`` on top; unused segments have mask 0) and orders them by counting
+    sort on the next ``sub_bits`` bits. Candidates share the top ``top_bits + sub_bits`` bits;
+    the rest of the key is checked with the distance. ``full``/``differ`` (the first
+    ``ndiffer`` of each line) are the canonical-table masks, permuted like the entries.
 
-    Each entry meets the next ``window`` entries in a fixed, branch-free loop; only where its run
-    of equal sort bits is longer than the window (low-entropy fingerprints, or few key bits
-    at large k) does a vectorised count look further, and only entries with a partner within
-    k are visited pair by pair.
+    Within a group, a branch-free pass flags entries with a partner among the next
+    ``windows[t]`` (4, 8 or 16) entries or a run longer than that; long runs are searched
+    diagonal by diagonal. With ``windows[t]`` 0 (long runs, each one key) every bucket is
+    searched diagonal by diagonal. Only flagged entries are visited pair by pair.
     """
-    starts = _scatter_top(values, masks, lshift, rshift, top_segments, top_bits, entries, rows)
+    starts = _scatter_groups(values, np.uint64(group_shift), top_bits, entries, rows)
     largest = _largest(starts)
-    local = np.empty(largest, np.uint64)
-    local_rows = np.empty(largest, rows.dtype)
-    sub = np.empty((1 << sub_bits) + 1, np.int64)
-    sort_drop = np.uint64(_BITS - top_bits - sub_bits)
-    sub_mask = np.uint64((1 << sub_bits) - 1)
-    key_drop = np.uint64(_BITS - key_bits)
+    pad = 32
+    local = np.empty(largest + pad, np.uint64)
+    local_rows = np.empty(largest + pad, rows.dtype)
+    flags = np.zeros(largest + pad, np.uint8)
+    hits = np.empty(largest + pad, np.int64)
+    perm = np.empty(largest, np.uint64)
+    most_sub = 0
+    for t in range(masks.shape[0]):
+        most_sub = max(most_sub, sub_bits[t])
+    sub = np.empty((1 << most_sub) + 1, np.int64)
     out = np.empty((1024, 3), np.int64)
     found = 0
     for group in range(starts.size - 1):
@@ -265,43 +392,51 @@ def table_pairs(
         size = ghi - glo
         if size < 2:
             continue
-        _scatter_sub(
-            entries,
-            rows,
-            glo,
-            ghi,
-            masks,
-            lshift,
-            rshift,
-            local,
-            local_rows,
-            sub,
-            sort_drop,
-            sub_mask,
-        )
-        run_end = 0
-        for i in range(size - 1):
-            if _window(local, i, size, k, sort_drop, window):
-                for j in range(i + 1, min(i + window + 1, size)):
-                    if ((local[i] ^ local[j]) >> sort_drop) == 0:
-                        if found == out.shape[0]:
-                            out = _grow(out, found + 1)
-                        found = _emit(
-                            local, local_rows, i, j, k, key_drop, full, differ, out, found
-                        )
-            far = i + window + 1
-            if far >= size or ((local[i] ^ local[far]) >> sort_drop) != 0:
+        for t in range(masks.shape[0]):
+            sort_drop = np.uint64(_BITS - top_bits - sub_bits[t])
+            key_drop = np.uint64(_BITS - key_bits[t])
+            _sort_group(
+                entries[glo:ghi],
+                rows[glo:ghi],
+                masks[t],
+                lshift[t],
+                rshift[t],
+                sort_drop,
+                sub_bits[t],
+                sub,
+                perm,
+                local,
+                local_rows,
+            )
+            window = windows[t]
+            if window == 0:
+                _flag_buckets(local, sub, 1 << sub_bits[t], k, flags)
+            elif window == 4:
+                _flags_4(local, size, k, key_drop, sort_drop, flags)
+            elif window == 8:
+                _flags_8(local, size, k, key_drop, sort_drop, flags)
+            else:
+                _flags_16(local, size, k, key_drop, sort_drop, flags)
+            if window:
+                _flag_long_runs(local, size, k, key_drop, sort_drop, window, flags)
+            count = _flagged(flags, size, hits)
+            if count == 0:
                 continue
-            if run_end <= i:
-                run_end = _run_end(local, i, size, sort_drop)
-            near = _count_near(local, i, far, run_end, k)
-            if near == 0:
-                continue
-            if found + near > out.shape[0]:
-                out = _grow(out, found + near)
-            for j in range(far, run_end):
-                if popcount(local[i] ^ local[j]) <= k:
-                    found = _emit(local, local_rows, i, j, k, key_drop, full, differ, out, found)
+            out, found = _emit_flagged(
+                local,
+                local_rows,
+                size,
+                hits,
+                count,
+                k,
+                key_drop,
+                sort_drop,
+                full[t],
+                differ[t],
+                ndiffer[t],
+                out,
+                found,
+            )
     return out[:found].copy()
 
 
@@ -317,7 +452,7 @@ def sorted_entries(
     """``np.sort((values & high) | row)`` into ``entries`` (``high`` leaves the row bits free)."""
     zero = np.zeros(1, np.uint64)
     everything = np.full(1, ~np.uint64(0), np.uint64)
-    starts = _scatter_top(values, high, zero, zero, 1, top_bits, entries, rows)
+    starts = _scatter_groups(values, np.uint64(_BITS - top_bits), top_bits, entries, rows)
     for i in range(values.size):
         entries[i] = (entries[i] & high[0]) | np.uint64(rows[i])
     largest = _largest(starts)

@@ -61,6 +61,8 @@ _BITS = 64
 _GROUP_BITS = 12
 #: Longest branch-free window (runs longer than this are rare or long enough to vectorise).
 _MAX_WINDOW = 12
+#: Mean run length from which runs are searched diagonal by diagonal only.
+_DIAGONAL_MEAN = 12.0
 #: Most second-level bits: 2^14 counters (128 KiB) per group.
 _MAX_SUB_BITS = 14
 
@@ -97,6 +99,8 @@ class TableArrays:
     key_bits: int  # the key is the entry's top key_bits bits
     full: np.uint64  # every bit of the table's blocks (permuted)
     differ: U64Array  # earlier blocks the pair must differ on for this table to be canonical
+    first_low: int  # the lowest bit of the table's first block in a fingerprint
+    first_width: int  # and its width: the first block's bits lead every entry
 
     @classmethod
     def of(cls, m: int, chosen: tuple[int, ...]) -> TableArrays:
@@ -126,6 +130,8 @@ class TableArrays:
             key_bits=sum(widths[b] for b in chosen),
             full=permuted(sum(block(b) for b in chosen)),
             differ=np.array([permuted(mask) for mask in skipped], np.uint64),
+            first_low=lows[order[0]],
+            first_width=widths[order[0]],
         )
 
     def segments_for(self, bits: int) -> int:
@@ -187,11 +193,27 @@ def _sort_bits(n: int, key_bits: int) -> tuple[int, int]:
     return top, sub
 
 
-def _window(n: int, sort_bits: int) -> int:
-    """Entries each entry meets without branches: most runs of equal sort bits fit (their
-    length is about Poisson with mean n / 2^sort_bits); longer ones take a vectorised path."""
+def _group_bits(n: int, first_width: int) -> int:
+    """Bits of the first level for tables led by a block ``first_width`` bits wide: groups of
+    about 2^12 entries, from that block's bits only (so every table it leads shares them)."""
+    return max(0, min(n.bit_length() - _GROUP_BITS, first_width, 11))
+
+
+def _sub_bits(n: int, top: int, key_bits: int) -> int:
+    """Second-level bits: about two buckets per entry of a group, within the key."""
+    return max(0, min(n.bit_length() + 1 - top, key_bits - top, _MAX_SUB_BITS))
+
+
+def _window(n: int, sort_bits: int, key_bits: int) -> int:
+    """Entries each entry meets in the branch-free pass (4, 8 or 16): most runs of equal sort
+    bits fit (their length is about Poisson with mean n / 2^sort_bits); longer ones are
+    searched diagonal by diagonal. 0: runs are long and each is one key, so every run is
+    searched diagonal by diagonal."""
     mean = n / 2.0**sort_bits
-    return max(2, min(_MAX_WINDOW, math.ceil(mean + 2.0 * math.sqrt(mean))))
+    if sort_bits == key_bits and mean >= _DIAGONAL_MEAN:
+        return 0
+    reach = mean + 2.0 * math.sqrt(mean)
+    return 4 if reach <= 4 else 8 if reach <= 8 else 16
 
 
 def _require() -> ModuleType:
@@ -199,6 +221,48 @@ def _require() -> ModuleType:
     if jit is None:
         raise RuntimeError("the compiled index needs numba, which could not be imported")
     return jit
+
+
+def _tables_pairs(
+    values: U64Array, layout: Layout, ts: list[int], workspace: Workspace | None
+) -> I64Array:
+    """Pairs ``(i, j, distance)`` whose canonical table is one of ``ts`` (tables led by the
+    same block: they share the first level of the sort)."""
+    tables = [layout.tables[t] for t in ts]
+    lead = tables[0]
+    if any((t.first_low, t.first_width) != (lead.first_low, lead.first_width) for t in tables):
+        raise ValueError("tables sharing a first level must be led by the same block")
+    n = values.size
+    top = _group_bits(n, lead.first_width)
+    subs = [_sub_bits(n, top, t.key_bits) for t in tables]
+    segments = max(t.masks.size for t in tables)
+    differs = max(1, max(t.differ.size for t in tables))
+
+    def stack(rows: list[U64Array], width: int) -> U64Array:
+        out = np.zeros((len(rows), width), np.uint64)
+        for line, row in zip(out, rows, strict=True):
+            line[: row.size] = row
+        return out
+
+    entries, rows = (workspace or Workspace(n)).fit(n)
+    found: I64Array = _require().tables_pairs(
+        values,
+        layout.k,
+        lead.first_low + lead.first_width - top,
+        top,
+        stack([t.masks for t in tables], segments),
+        stack([t.lshift for t in tables], segments),
+        stack([t.rshift for t in tables], segments),
+        np.array([t.key_bits for t in tables], np.int64),
+        np.array(subs, np.int64),
+        np.array([t.full for t in tables], np.uint64),
+        stack([t.differ for t in tables], differs),
+        np.array([t.differ.size for t in tables], np.int64),
+        np.array([_window(n, top + sub, t.key_bits) for t, sub in zip(tables, subs, strict=True)]),
+        entries,
+        rows,
+    )
+    return found
 
 
 def table_pairs(
@@ -215,25 +279,7 @@ def table_pairs(
     if values.size < 2:
         empty = np.empty(0, np.int64)
         return empty, empty.copy(), empty.copy()
-    table = layout.tables[t]
-    entries, rows = (workspace or Workspace(values.size)).fit(values.size)
-    top, sub = _sort_bits(values.size, table.key_bits)
-    found = _require().table_pairs(
-        values,
-        layout.k,
-        table.masks,
-        table.lshift,
-        table.rshift,
-        table.segments_for(top),
-        table.key_bits,
-        table.full,
-        table.differ,
-        top,
-        sub,
-        _window(values.size, min(table.key_bits, top + sub)),
-        entries,
-        rows,
-    )
+    found = _tables_pairs(values, layout, [t], workspace)
     return found[:, 0], found[:, 1], found[:, 2]
 
 
@@ -369,36 +415,49 @@ class ProbeIndex:
         return found[:, 0], found[:, 1], found[:, 2]
 
 
+def _bundles(layout: Layout) -> list[list[int]]:
+    """Tables grouped by their first block (they share the sort's first level), largest
+    group first so that threads finish together."""
+    by_first: dict[tuple[int, int], list[int]] = {}
+    for t, table in enumerate(layout.tables):
+        by_first.setdefault((table.first_low, table.first_width), []).append(t)
+    return sorted(by_first.values(), key=len, reverse=True)
+
+
 def all_pairs(
     values: U64Array, k: int, blocks: int, *, threads: int | None = None
 ) -> tuple[I64Array, I64Array, I64Array]:
     """Every pair of rows within k (unsorted, each once), tables shared among ``threads``."""
     layout = make_layout(k, blocks)
     values = np.ascontiguousarray(values, dtype=np.uint64)
-    workers = max(1, min(threads or os.cpu_count() or 1, len(layout.tables)))
-    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
-    for t in range(len(layout.tables)):
-        todo.put(t)
+    bundles = _bundles(layout)
+    if values.size < 2:
+        empty = np.empty(0, np.int64)
+        return empty, empty.copy(), empty.copy()
+    workers = max(1, min(threads or os.cpu_count() or 1, len(bundles)))
+    todo: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
+    for bundle in bundles:
+        todo.put(bundle)
 
-    def work() -> list[tuple[I64Array, I64Array, I64Array]]:
-        """Tables taken one by one (a busy core takes fewer), one buffer for all of them."""
+    def work() -> list[I64Array]:
+        """Bundles taken one by one (a busy core takes fewer), one buffer for all of them."""
         workspace = Workspace(values.size)
-        found: list[tuple[I64Array, I64Array, I64Array]] = []
+        found: list[I64Array] = []
         while True:
             try:
-                t = todo.get_nowait()
+                ts = todo.get_nowait()
             except queue.Empty:
                 return found
-            found.append(table_pairs(values, layout, t, workspace=workspace))
+            found.append(_tables_pairs(values, layout, ts, workspace))
 
     if workers == 1:
         parts = work()
     else:
-        # the first table on this thread: the compiled code is loaded (or compiled) once,
-        # before several threads want it
-        parts = [table_pairs(values, layout, todo.get_nowait(), workspace=Workspace(values.size))]
+        # the compiled code is loaded (or compiled) once on this thread, before several
+        # threads want it
+        _tables_pairs(values[:2], layout, [0], None)
         with ThreadPoolExecutor(workers, thread_name_prefix="dupfinder-index") as pool:
             shares = [pool.submit(work) for _ in range(workers)]
-            parts += [part for share in shares for part in share.result()]
-    cols = list(zip(*parts, strict=True))
-    return np.concatenate(cols[0]), np.concatenate(cols[1]), np.concatenate(cols[2])
+            parts = [part for share in shares for part in share.result()]
+    found = np.concatenate(parts) if parts else np.empty((0, 3), np.int64)
+    return found[:, 0], found[:, 1], found[:, 2]
