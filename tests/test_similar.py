@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -52,6 +53,19 @@ def test_a_target_outside_the_folders(folder: Path, tmp_path: Path) -> None:
     outside = write(tmp_path / "elsewhere" / "copy.txt", (folder / "report.txt").read_text())
     names = [Path(m.path).name for m in similar(outside, [folder], options(tmp_path)).matches]
     assert names == ["report.txt", "report-v2.md"]  # the exact copy first
+
+
+def test_the_named_file_is_searched_for_whatever_the_filters(folder: Path, tmp_path: Path) -> None:
+    """Patterns, size limits and hidden-file rules choose what is searched, never the file
+    a person asked about: an excluded, hidden or too large target is still read."""
+    hidden = write(folder / ".report-hidden.txt", (folder / "report.txt").read_text())
+    narrow = dataclasses.replace(options(tmp_path), exclude=("report*",), max_size=10)
+    result = similar(folder / "report.txt", [folder], narrow)
+    assert result.kind is Kind.TEXT
+    assert result.matches == ()  # its copies fall under the same filters
+    wide = dataclasses.replace(options(tmp_path), exclude=("*.md",))
+    result = similar(hidden, [folder], wide)
+    assert [Path(m.path).name for m in result.matches] == ["report.txt"]
 
 
 def test_without_folders_the_last_scan_is_searched(folder: Path, tmp_path: Path) -> None:

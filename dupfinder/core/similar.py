@@ -80,7 +80,11 @@ def similar(
     options = dataclasses.replace(base, roots=roots)
     report = WalkReport()
     files = FileColumns()
-    for entry in walk_listed([str(target)], options, report, cancel):
+    # The filters choose what is searched, not the file a person asked about.
+    named = dataclasses.replace(
+        options, include=(), exclude=(), min_size=0, max_size=None, include_hidden=True
+    )
+    for entry in walk_listed([str(target)], named, report, cancel):
         files.append(entry)
     if len(files) == 0:
         return SimilarResult(str(target), None, _names(roots), (), tuple(report.errors))

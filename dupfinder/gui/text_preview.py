@@ -111,7 +111,7 @@ def _name_and_folder(path: str) -> str:
 
 
 class _Pane(QWidget):
-    def __init__(self, role: str, parent: QWidget | None = None) -> None:
+    def __init__(self, role: str, description: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel(role)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -120,6 +120,7 @@ class _Pane(QWidget):
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
         self.view.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        self.view.setAccessibleName(description)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -146,8 +147,12 @@ class TextPreview(QWidget):
         toolbar.addWidget(self.summary, 1)
         toolbar.addWidget(self.ignore_whitespace)
         toolbar.addWidget(self.ignore_case)
-        self.left = _Pane(translate("Preview", "Kept"))
-        self.right = _Pane(translate("Preview", "Selected"))
+        self.left = _Pane(
+            translate("Preview", "Kept"), translate("Preview", "Text of the kept file")
+        )
+        self.right = _Pane(
+            translate("Preview", "Selected"), translate("Preview", "Text of the selected file")
+        )
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.left)
         splitter.addWidget(self.right)

@@ -869,7 +869,16 @@ or use “Add folder…”</source>
         <translation>忽略大小写</translation>
     </message>
     <message>
+        <source>Text of the kept file</source>
+        <translation>保留文件的文本</translation>
+    </message>
+    <message>
+        <source>Text of the selected file</source>
+        <translation>所选文件的文本</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Kept&lt;/b&gt; · {name}</source>
+        <extracomment>The row both panes are held on until the user scrolls (see _scroll_to_first_change).</extracomment>
         <translation>&lt;b&gt;保留&lt;/b&gt; · {name}</translation>
     </message>
     <message>

@@ -72,3 +72,12 @@ def test_every_control_of_the_dialogs_has_a_name(window: MainWindow) -> None:
         dialog.show()
         assert unnamed(dialog) == [], type(dialog).__name__
         dialog.close()
+
+
+def test_every_control_of_each_preview_has_a_name(window: MainWindow) -> None:
+    """The previews are hidden until a file is selected; each page is checked shown."""
+    window.show()
+    for page in range(window.preview.count()):
+        window.preview.setCurrentIndex(page)
+        window.preview.show()
+        assert unnamed(window) == [], type(window.preview.currentWidget()).__name__
