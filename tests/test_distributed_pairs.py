@@ -22,7 +22,7 @@ pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 from dupfinder.cli import EXIT_OK, main
-from dupfinder.core import scan
+from dupfinder.core import imagecheck, scan
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprint import Outcome
 from dupfinder.core.index import all_pairs_with_distances
@@ -52,6 +52,11 @@ def planted(seed: int, centres: int, per_centre: int, spread: int) -> np.ndarray
     return np.concatenate(out)
 
 
+#: One picture descriptor for every planted picture: the thumbnails verify every pair the
+#: hashes propose, so the groups are those of the hashes alone.
+_PICTURE = bytes(range(0, 256)) + bytes([128]) * (imagecheck.DESCRIPTOR_BYTES - 256)
+
+
 def store(folder: Path, kinds: dict[Kind, np.ndarray], shards: int = 3) -> Path:
     """Fingerprints as if fingerprinted by ``shards`` machines (paths /k/i.ext)."""
     for shard in range(shards):
@@ -61,7 +66,8 @@ def store(folder: Path, kinds: dict[Kind, np.ndarray], shards: int = 3) -> Path:
         outcomes = OutcomeColumns(len(chosen))
         for row, (kind, i) in enumerate(chosen):
             files.append(FileEntry(f"/{kind}/{i:06d}.x", 100 + i % 7, i, kind, dev=1, ino=i + 1))
-            outcomes.put(row, Outcome(row, value=int(kinds[kind][i])))
+            sketch = _PICTURE if kind is Kind.IMAGE else None
+            outcomes.put(row, Outcome(row, value=int(kinds[kind][i]), sketch=sketch))
         writer.write(files, outcomes)
         writer.close()
     return folder
@@ -181,7 +187,7 @@ def test_cluster_pairs_group_like_one_machine_at_scale(
     fingerprints = store(tmp_path / "fp", {Kind.IMAGE: images})
     find_pairs(fingerprints, tmp_path / "pairs", {Kind.IMAGE: 8}, threads=3)
     for grouping in Grouping:
-        options = ScanOptions(roots=(), image_grouping=grouping)
+        options = ScanOptions(roots=(), image_grouping=grouping, image_threshold=8)
         local = result_from_fingerprints(fingerprints, options)
         spread = result_from_pairs(fingerprints, tmp_path / "pairs", options)
         assert len(local.groups) > 50

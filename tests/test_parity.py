@@ -78,9 +78,9 @@ SETTINGS = [
         id="text-only-looser-share-excluding-a-folder",
     ),
     pytest.param(
-        {"kinds": 2, "image": 4, "include": "*.png; *.jpg"},
-        ["--kind", "image", "--image-threshold", "4", "--include", "*.png", "--include", "*.jpg"],
-        id="images-only-tight-radius-with-globs",
+        {"kinds": 2, "image": 95, "include": "*.png; *.jpg"},
+        ["--kind", "image", "--image-similarity", "95", "--include", "*.png", "--include", "*.jpg"],
+        id="images-only-strict-similarity-with-globs",
     ),
 ]
 
@@ -96,7 +96,7 @@ def test_cli_and_app_find_identical_groups(
     panel.add_folders([str(root)])
     panel.kinds.setCurrentIndex(widgets.get("kinds", 0))
     panel.text_similarity.set_value(widgets.get("text", panel.text_similarity.value()))
-    panel.image_threshold.set_value(widgets.get("image", panel.image_threshold.value()))
+    panel.image_similarity.set_value(widgets.get("image", panel.image_similarity.value()))
     panel.include.setText(widgets.get("include", ""))
     panel.exclude.setText(widgets.get("exclude", ""))
     gui = result_to_dict(_gui_scan(qtbot, panel, DecisionStore(decisions)))

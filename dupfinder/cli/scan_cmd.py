@@ -16,6 +16,7 @@ import shtab
 from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
+    DEFAULT_IMAGE_SIMILARITY,
     DEFAULT_IMAGE_THRESHOLD,
     DEFAULT_TEXT_SIMILARITY,
     DEFAULT_TEXT_THRESHOLD,
@@ -97,7 +98,7 @@ An excluded folder is not entered. --include selects files only; folders are alw
 SCAN_EXAMPLES = """\
 examples:
   dupfinder scan ~/Documents ~/Pictures
-  dupfinder scan ~/Pictures --kind image --image-threshold 6 --exclude thumbnails/
+  dupfinder scan ~/Pictures --kind image --image-similarity 92 --exclude thumbnails/
   dupfinder scan ~/Code --include '*.md' --exclude node_modules/ --format json -o dups.json
   dupfinder scan ~/Downloads --keep oldest --action trash --yes
 """
@@ -177,10 +178,12 @@ def add_comparison_options(
         )
         parser.add_argument(
             "--image-threshold",
+            "--image-bits",
             type=_threshold,
             default=DEFAULT_IMAGE_THRESHOLD,
             metavar="K",
-            help=f"max differing bits of 64 for images (default {DEFAULT_IMAGE_THRESHOLD})",
+            help="search radius: pictures whose 64-bit perceptual hashes differ in at most K bits "
+            f"are compared (default {DEFAULT_IMAGE_THRESHOLD}; larger finds more, slower)",
         )
     if not verify:
         return
@@ -191,6 +194,15 @@ def add_comparison_options(
         metavar="PERCENT",
         help="how much text two documents must share to be grouped: the verified similarity "
         f"in percent of 3-word runs (default {DEFAULT_TEXT_SIMILARITY * 100:.0f}%%)",
+    )
+    parser.add_argument(
+        "--image-similarity",
+        type=_percent,
+        default=DEFAULT_IMAGE_SIMILARITY,
+        metavar="PERCENT",
+        help="how alike two pictures must look to be grouped: the verified similarity in "
+        "percent of their layout and colours on small thumbnails "
+        f"(default {DEFAULT_IMAGE_SIMILARITY * 100:.0f}%%; 92-95 for icons and clip art)",
     )
     for kind in ("text", "image"):
         parser.add_argument(
@@ -261,6 +273,7 @@ _OPTION_FIELDS = {
     "text_bits": "text_threshold",
     "text_threshold": "text_similarity",
     "image_threshold": "image_threshold",
+    "image_similarity": "image_similarity",
     "min_size": "min_size",
     "max_size": "max_size",
 }

@@ -34,6 +34,7 @@ __all__ = [
     "DESCRIPTOR_BYTES",
     "GREY_SIDE",
     "descriptor",
+    "invariant_pair_similarity",
     "pair_similarity",
     "similarity",
 ]
@@ -130,6 +131,31 @@ def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float6
     colour = _colour_agreement(x[:, _GREY_BYTES:], y[:, _GREY_BYTES:])
     missing = ~x.any(axis=1) | ~y.any(axis=1)
     return np.where(missing, 0.0, np.clip(np.minimum(layout, colour), 0.0, 1.0))
+
+
+def _dihedral(descriptors: npt.NDArray[np.uint8], turns: int, mirror: bool) -> np.ndarray:
+    """Descriptors of the pictures turned by ``turns`` quarter turns (after a mirror): the
+    thumbnails are square box averages, so turning them equals thumbnailing the turned picture."""
+    grey = descriptors[:, :_GREY_BYTES].reshape(-1, GREY_SIDE, GREY_SIDE)
+    chroma = descriptors[:, _GREY_BYTES:].reshape(-1, 2, CHROMA_SIDE, CHROMA_SIDE)
+    if mirror:
+        grey, chroma = grey[:, :, ::-1], chroma[:, :, :, ::-1]
+    grey = np.rot90(grey, turns, axes=(1, 2))
+    chroma = np.rot90(chroma, turns, axes=(2, 3))
+    return np.concatenate([grey.reshape(len(grey), -1), chroma.reshape(len(chroma), -1)], axis=1)
+
+
+def invariant_pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """As ``pair_similarity``, taking for each pair the best of ``b`` mirrored and turned by
+    quarter turns (the scan's mirror and rotation invariance)."""
+    x = np.atleast_2d(np.asarray(a, dtype=np.uint8))
+    y = np.atleast_2d(np.asarray(b, dtype=np.uint8))
+    best = pair_similarity(x, y)
+    for mirror in (False, True):
+        for turns in range(4):
+            if mirror or turns:
+                best = np.maximum(best, pair_similarity(x, _dihedral(y, turns, mirror)))
+    return best
 
 
 def similarity(a: bytes | npt.ArrayLike, b: bytes | npt.ArrayLike) -> float:

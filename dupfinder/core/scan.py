@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-from dupfinder.core import sketch, verify
+from dupfinder.core import imagecheck, sketch, verify
 from dupfinder.core.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.cluster import cluster_nodes
 from dupfinder.core.columns import FileColumns, OutcomeColumns, member
@@ -437,6 +437,13 @@ def _check(kind: Kind, options: ScanOptions) -> tuple[int, Similarity | None, fl
     """The second check of a kind: sketch width, its similarity measure, the threshold."""
     if kind is Kind.TEXT:
         return sketch.BINS, sketch.pair_similarity, options.text_similarity
+    if kind is Kind.IMAGE:
+        measure = (
+            imagecheck.invariant_pair_similarity
+            if options.image_invariance
+            else imagecheck.pair_similarity
+        )
+        return imagecheck.DESCRIPTOR_BYTES, measure, options.image_similarity
     return 0, None, 0.0
 
 

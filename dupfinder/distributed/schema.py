@@ -2,7 +2,8 @@
 
 One row per file: its path and stat values (the cache key and the identity actions check),
 its kind, its fingerprint (``value``, null when the file could not be read; then ``error``
-and ``code`` say why) and, for documents, the sketch that verifies candidate pairs. Paths are UTF-8 text; a name that is not valid UTF-8 keeps
+and ``code`` say why) and the sketch (documents) or descriptor (pictures) that verifies
+candidate pairs. Paths are UTF-8 text; a name that is not valid UTF-8 keeps
 its exact bytes in ``path_bytes`` (null otherwise), so every file can be found again.
 
 The schema version is in each file's key-value metadata. Columns are only ever added, with a
@@ -45,7 +46,7 @@ FINGERPRINT_SCHEMA = pa.schema(
         pa.field("width", pa.int32()),
         pa.field("height", pa.int32()),
         pa.field("variants", pa.list_(pa.uint64())),
-        pa.field("sketch", pa.binary()),  # the second, independent estimate (documents)
+        pa.field("sketch", pa.binary()),  # the second, independent check
         pa.field("error", pa.string()),
         pa.field("code", pa.string()),
     ]

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from dupfinder.core import sketch
+from dupfinder.core import imagecheck, sketch
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.errors import FingerprintStoreError
 from dupfinder.core.fingerprint import Outcome
@@ -54,12 +54,14 @@ def _path_columns(paths: Sequence[str]) -> tuple[list[str], list[bytes | None]]:
 
 
 def _sketches(files: FileColumns, outcomes: OutcomeColumns) -> list[bytes | None]:
-    """Each document's sketch (as the scan verifies with it); None for other rows."""
+    """Each document's sketch and picture's descriptor (as the scan verifies with them);
+    None for other rows."""
     found: list[bytes | None] = [None] * len(files)
-    rows = files.rows_of(Kind.TEXT)
-    rows = rows[outcomes.has_value[rows]]
-    for row, data in zip(rows.tolist(), outcomes.sketches(rows, sketch.BINS), strict=True):
-        found[row] = data.tobytes()
+    for kind, width in ((Kind.TEXT, sketch.BINS), (Kind.IMAGE, imagecheck.DESCRIPTOR_BYTES)):
+        rows = files.rows_of(kind)
+        rows = rows[outcomes.has_value[rows]]
+        for row, data in zip(rows.tolist(), outcomes.sketches(rows, width), strict=True):
+            found[row] = data.tobytes()
     return found
 
 

@@ -43,9 +43,8 @@ from PySide6.QtWidgets import (
 
 from dupfinder.app.i18n import translate
 from dupfinder.core.model import (
-    DEFAULT_IMAGE_THRESHOLD,
+    DEFAULT_IMAGE_SIMILARITY,
     DEFAULT_TEXT_SIMILARITY,
-    HASH_BITS,
     Kind,
     Progress,
     ScanOptions,
@@ -54,7 +53,7 @@ from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.settings import AdvancedSettings, FolderEntry, ScanSettings
 from dupfinder.gui.settings_dialog import SettingsDialog
 
-__all__ = ["FolderList", "ScanPanel", "split_patterns", "threshold_text"]
+__all__ = ["FolderList", "ScanPanel", "alike_pictures", "shared_text", "split_patterns"]
 
 
 def _kind_choices() -> tuple[tuple[str, frozenset[Kind]], ...]:
@@ -76,12 +75,10 @@ def shared_text(percent: int) -> str:
     return translate("Panel", "≥ {percent}% of the text shared").format(percent=percent)
 
 
-def threshold_text(bits: int) -> str:
-    """What a Hamming radius means to a person: bits and the equivalent similarity."""
-    similarity = 1 - bits / HASH_BITS
-    return translate(
-        "Panel", "≥ {similarity} similar (up to %n bit(s) different)", None, bits
-    ).format(similarity=f"{similarity:.0%}")
+def alike_pictures(percent: int) -> str:
+    """What the picture threshold means: how alike their thumbnails' layout and colours are
+    (the verified similarity, not hash bits)."""
+    return translate("Panel", "≥ {percent}% alike").format(percent=percent)
 
 
 class FolderList(QTreeWidget):
@@ -287,9 +284,11 @@ class ScanPanel(QWidget):
         self.text_similarity = _ThresholdSlider(
             50, 100, round(DEFAULT_TEXT_SIMILARITY * 100), shared_text
         )
-        self.image_threshold = _ThresholdSlider(0, 24, DEFAULT_IMAGE_THRESHOLD, threshold_text)
+        self.image_similarity = _ThresholdSlider(
+            50, 100, round(DEFAULT_IMAGE_SIMILARITY * 100), alike_pictures
+        )
         self.text_similarity.slider.setAccessibleName(translate("Panel", "Document similarity"))
-        self.image_threshold.slider.setAccessibleName(translate("Panel", "Picture similarity"))
+        self.image_similarity.slider.setAccessibleName(translate("Panel", "Picture similarity"))
         sensitivity_box = QGroupBox(translate("Panel", "Similarity"))
         sensitivity_box.setToolTip(
             translate(
@@ -301,7 +300,7 @@ class ScanPanel(QWidget):
         sensitivity = QFormLayout(sensitivity_box)
         sensitivity.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         sensitivity.addRow(translate("Panel", "Documents:"), self.text_similarity)
-        sensitivity.addRow(translate("Panel", "Pictures:"), self.image_threshold)
+        sensitivity.addRow(translate("Panel", "Pictures:"), self.image_similarity)
 
         self.scan_button = QPushButton(translate("Panel", "Scan"))
         self.scan_button.setDefault(True)
@@ -366,7 +365,7 @@ class ScanPanel(QWidget):
             roots=tuple(Path(p) for p in folders),
             kinds=self._kinds[self.kinds.currentIndex()][1],
             text_similarity=self.text_similarity.value() / 100,
-            image_threshold=self.image_threshold.value(),
+            image_similarity=self.image_similarity.value() / 100,
             include=split_patterns(self.include.text()),
             exclude=split_patterns(self.exclude.text()),
             min_size=a.min_size,
@@ -395,7 +394,7 @@ class ScanPanel(QWidget):
             exclude=self.exclude.text(),
             kinds=self._kinds[self.kinds.currentIndex()][1],
             text_similarity=self.text_similarity.value(),
-            image_threshold=self.image_threshold.value(),
+            image_similarity=self.image_similarity.value(),
             advanced=self.advanced,
         )
 
@@ -409,7 +408,7 @@ class ScanPanel(QWidget):
             if kinds == state.kinds:
                 self.kinds.setCurrentIndex(i)
         self.text_similarity.set_value(state.text_similarity)
-        self.image_threshold.set_value(state.image_threshold)
+        self.image_similarity.set_value(state.image_similarity)
         self.advanced = state.advanced
         self._update_buttons()
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, DEFAULT_TEXT_SIMILARITY, Grouping, Kind
+from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY, DEFAULT_TEXT_SIMILARITY, Grouping, Kind
 
 __all__ = ["AdvancedSettings", "FolderEntry", "ScanSettings", "Settings"]
 
@@ -34,7 +34,7 @@ class ScanSettings:
     exclude: str = ""
     kinds: frozenset[Kind] = field(default_factory=lambda: frozenset({Kind.TEXT, Kind.IMAGE}))
     text_similarity: int = round(DEFAULT_TEXT_SIMILARITY * 100)  # percent of the text shared
-    image_threshold: int = DEFAULT_IMAGE_THRESHOLD
+    image_similarity: int = round(DEFAULT_IMAGE_SIMILARITY * 100)  # percent alike
     advanced: AdvancedSettings = field(default_factory=lambda: AdvancedSettings())
 
 
@@ -115,8 +115,8 @@ class Settings:
             text_similarity=_as_int(
                 s.value("scan/text_similarity"), round(DEFAULT_TEXT_SIMILARITY * 100), 50, 100
             ),
-            image_threshold=_as_int(
-                s.value("scan/image_threshold"), DEFAULT_IMAGE_THRESHOLD, 0, 32
+            image_similarity=_as_int(
+                s.value("scan/image_similarity"), round(DEFAULT_IMAGE_SIMILARITY * 100), 50, 100
             ),
             advanced=self._load_advanced(),
         )
@@ -150,7 +150,7 @@ class Settings:
         s.setValue("scan/exclude", scan.exclude)
         s.setValue("scan/kinds", ",".join(sorted(str(k) for k in scan.kinds)))
         s.setValue("scan/text_similarity", scan.text_similarity)
-        s.setValue("scan/image_threshold", scan.image_threshold)
+        s.setValue("scan/image_similarity", scan.image_similarity)
         a = scan.advanced
         for key, value in (
             ("hidden", a.include_hidden),

@@ -690,8 +690,8 @@
         <translation>≥ {percent}% 的文本相同</translation>
     </message>
     <message>
-        <source>≥ {similarity} similar (up to %n bit(s) different)</source>
-        <translation>相似度 ≥ {similarity}（最多 %n 位不同）</translation>
+        <source>≥ {percent}% alike</source>
+        <translation>≥ {percent}% 相似</translation>
     </message>
     <message>
         <source>Folder</source>

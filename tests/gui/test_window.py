@@ -20,7 +20,7 @@ from dupfinder.gui import GuiUnavailable, display_available
 from dupfinder.gui.dialogs import AboutDialog
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import Column
-from dupfinder.gui.scan_panel import shared_text, split_patterns, threshold_text
+from dupfinder.gui.scan_panel import alike_pictures, shared_text, split_patterns
 from dupfinder.gui.settings import FolderEntry, ScanSettings, Settings
 
 
@@ -32,7 +32,7 @@ def test_scan_settings_round_trip(tmp_path: Path) -> None:
         exclude="*/tmp/*",
         kinds=frozenset({Kind.IMAGE}),
         text_similarity=85,
-        image_threshold=12,
+        image_similarity=92,
     )
     Settings(QSettings(str(path), QSettings.Format.IniFormat)).save_scan(state)
     again = Settings(QSettings(str(path), QSettings.Format.IniFormat)).load_scan()
@@ -41,7 +41,7 @@ def test_scan_settings_round_trip(tmp_path: Path) -> None:
 
 def test_damaged_settings_fall_back_to_defaults(tmp_path: Path) -> None:
     path = tmp_path / "s.ini"
-    path.write_text("[scan]\ntext_similarity=banana\nimage_threshold=99\nkinds=sound\n")
+    path.write_text("[scan]\ntext_similarity=banana\nimage_similarity=12\nkinds=sound\n")
     loaded = Settings(QSettings(str(path), QSettings.Format.IniFormat)).load_scan()
     assert loaded == ScanSettings()
 
@@ -52,7 +52,7 @@ def test_window_remembers_folders_thresholds_geometry_and_columns(
     first = make_window()
     first.panel.folders.add_folder(str(tmp_path), reference=True)
     first.panel.text_similarity.set_value(80)
-    first.panel.image_threshold.set_value(14)
+    first.panel.image_similarity.set_value(94)
     first.panel.include.setText("*.md")
     first.resize(760, 540)  # within the offscreen screen (800x600): restoring clamps to it
     first.view.setColumnWidth(Column.FOLDER, 333)
@@ -61,15 +61,15 @@ def test_window_remembers_folders_thresholds_geometry_and_columns(
     second = make_window()
     assert second.panel.folders.entries() == (FolderEntry(str(tmp_path), True),)
     assert second.panel.text_similarity.value() == 80
-    assert second.panel.image_threshold.value() == 14
+    assert second.panel.image_similarity.value() == 94
     assert second.panel.include.text() == "*.md"
     assert (second.width(), second.height()) == (760, 540)
     assert second.view.columnWidth(Column.FOLDER) == 333
 
 
-def test_threshold_labels_show_bits_and_similarity(window: MainWindow) -> None:
-    assert threshold_text(3) == "≥ 95% similar (up to 3 bits different)"
+def test_threshold_labels_show_the_verified_similarity(window: MainWindow) -> None:
     assert shared_text(75) == "≥ 75% of the text shared"
+    assert alike_pictures(92) == "≥ 92% alike"
     window.panel.text_similarity.set_value(round(DEFAULT_TEXT_SIMILARITY * 100))
     assert window.panel.text_similarity.label.text().endswith("(default)")
     window.panel.text_similarity.set_value(90)
@@ -85,12 +85,12 @@ def test_scan_options_come_from_the_panel(window: MainWindow, tmp_path: Path) ->
     window.panel.add_folders([str(tmp_path)])
     window.panel.kinds.setCurrentIndex(1)
     window.panel.exclude.setText("*.log; */cache/*")
-    window.panel.image_threshold.set_value(7)
+    window.panel.image_similarity.set_value(93)
     options = window.panel.scan_options()
     assert options.roots == (tmp_path,)
     assert options.kinds == frozenset({Kind.TEXT})
     assert options.exclude == ("*.log", "*/cache/*")
-    assert options.image_threshold == 7
+    assert options.image_similarity == 0.93  # the verified similarity, not bits
 
 
 def test_progress_text_has_counts_and_an_estimate() -> None:
