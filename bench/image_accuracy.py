@@ -11,6 +11,11 @@ decode, no EXIF orientation, no alpha handling). Per-edit scores: recall over (m
 copy) pairs; precision over every match a copy with that edit makes (right ones: its group). Overall scores are
 given for wallpaper pairs ("photos", where the default radius is chosen), icon pairs (many
 look-alikes: document pages, folders with emblems) and all pairs.
+
+Two-stage matching (what a scan does): a pair within k bits of the default hash is kept only
+when the second check (``dupfinder.core.imagecheck``) finds it at least t similar. Measured for
+the shipped check (layout and colour of small thumbnails) and two candidates: its layout part
+alone, and the plain correlation of the 16x16 grey thumbnails.
 JSON goes to ``bench/out/image_accuracy.json``.
 """
 
@@ -24,12 +29,14 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import imagehash
 import numpy as np
 from PIL import Image
 
 from bench.image_corpus import DEFAULT_CORPUS_DIR, CorpusItem, build_corpus
+from dupfinder.core import imagecheck
 from dupfinder.core.errors import FileProblem
 from dupfinder.core.imagesim import (
     ALGORITHMS,
@@ -39,6 +46,7 @@ from dupfinder.core.imagesim import (
     hash_working,
     load_working_image,
 )
+from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY, DEFAULT_IMAGE_THRESHOLD
 
 K_RANGE = range(17)
 TARGET_PRECISION = 0.98
@@ -51,13 +59,17 @@ def _naive(path: str) -> int:
         return hash_bits_to_int(imagehash.phash(Image.open(path)).hash)
 
 
-def _hash_all(items: Sequence[CorpusItem]) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """One row per file: a hash per method (``_NO_HASH`` when refused); ms per file per method."""
+def _hash_all(
+    items: Sequence[CorpusItem],
+) -> tuple[dict[str, np.ndarray], dict[str, float], np.ndarray]:
+    """One row per file: a hash per method (``_NO_HASH`` when refused); ms per file per method;
+    the second check's descriptor of each file (zeros when refused)."""
     n = len(items)
     methods = [*ALGORITHMS, "naive_phash"]
     values = {m: np.full(n, _NO_HASH, dtype=np.int64) for m in methods}
     variants = np.full((n, len(VARIANT_TRANSFORMS)), _NO_HASH, dtype=np.int64)
-    spent = dict.fromkeys(methods, 0.0)
+    descriptors = np.zeros((n, imagecheck.DESCRIPTOR_BYTES), dtype=np.uint8)
+    spent = dict.fromkeys([*methods, "descriptor"], 0.0)
     for i, item in enumerate(items):
         start = time.perf_counter()
         try:
@@ -71,6 +83,9 @@ def _hash_all(items: Sequence[CorpusItem]) -> tuple[dict[str, np.ndarray], dict[
                 values[name][i] = _signed(hash_working(working.image, name))
             spent[name] += decode + time.perf_counter() - start
         if working is not None:
+            start = time.perf_counter()
+            descriptors[i] = np.frombuffer(working.descriptor(), np.uint8)
+            spent["descriptor"] += time.perf_counter() - start
             for j, op in enumerate(VARIANT_TRANSFORMS):
                 variants[i, j] = _signed(hash_working(working.image.transpose(op)))
         start = time.perf_counter()
@@ -78,7 +93,7 @@ def _hash_all(items: Sequence[CorpusItem]) -> tuple[dict[str, np.ndarray], dict[
         spent["naive_phash"] += time.perf_counter() - start
     own = values[DEFAULT_ALGORITHM][:, None]
     values[f"{DEFAULT_ALGORITHM}_invariant"] = np.concatenate([own, variants], 1)
-    return values, {m: 1000 * s / n for m, s in spent.items()}
+    return values, {m: 1000 * s / n for m, s in spent.items()}, descriptors
 
 
 def _signed(value: int) -> int:
@@ -242,6 +257,77 @@ def _print(results: dict[str, dict[str, object]], chosen: dict[str, int]) -> Non
               f"{b['precision']:6.3f} {b['recall']:6.3f} {b['f1']:6.3f}")  # fmt: skip
 
 
+VERIFY_KS = (8, 10, 12, 14, 16)
+VERIFY_THRESHOLDS = (0.80, 0.85, 0.88, 0.90)
+_NEUTRAL = np.uint8(128)
+
+
+def _correlation16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Candidate: Pearson correlation of the 16x16 grey thumbnails."""
+    side = imagecheck.GREY_SIDE**2
+    x = a[:, :side].astype(np.float64)
+    y = b[:, :side].astype(np.float64)
+    x -= x.mean(1, keepdims=True)
+    y -= y.mean(1, keepdims=True)
+    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1)
+    return np.divide((x * y).sum(1), norms, out=np.zeros(len(x)), where=norms > 0)
+
+
+def _layout_only(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Candidate: the shipped check without its colour part."""
+    side = imagecheck.GREY_SIDE**2
+    x, y = a.copy(), b.copy()
+    x[:, side:] = _NEUTRAL
+    y[:, side:] = _NEUTRAL
+    return imagecheck.pair_similarity(x, y)
+
+
+#: Second checks compared: name -> similarity of each row pair of descriptors.
+CHECKS = {
+    "layout+colour (shipped)": imagecheck.pair_similarity,
+    "layout only": _layout_only,
+    "grey correlation 16x16": _correlation16,
+}
+
+
+def _verified(
+    items: Sequence[CorpusItem], dist: np.ndarray, descriptors: np.ndarray
+) -> dict[str, dict[str, Any]]:
+    """Two-stage scores per check, threshold and radius (pairs beyond the largest radius are
+    never proposed, so only those are checked)."""
+    first, second = np.nonzero(np.triu(dist <= max(VERIFY_KS), 1))
+    out: dict[str, dict[str, Any]] = {}
+    for name, check in CHECKS.items():
+        sims = check(descriptors[first], descriptors[second])
+        for t in VERIFY_THRESHOLDS:
+            kept = np.full(dist.shape, 65, dtype=np.int64)
+            ok = sims >= t
+            kept[first[ok], second[ok]] = dist[first[ok], second[ok]]
+            kept[second[ok], first[ok]] = dist[first[ok], second[ok]]
+            by_k: Any = _score(items, kept)["by_k"]
+            out[f"{name} t={t:.2f}"] = {str(k): by_k[k] for k in VERIFY_KS}
+    return out
+
+
+def _print_verified(
+    verified: dict[str, dict[str, Any]], hash_only: dict[str, Any], chosen: str, k: int
+) -> None:
+    print("\ntwo-stage: hash within k, then the second check >= t (photos | icons | all)")
+    for name, by_k in verified.items():
+        for kk, row in by_k.items():
+            print(f"  {name:34} k={kk:>2} " + " | ".join(
+                f"P {row[s]['precision']:.3f} R {row[s]['recall']:.3f} F1 {row[s]['f1']:.3f}"
+                for s in ("photos", "icons", "all")))  # fmt: skip
+    ours = verified[chosen][str(k)]["by_edit"]
+    base = hash_only["by_edit"]
+    print(f"\nper edit: {chosen} at k={k}  vs  hash alone at k=8")
+    print(f"{'edit':14} {'P':>6} {'R':>6} {'F1':>6}   {'P':>6} {'R':>6} {'F1':>6}")
+    for edit, o in ours.items():
+        b = base[edit]
+        print(f"{edit:14} {o['precision']:6.3f} {o['recall']:6.3f} {o['f1']:6.3f}   "
+              f"{b['precision']:6.3f} {b['recall']:6.3f} {b['f1']:6.3f}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS_DIR)
@@ -249,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     items = build_corpus(args.corpus)
     print(f"corpus: {len(items)} files, {len({it.group for it in items})} groups", file=sys.stderr)
-    values, ms = _hash_all(items)
+    values, ms, descriptors = _hash_all(items)
     results = {m: _score(items, _distances(v)) for m, v in values.items()}
     chosen = {m: _best_k(s) for m, s in results.items()}
     refused = {m: int((v if v.ndim == 1 else v[:, 0]).__eq__(_NO_HASH).sum())
@@ -261,10 +347,16 @@ def main(argv: list[str] | None = None) -> int:
           f"radii with photo P >= {TARGET_PRECISION} and F1 >= {DEFAULT_MIN_PHOTO_F1}): "
           + ", ".join(f"{s} P {row[s]['precision']:.3f} R {row[s]['recall']:.3f} "
                       f"F1 {row[s]['f1']:.3f}" for s in ("photos", "icons", "all")))  # fmt: skip
-    print(f"\nrefused files: {refused}; ms/file (corpus, incl. decode): "
+    print(f"\nrefused files: {refused}; ms/file (corpus, incl. decode; descriptor alone): "
           + ", ".join(f"{m} {t:.1f}" for m, t in ms.items()))  # fmt: skip
+    verified = _verified(items, _distances(values[DEFAULT_ALGORITHM]), descriptors)
+    shipped = f"layout+colour (shipped) t={DEFAULT_IMAGE_SIMILARITY:.2f}"
+    hash_only = results[DEFAULT_ALGORITHM]["by_k"][8]  # type: ignore[index]
+    _print_verified(verified, hash_only, shipped, DEFAULT_IMAGE_THRESHOLD)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     report = {
+        "verified": verified,
+        "shipped": {"check": shipped, "k": DEFAULT_IMAGE_THRESHOLD},
         "corpus_files": len(items),
         "groups": len({it.group for it in items}),
         "chosen_k": chosen,
