@@ -55,6 +55,7 @@ from dupfinder.gui.dialogs import (
     ProblemsDialog,
     ReportDialog,
 )
+from dupfinder.gui.file_preview import FileInfoPreview
 from dupfinder.gui.icons import app_icon
 from dupfinder.gui.image_preview import ImagePreview
 from dupfinder.gui.results_model import ResultsModel
@@ -103,13 +104,14 @@ class MainWindow(QMainWindow):
         self.filter.setClearButtonEnabled(True)
         self.text_preview = TextPreview()
         self.image_preview = ImagePreview()
+        self.file_preview = FileInfoPreview()
         self.preview_hint = QLabel(
             translate("Window", "Select a file to compare it with the file its group keeps.")
         )
         self.preview_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.preview_hint.setWordWrap(True)
         self.preview = QStackedWidget()
-        for page in (self.preview_hint, self.text_preview, self.image_preview):
+        for page in (self.preview_hint, self.text_preview, self.image_preview, self.file_preview):
             self.preview.addWidget(page)
         self._build_layout()
         self.commands = build_commands(self)
@@ -455,6 +457,9 @@ class MainWindow(QMainWindow):
         if group.kind is Kind.TEXT:
             self.preview.setCurrentWidget(self.text_preview)
             self.text_preview.show_pair(keeper.path, member.path)
+        elif group.kind is Kind.OTHER:
+            self.preview.setCurrentWidget(self.file_preview)
+            self.file_preview.show_pair(keeper, member)
         else:
             self.preview.setCurrentWidget(self.image_preview)
             self.image_preview.show_pair(keeper.path, member.path)

@@ -10,6 +10,7 @@ groups are shown, their order, the marks and the keepers live in ``dupfinder.app
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -102,6 +103,7 @@ class ResultsModel(QAbstractItemModel):
         self.listing = listing if listing is not None else Listing()
         self.markset = marks if marks is not None else MarkSet()
         self._headers = headers()
+        self._identical = translate("Results", "Identical")
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -302,6 +304,15 @@ class ResultsModel(QAbstractItemModel):
                     others,
                 )
             )
+        if member.content_hash is not None:
+            twins = [
+                os.path.basename(m.path)
+                for m in self.listing.groups[g].members
+                if m is not member and m.content_hash == member.content_hash
+            ]
+            lines.append(
+                translate("Results", "Byte-identical to {names}").format(names=", ".join(twins))
+            )
         if self.markset.protected(member.path):
             lines.append(translate("Results", "In a reference folder: always kept"))
         elif self.markset.keeper(g, self.listing.groups[g]) is member:
@@ -326,6 +337,8 @@ class ResultsModel(QAbstractItemModel):
             return str(member.distance)
         if column == Column.SIMILARITY:
             same = self.listing.groups[g].same_bytes_as_keeper(member)
+            if same and member.content_hash is not None:
+                return self._identical  # the same bytes as the group's first file
             return similarity_percent(member.similarity, same)
         return ""
 
@@ -348,18 +361,19 @@ class ResultsModel(QAbstractItemModel):
     def _group_text(self, g: int, group: Group, column: int) -> str:
         if column == Column.NAME:
             number = self.listing.prepared.numbers[g]
-            if group.kind == "image":
-                amount = len(group.members)
+            amount = len(group.members)
+            if group.identical:
+                text = translate("Results", "Group {number} · %n identical file(s)", None, amount)
+            elif group.kind == "image":
                 text = translate("Results", "Group {number} · %n picture(s)", None, amount)
             else:
-                amount = len(group.members)
                 text = translate("Results", "Group {number} · %n document(s)", None, amount)
             return text.format(number=number)
         if column == Column.SIZE:
             return format_size(reclaimable(group))
         if column == Column.SIMILARITY:
             if group.identical:
-                return "100%"
+                return self._identical
             lowest = min(m.similarity for m in group.members[1:])
             return "≥ " + similarity_percent(lowest, same_bytes=False)
         return ""

@@ -7,9 +7,7 @@ It only builds a ``ScanOptions`` and shows progress; running the scan is the win
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
@@ -42,6 +40,13 @@ from PySide6.QtWidgets import (
 )
 
 from dupfinder.app.i18n import translate
+from dupfinder.app.scan_settings import (
+    AdvancedSettings,
+    FolderEntry,
+    ScanSettings,
+    scan_options,
+    split_patterns,
+)
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
     DEFAULT_TEXT_SIMILARITY,
@@ -50,7 +55,6 @@ from dupfinder.core.model import (
     ScanOptions,
 )
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
-from dupfinder.gui.settings import AdvancedSettings, FolderEntry, ScanSettings
 from dupfinder.gui.settings_dialog import SettingsDialog
 
 __all__ = ["FolderList", "ScanPanel", "alike_pictures", "shared_text", "split_patterns"]
@@ -62,11 +66,6 @@ def _kind_choices() -> tuple[tuple[str, frozenset[Kind]], ...]:
         (translate("Panel", "Documents only"), frozenset({Kind.TEXT})),
         (translate("Panel", "Pictures only"), frozenset({Kind.IMAGE})),
     )
-
-
-def split_patterns(text: str) -> tuple[str, ...]:
-    """``*.pdf; *.docx`` → ('*.pdf', '*.docx'): semicolons, commas and new lines separate."""
-    return tuple(p.strip() for p in re.split(r"[;,\n]", text) if p.strip())
 
 
 def shared_text(percent: int) -> str:
@@ -267,7 +266,11 @@ class ScanPanel(QWidget):
         )
         self.settings_button = QPushButton(translate("Panel", "More settings…"))
         self.settings_button.setToolTip(
-            translate("Panel", "Hidden files, links, size limits, rotated pictures, grouping")
+            translate(
+                "Panel",
+                "Hidden files, links, size limits, identical files, rotated pictures, grouping, "
+                "the cache",
+            )
         )
         self.settings_button.clicked.connect(self.settings_requested)
         files_box = QGroupBox(translate("Panel", "Files"))
@@ -357,27 +360,9 @@ class ScanPanel(QWidget):
     def scan_options(self, folders_needed: bool = True) -> ScanOptions:
         """The options for a scan; raises ValueError when they are incomplete (no folder,
         unless ``folders_needed`` is False: a search for similar files has defaults)."""
-        folders = self.folders.paths()
-        if not folders and folders_needed:
+        if not self.folders.paths() and folders_needed:
             raise ValueError(translate("Panel", "Add at least one folder to scan."))
-        a = self.advanced
-        options = ScanOptions(
-            roots=tuple(Path(p) for p in folders),
-            kinds=self._kinds[self.kinds.currentIndex()][1],
-            text_similarity=self.text_similarity.value() / 100,
-            image_similarity=self.image_similarity.value() / 100,
-            include=split_patterns(self.include.text()),
-            exclude=split_patterns(self.exclude.text()),
-            min_size=a.min_size,
-            max_size=a.max_size,
-            include_hidden=a.include_hidden,
-            follow_symlinks=a.follow_symlinks,
-            image_invariance=a.image_invariance,
-            text_grouping=a.text_grouping,
-            image_grouping=a.image_grouping,
-            use_cache=a.use_cache,
-        )
-        return replace(options, jobs=a.jobs) if a.jobs else options
+        return scan_options(self.state(), folders_needed)
 
     def open_settings(self, parent: QWidget | None = None) -> bool:
         """The settings window; True when its changes were taken."""

@@ -7,50 +7,14 @@ defaults, never crash the app. Tests pass their own ``QSettings`` (an INI file i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from dupfinder.app.scan_settings import AdvancedSettings, FolderEntry, ScanSettings
 from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY, DEFAULT_TEXT_SIMILARITY, Grouping, Kind
 
 __all__ = ["AdvancedSettings", "FolderEntry", "ScanSettings", "Settings"]
-
-
-@dataclass(frozen=True, slots=True)
-class FolderEntry:
-    """A folder to scan; files in a ``reference`` folder are always kept."""
-
-    path: str
-    reference: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class ScanSettings:
-    """The scan panel's state."""
-
-    folders: tuple[FolderEntry, ...] = ()
-    include: str = ""
-    exclude: str = ""
-    kinds: frozenset[Kind] = field(default_factory=lambda: frozenset({Kind.TEXT, Kind.IMAGE}))
-    text_similarity: int = round(DEFAULT_TEXT_SIMILARITY * 100)  # percent of the text shared
-    image_similarity: int = round(DEFAULT_IMAGE_SIMILARITY * 100)  # percent alike
-    advanced: AdvancedSettings = field(default_factory=lambda: AdvancedSettings())
-
-
-@dataclass(frozen=True, slots=True)
-class AdvancedSettings:
-    """The scan options of the settings window (the command line's other flags)."""
-
-    include_hidden: bool = False
-    follow_symlinks: bool = False
-    min_size: int = 1
-    max_size: int | None = None
-    image_invariance: bool = False
-    text_grouping: Grouping = Grouping.STAR
-    image_grouping: Grouping = Grouping.STAR
-    jobs: int = 0  # 0: one per processor
-    use_cache: bool = True
 
 
 def _as_bool(value: Any, default: bool) -> bool:
@@ -135,6 +99,8 @@ class Settings:
             image_grouping=_as_grouping(s.value("scan/image_grouping"), default.image_grouping),
             jobs=_as_int(s.value("scan/jobs"), 0, 0, 1024),
             use_cache=_as_bool(s.value("scan/cache"), default.use_cache),
+            identical=_as_bool(s.value("scan/identical"), default.identical),
+            cache_dir=str(s.value("scan/cache_dir", default.cache_dir) or ""),
         )
 
     def save_scan(self, scan: ScanSettings) -> None:
@@ -157,6 +123,7 @@ class Settings:
             ("follow_symlinks", a.follow_symlinks),
             ("mirror_rotate", a.image_invariance),
             ("cache", a.use_cache),
+            ("identical", a.identical),
         ):
             s.setValue(f"scan/{key}", "true" if value else "false")
         s.setValue("scan/min_size", a.min_size)
@@ -164,6 +131,7 @@ class Settings:
         s.setValue("scan/text_grouping", str(a.text_grouping))
         s.setValue("scan/image_grouping", str(a.image_grouping))
         s.setValue("scan/jobs", a.jobs)
+        s.setValue("scan/cache_dir", a.cache_dir)
 
     # --- window state --------------------------------------------------------------------------
 

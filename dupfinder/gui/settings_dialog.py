@@ -1,7 +1,8 @@
 """The settings window: the scan options the command line has beyond the panel's.
 
-Hidden files, symbolic links, size limits, mirrored and rotated pictures, how pairs become
-groups, worker processes and the cache: each the same option as ``dupfinder scan``'s flag.
+Hidden files, symbolic links, size limits, identical files of every type, mirrored and
+rotated pictures, how pairs become groups, worker processes and the cache (its folder, and
+clearing it): each the same option as ``dupfinder scan``'s flag.
 """
 
 from __future__ import annotations
@@ -11,16 +12,23 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from dupfinder.app.cache_folder import cache_bytes, clear_cache, folder_of
 from dupfinder.app.i18n import translate
+from dupfinder.app.scan_settings import AdvancedSettings
 from dupfinder.core.model import Grouping
-from dupfinder.gui.settings import AdvancedSettings
+from dupfinder.core.report import format_size
 
 __all__ = ["SettingsDialog"]
 
@@ -32,7 +40,7 @@ def _grouping_box(value: Grouping) -> QComboBox:
     box = QComboBox()
     box.addItem(translate("Settings", "Linked through any chain of matches"), Grouping.CONNECTED)
     box.addItem(translate("Settings", "Every file matches the group's first"), Grouping.STAR)
-    box.setCurrentIndex(0 if value is Grouping.CONNECTED else 1)
+    box.setCurrentIndex(box.findData(value))
     return box
 
 
@@ -67,8 +75,19 @@ class SettingsDialog(QDialog):
         self.mirror.setChecked(current.image_invariance)
         self.text_grouping = _grouping_box(current.text_grouping)
         self.image_grouping = _grouping_box(current.image_grouping)
+        self.identical = QCheckBox(translate("Settings", "Find byte-identical files of every type"))
+        self.identical.setToolTip(
+            translate(
+                "Settings",
+                "Copies with exactly the same bytes. When documents and pictures are both "
+                "compared, other files too (archives, audio, video, programs…), compared by "
+                "their bytes only.",
+            )
+        )
+        self.identical.setChecked(current.identical)
         matching = QGroupBox(translate("Settings", "Matching"))
         matching_form = QFormLayout(matching)
+        matching_form.addRow(self.identical)
         matching_form.addRow(self.mirror)
         matching_form.addRow(translate("Settings", "Documents grouped:"), self.text_grouping)
         matching_form.addRow(translate("Settings", "Pictures grouped:"), self.image_grouping)
@@ -83,6 +102,25 @@ class SettingsDialog(QDialog):
         work_form = QFormLayout(work)
         work_form.addRow(translate("Settings", "Worker processes:"), self.jobs)
         work_form.addRow(self.cache)
+        self.cache_dir = QLineEdit(current.cache_dir)
+        self.cache_dir.setPlaceholderText(str(folder_of("")))
+        self.cache_dir.setToolTip(translate("Settings", "Empty: the usual cache folder"))
+        self.cache_dir.textChanged.connect(self._show_usage)
+        choose = QPushButton(translate("Settings", "Choose…"))
+        choose.clicked.connect(self.choose_cache_dir)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.cache_dir, 1)
+        folder_row.addWidget(choose)
+        work_form.addRow(translate("Settings", "Cache folder:"), folder_row)
+        self.cache_usage = QLabel()
+        self.cache_usage.setWordWrap(True)
+        self.clear_button = QPushButton(translate("Settings", "Clear cache"))
+        self.clear_button.clicked.connect(self.clear_cache)
+        usage_row = QHBoxLayout()
+        usage_row.addWidget(self.cache_usage, 1)
+        usage_row.addWidget(self.clear_button)
+        work_form.addRow(usage_row)
+        self._show_usage()
 
         for widget, name in (
             (self.min_size, translate("Settings", "Smallest file")),
@@ -90,6 +128,9 @@ class SettingsDialog(QDialog):
             (self.text_grouping, translate("Settings", "Documents grouped")),
             (self.image_grouping, translate("Settings", "Pictures grouped")),
             (self.jobs, translate("Settings", "Worker processes")),
+            (self.cache_dir, translate("Settings", "Cache folder")),
+            (choose, translate("Settings", "Choose the cache folder")),
+            (self.cache_usage, translate("Settings", "Cache size")),
         ):
             widget.setAccessibleName(name)
         buttons = QDialogButtonBox(
@@ -113,10 +154,12 @@ class SettingsDialog(QDialog):
         self.min_size.setValue(0)
         self.max_size.setValue(0)
         self.mirror.setChecked(default.image_invariance)
-        self.text_grouping.setCurrentIndex(0)
-        self.image_grouping.setCurrentIndex(1)
+        self.text_grouping.setCurrentIndex(self.text_grouping.findData(default.text_grouping))
+        self.image_grouping.setCurrentIndex(self.image_grouping.findData(default.image_grouping))
         self.jobs.setValue(0)
         self.cache.setChecked(default.use_cache)
+        self.identical.setChecked(default.identical)
+        self.cache_dir.setText(default.cache_dir)
 
     def settings(self) -> AdvancedSettings:
         max_mb = self.max_size.value()
@@ -130,4 +173,38 @@ class SettingsDialog(QDialog):
             image_grouping=Grouping(self.image_grouping.currentData()),
             jobs=self.jobs.value(),
             use_cache=self.cache.isChecked(),
+            identical=self.identical.isChecked(),
+            cache_dir=self.cache_dir.text().strip(),
         )
+
+    # --- the cache folder ------------------------------------------------------------------
+
+    def _folder(self) -> str:
+        return str(folder_of(self.cache_dir.text().strip()))
+
+    def choose_cache_dir(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, translate("Settings", "Cache folder"), self._folder()
+        )
+        if folder:
+            self.cache_dir.setText(folder)
+
+    def _show_usage(self) -> None:
+        used = cache_bytes(folder_of(self.cache_dir.text().strip()))
+        self.cache_usage.setText(
+            translate("Settings", "The cache holds {size}.").format(size=format_size(used))
+        )
+        self.clear_button.setEnabled(used > 0)
+
+    def clear_cache(self) -> None:
+        """Remove the cache's files and say how much that freed."""
+        cleared = clear_cache(folder_of(self.cache_dir.text().strip()))
+        text = translate("Settings", "Cache cleared: {size} freed.").format(
+            size=format_size(cleared.freed)
+        )
+        if cleared.problems:
+            amount = len(cleared.problems)
+            text += " " + translate("Settings", "%Ln file(s) could not be removed:", None, amount)
+            text += " " + "; ".join(cleared.problems)
+        self.cache_usage.setText(text)
+        self.clear_button.setEnabled(False)

@@ -744,8 +744,8 @@ or use “Add folder…”</source>
         <translation>更多设置…</translation>
     </message>
     <message>
-        <source>Hidden files, links, size limits, rotated pictures, grouping</source>
-        <translation>隐藏文件、链接、大小限制、旋转的图片、分组方式</translation>
+        <source>Hidden files, links, size limits, identical files, rotated pictures, grouping, the cache</source>
+        <translation>隐藏文件、链接、大小限制、完全相同的文件、旋转的图片、分组、缓存</translation>
     </message>
     <message>
         <source>Files</source>
@@ -836,12 +836,56 @@ or use “Add folder…”</source>
         <translation>缩放：</translation>
     </message>
     <message>
+        <source>unknown (no suffix)</source>
+        <translation>未知（无扩展名）</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>大小：</translation>
+    </message>
+    <message>
+        <source>Type:</source>
+        <translation>类型：</translation>
+    </message>
+    <message>
+        <source>Content hash:</source>
+        <translation>内容哈希：</translation>
+    </message>
+    <message>
+        <source>Modified:</source>
+        <translation>修改时间：</translation>
+    </message>
+    <message>
+        <source>Folder:</source>
+        <translation>文件夹：</translation>
+    </message>
+    <message>
+        <source>{size} ({count} bytes)</source>
+        <translation>{size}（{count} 字节）</translation>
+    </message>
+    <message>
+        <source>not computed</source>
+        <translation>未计算</translation>
+    </message>
+    <message>
         <source>Kept</source>
         <translation>保留</translation>
     </message>
     <message>
         <source>Selected</source>
         <translation>所选</translation>
+    </message>
+    <message>
+        <source>Byte-identical: the same size and the same BLAKE3 hash of every byte.</source>
+        <translation>逐字节相同：大小相同，全部字节的 BLAKE3 哈希也相同。</translation>
+    </message>
+    <message>
+        <source>Not known to be identical.</source>
+        <translation>未确认完全相同。</translation>
     </message>
     <message>
         <source>Loading…</source>
@@ -1002,13 +1046,21 @@ or use “Add folder…”</source>
         <translation>不同位数</translation>
     </message>
     <message>
-        <source>How many of the 64 fingerprint bits differ from the group&apos;s first file</source>
+        <source>Identical</source>
         <extracomment>Emitted whenever the set of marked paths changes. Emitted instead of thousands of dataChanged ranges when many check boxes change at once: the view only has to repaint what it shows (check states never change a row&apos;s size), while a dataChanged over every group makes QTreeView revisit every row.</extracomment>
+        <translation>完全相同</translation>
+    </message>
+    <message>
+        <source>How many of the 64 fingerprint bits differ from the group&apos;s first file</source>
         <translation>与本组第一个文件相比，64 位指纹中有多少位不同</translation>
     </message>
     <message>
         <source>Has %Ln other name(s) (hard links): removing this one frees no space</source>
         <translation>另有 %Ln 个名称（硬链接）：删除此名称不会释放空间</translation>
+    </message>
+    <message>
+        <source>Byte-identical to {names}</source>
+        <translation>与 {names} 逐字节相同</translation>
     </message>
     <message>
         <source>In a reference folder: always kept</source>
@@ -1021,6 +1073,10 @@ or use “Add folder…”</source>
     <message>
         <source>Freed at most by keeping only the smallest file of the group</source>
         <translation>只保留本组最小的文件时最多可释放的空间</translation>
+    </message>
+    <message>
+        <source>Group {number} · %n identical file(s)</source>
+        <translation>第 {number} 组 · %n 个完全相同的文件</translation>
     </message>
     <message>
         <source>Group {number} · %n picture(s)</source>
@@ -1083,6 +1139,14 @@ or use “Add folder…”</source>
         <translation>匹配镜像和旋转 90° 的图片</translation>
     </message>
     <message>
+        <source>Find byte-identical files of every type</source>
+        <translation>查找所有类型中逐字节相同的文件</translation>
+    </message>
+    <message>
+        <source>Copies with exactly the same bytes. When documents and pictures are both compared, other files too (archives, audio, video, programs…), compared by their bytes only.</source>
+        <translation>字节完全相同的副本。同时比较文档和图片时，也包括其他文件（压缩包、音频、视频、程序……），这些文件只按字节比较。</translation>
+    </message>
+    <message>
         <source>Matching</source>
         <translation>匹配</translation>
     </message>
@@ -1111,6 +1175,22 @@ or use “Add folder…”</source>
         <translation>工作进程：</translation>
     </message>
     <message>
+        <source>Empty: the usual cache folder</source>
+        <translation>留空：使用默认缓存文件夹</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Cache folder:</source>
+        <translation>缓存文件夹：</translation>
+    </message>
+    <message>
+        <source>Clear cache</source>
+        <translation>清除缓存</translation>
+    </message>
+    <message>
         <source>Smallest file</source>
         <translation>最小文件</translation>
     </message>
@@ -1129,6 +1209,30 @@ or use “Add folder…”</source>
     <message>
         <source>Worker processes</source>
         <translation>工作进程</translation>
+    </message>
+    <message>
+        <source>Cache folder</source>
+        <translation>缓存文件夹</translation>
+    </message>
+    <message>
+        <source>Choose the cache folder</source>
+        <translation>选择缓存文件夹</translation>
+    </message>
+    <message>
+        <source>Cache size</source>
+        <translation>缓存大小</translation>
+    </message>
+    <message>
+        <source>The cache holds {size}.</source>
+        <translation>缓存占用 {size}。</translation>
+    </message>
+    <message>
+        <source>Cache cleared: {size} freed.</source>
+        <translation>缓存已清除：释放了 {size}。</translation>
+    </message>
+    <message>
+        <source>%Ln file(s) could not be removed:</source>
+        <translation>%Ln 个文件无法删除：</translation>
     </message>
 </context>
 <context>

@@ -21,7 +21,7 @@ from dupfinder.gui.dialogs import AboutDialog
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import Column
 from dupfinder.gui.scan_panel import alike_pictures, shared_text, split_patterns
-from dupfinder.gui.settings import FolderEntry, ScanSettings, Settings
+from dupfinder.gui.settings import AdvancedSettings, FolderEntry, ScanSettings, Settings
 
 
 def test_scan_settings_round_trip(tmp_path: Path) -> None:
@@ -33,6 +33,7 @@ def test_scan_settings_round_trip(tmp_path: Path) -> None:
         kinds=frozenset({Kind.IMAGE}),
         text_similarity=85,
         image_similarity=92,
+        advanced=AdvancedSettings(identical=False, cache_dir=str(tmp_path / "cache")),
     )
     Settings(QSettings(str(path), QSettings.Format.IniFormat)).save_scan(state)
     again = Settings(QSettings(str(path), QSettings.Format.IniFormat)).load_scan()

@@ -1,0 +1,53 @@
+"""Identical files of every type in the app: found, marked in the list, compared by facts."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from gui_helpers import scan_folder
+from PySide6.QtCore import Qt
+
+from dupfinder.core.model import Kind
+from dupfinder.gui.main_window import MainWindow
+from dupfinder.gui.results_model import Column
+
+
+def _archive(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("notes.txt", "some packed notes " * 400)
+
+
+def test_identical_other_files_are_listed_marked_and_compared_by_facts(
+    qtbot: object, window: MainWindow, tmp_path: Path
+) -> None:
+    folder = tmp_path / "files"
+    folder.mkdir()
+    _archive(folder / "backup.zip")
+    (folder / "backup copy.zip").write_bytes((folder / "backup.zip").read_bytes())
+    (folder / "note.txt").write_text("a note kept twice " * 100, encoding="utf-8")
+    (folder / "note again.txt").write_text("a note kept twice " * 100, encoding="utf-8")
+    scan_folder(qtbot, window, folder)
+    model = window.model
+    kinds = {model.group_at(model.index(r, 0)).kind for r in range(model.rowCount())}  # type: ignore[union-attr]
+    assert kinds == {Kind.OTHER, Kind.TEXT}
+    for row in range(model.rowCount()):
+        group = model.index(row, 0)
+        assert "identical file" in group.data()
+        assert group.siblingAtColumn(Column.SIMILARITY).data() == "Identical"
+        second = model.index(1, Column.SIMILARITY, group)
+        assert second.data() == "Identical"
+        assert "Byte-identical to" in second.data(Qt.ItemDataRole.ToolTipRole)
+    zip_copy = model.index_of_path(str(folder / "backup copy.zip"))
+    window.view.setCurrentIndex(zip_copy)
+    preview = window.file_preview
+    assert window.preview.currentWidget() is preview
+    group = model.group_at(zip_copy)
+    assert group is not None
+    digest = group.members[0].content_hash
+    assert digest
+    assert preview.left.hash.text() == digest == preview.right.hash.text()
+    assert "application/zip" in preview.right.type.text()
+    assert preview.right.name.text() in {"backup.zip", "backup copy.zip"}
+    assert preview.right.folder.text() == str(folder)
+    assert "Byte-identical" in preview.summary.text()
