@@ -8,6 +8,8 @@ only the finished ``QImage`` crosses over. Both views always share one zoom fact
 
 from __future__ import annotations
 
+import functools
+import math
 import os
 import threading
 from collections.abc import Callable
@@ -37,11 +39,21 @@ from dupfinder.core.report import format_size
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.worker import Job
 
-__all__ = ["ImagePreview", "LoadedImage", "difference_map", "load_preview_image"]
+__all__ = [
+    "ImagePreview",
+    "LoadedImage",
+    "difference_map",
+    "fit_scale_shown",
+    "heif_support",
+    "load_preview_image",
+    "to_qimage",
+]
 
 #: Longest side of the decoded preview; enough for a sharp view on a 4K screen.
 PREVIEW_SIDE = 3000
 _ORIENTATION = 0x0112  # the EXIF tag
+#: The most a small picture is enlarged to fit (a 16-pixel icon fills a 256-pixel pane).
+MAX_ENLARGE = 16
 _ZOOMS = (("Fit", 0.0), ("25%", 0.25), ("50%", 0.5), ("100%", 1.0), ("200%", 2.0), ("400%", 4.0))
 
 
@@ -57,14 +69,26 @@ class LoadedImage:
     size: int
     problem: str | None = None
 
-    def caption(self) -> str:
+    def caption(self, scale: float | None = None) -> str:
+        """Name, real pixel size, the scale it is shown at, format and file size."""
         name = os.path.basename(self.path)
         if self.problem:
-            return f"{name} — cannot show: {self.problem}"
-        return f"{name} — {self.width} × {self.height} · {self.format} · {format_size(self.size)}"
+            return translate("Preview", "{name} — cannot show: {problem}").format(
+                name=name, problem=self.problem
+            )
+        pixels = translate("Preview", "{width} × {height} px").format(
+            width=self.width, height=self.height
+        )
+        if scale is not None:
+            pixels = translate("Preview", "{pixels}, shown at {percent} %").format(
+                pixels=pixels, percent=f"{scale * 100:.0f}"
+            )
+        return f"{name} — {pixels} · {self.format} · {format_size(self.size)}"
 
 
-def _heif_support() -> None:
+@functools.cache
+def heif_support() -> None:
+    """Let Pillow open HEIF/HEIC pictures (once per process)."""
     try:
         from pi_heif import register_heif_opener  # decoders only (no GPL encoder)
     except ImportError:
@@ -104,7 +128,24 @@ def difference_map(a: Image.Image, b: Image.Image) -> tuple[Image.Image, float]:
     return Image.composite(red, dimmed, strength).convert("RGBA"), mean
 
 
-def _to_qimage(image: Image.Image) -> QImage:
+def fit_scale_shown(fits: float) -> float:
+    """The scale "Fit" shows at, given the largest that fits both pictures in their panes.
+
+    Larger pictures are reduced to fit. Smaller ones are enlarged by a whole factor, and
+    drawn with nearest-neighbour (see ``_ImageView.apply_scale``): every original pixel
+    becomes the same square, so a 48-pixel icon's pixels can be compared one by one, where a
+    smooth enlargement would blur the very edges two copies differ by. Under twice its size
+    a picture is shown at its real size: one and a half pixels per pixel would make some
+    pixels wider than others.
+    """
+    if fits < 1.0:
+        return fits
+    if fits < 2.0:
+        return 1.0
+    return float(min(math.floor(fits), MAX_ENLARGE))
+
+
+def to_qimage(image: Image.Image) -> QImage:
     data = image.tobytes("raw", "RGBA")
     qimage = QImage(data, image.width, image.height, image.width * 4, QImage.Format.Format_RGBA8888)
     return qimage.copy()  # own the pixels: ``data`` is freed with this frame
@@ -124,7 +165,7 @@ def _load_pair(
     left_path: str, right_path: str
 ) -> Callable[[Callable[[Progress], None], threading.Event], _Loaded]:
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> _Loaded:
-        _heif_support()
+        heif_support()
         loaded = []
         for path in (left_path, right_path):
             loaded.append(load_preview_image(path))
@@ -133,12 +174,12 @@ def _load_pair(
         mean = 0.0
         if left.image is not None and right.image is not None:
             overlay, mean = difference_map(left.image, right.image)
-            difference = _to_qimage(overlay)
+            difference = to_qimage(overlay)
         return _Loaded(
             left,
             right,
-            _to_qimage(left.image) if left.image is not None else None,
-            _to_qimage(right.image) if right.image is not None else None,
+            to_qimage(left.image) if left.image is not None else None,
+            to_qimage(right.image) if right.image is not None else None,
             difference,
             mean,
         )
@@ -181,6 +222,17 @@ class _ImageView(QGraphicsView):
         return min((viewport.width() - 4) / width, (viewport.height() - 4) / height)
 
     def apply_scale(self, scale: float) -> None:
+        """Show at ``scale``: enlargements with nearest-neighbour (the pixels as they are),
+        reductions smoothed (averaged, so fine detail does not turn into noise)."""
+        smooth = scale <= 1.0
+        self.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, smooth)
+        if self._item is not None:
+            mode = (
+                Qt.TransformationMode.SmoothTransformation
+                if smooth
+                else Qt.TransformationMode.FastTransformation
+            )
+            self._item.setTransformationMode(mode)
         self.setTransform(QTransform.fromScale(scale, scale))
 
 
@@ -290,8 +342,6 @@ class ImagePreview(QWidget):
             return
         self._loaded = loaded
         self.left.view.set_image(loaded.left_image, (loaded.left.width, loaded.left.height))
-        self.left.caption.setText(loaded.left.caption())
-        self.right.caption.setText(loaded.right.caption())
         self._show_right()
         if loaded.difference is not None:
             self.summary.setText(
@@ -324,10 +374,17 @@ class ImagePreview(QWidget):
         scale = _ZOOMS[self.zoom.currentIndex()][1]
         if scale == 0.0:
             fits = [s for s in (self.left.view.fit_scale(), self.right.view.fit_scale()) if s]
-            scale = min(fits) if fits else 1.0
-            scale = min(scale, 1.0)  # never blow small images up to fit
+            scale = fit_scale_shown(min(fits)) if fits else 1.0
         for side in (self.left, self.right):
             side.view.apply_scale(scale)
+        self._show_captions(scale)
+
+    def _show_captions(self, scale: float) -> None:
+        loaded = self._loaded
+        if loaded is None:
+            return
+        self.left.caption.setText(loaded.left.caption(scale))
+        self.right.caption.setText(loaded.right.caption(scale))
 
     def resizeEvent(self, event: object) -> None:  # noqa: N802
         super().resizeEvent(event)  # type: ignore[arg-type]

@@ -710,4 +710,5 @@ class MainWindow(QMainWindow):
         self.runner.stop()
         self.text_preview.stop()
         self.image_preview.stop()
+        self.model.thumbnails.stop()
         self.save_settings()

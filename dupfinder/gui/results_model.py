@@ -36,10 +36,11 @@ from dupfinder.app.listing import (
     reclaimable,
 )
 from dupfinder.app.marks import MarkSet
-from dupfinder.core.model import Group, Member, ScanResult
+from dupfinder.core.model import Group, Kind, Member, ScanResult
 from dupfinder.core.report import format_size
 from dupfinder.core.wording import similarity_percent
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
+from dupfinder.gui.thumbnails import Thumbnails
 
 __all__ = [
     "GROUP_ROLE",
@@ -104,6 +105,9 @@ class ResultsModel(QAbstractItemModel):
         self.markset = marks if marks is not None else MarkSet()
         self._headers = headers()
         self._identical = translate("Results", "Identical")
+        self.thumbnails = Thumbnails(self)
+        self.thumbnails.ready.connect(self._thumbnail_ready)
+        self._pictures = False
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -123,6 +127,7 @@ class ResultsModel(QAbstractItemModel):
         self.beginResetModel()
         self.listing.load(prepared)
         self.markset.load(prepared.size_of, prepared.group_of, prepared.protected, marks)
+        self._loaded()
         self.endResetModel()
         self.marks_changed.emit()
 
@@ -131,8 +136,28 @@ class ResultsModel(QAbstractItemModel):
         self.beginResetModel()
 
     def end_load(self) -> None:
+        self._loaded()
         self.endResetModel()
         self.marks_changed.emit()
+
+    def _loaded(self) -> None:
+        self._pictures = any(g.kind is Kind.IMAGE for g in self.listing.groups)
+        self.thumbnails.forget_requests()  # rows of the old result are not painted again
+
+    def has_pictures(self) -> bool:
+        """Whether the result holds picture groups (their rows show thumbnails)."""
+        return self._pictures
+
+    def _thumbnail_ready(self, path: str) -> None:
+        """Repaint the rows showing ``path``: its own, and its group's when it leads it."""
+        index = self.index_of_path(path)
+        if not index.isValid():
+            return
+        roles = [Qt.ItemDataRole.DecorationRole]
+        self.dataChanged.emit(index, index, roles)
+        if self.listing.groups[index.internalId() - 1].members[0].path == path:
+            group = index.parent()
+            self.dataChanged.emit(group, group, roles)
 
     def result(self) -> ScanResult:
         return self.listing.prepared.result
@@ -280,6 +305,10 @@ class ResultsModel(QAbstractItemModel):
             if self.markset.keeper(g, listing.groups[g]) is member:
                 return self._bold
             return None
+        if role == Qt.ItemDataRole.DecorationRole:
+            if column == _NAME_COLUMN and listing.groups[g].kind is Kind.IMAGE:
+                return self.thumbnails.pixmap(member)
+            return None
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._member_tip(g, member)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
@@ -294,6 +323,11 @@ class ResultsModel(QAbstractItemModel):
 
     def _member_tip(self, g: int, member: Member) -> str:
         lines = [member.path]
+        problem = self.thumbnails.problem(member)
+        if problem is not None:
+            lines.append(
+                translate("Results", "Cannot read this picture: {problem}").format(problem=problem)
+            )
         others = member.links - 1
         if others > 0:
             lines.append(
@@ -348,6 +382,10 @@ class ResultsModel(QAbstractItemModel):
             return self._group_text(g, group, column)
         if role == Qt.ItemDataRole.FontRole:
             return self._bold
+        if role == Qt.ItemDataRole.DecorationRole:
+            if column == _NAME_COLUMN and group.kind is Kind.IMAGE:
+                return self.thumbnails.pixmap(group.members[0])
+            return None
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
             return int(_RIGHT)
         if role == Qt.ItemDataRole.ToolTipRole and column == Column.SIZE:

@@ -15,10 +15,11 @@ from PySide6.QtCore import (
     QEvent,
     QModelIndex,
     QPersistentModelIndex,
+    QSize,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -85,6 +86,17 @@ class MarkDelegate(QStyledItemDelegate):
             model.toggle_mark(model.index(index.row(), index.column(), index.parent()))
         return True  # the press and a double-click on the box are the check box's too
 
+    def sizeHint(  # noqa: N802
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        """Rows tall enough for a thumbnail when the result has pictures (the view's rows
+        are uniform: the first row's height is every row's)."""
+        hint = super().sizeHint(option, index)
+        model = index.model()
+        if isinstance(model, ResultsModel) and model.has_pictures():
+            hint.setHeight(max(hint.height(), model.thumbnails.side + 4))
+        return hint
+
 
 class ResultsView(QTreeView):
     """Groups and members; Space toggles marks, Delete asks to trash the marked files."""
@@ -99,6 +111,9 @@ class ResultsView(QTreeView):
         super().__init__(parent)
         self.setModel(model)
         self.setItemDelegate(MarkDelegate(self))
+        side = model.thumbnails.side
+        self.setIconSize(QSize(side, side))
+        model.thumbnails.set_ratio(self.devicePixelRatioF())
         model.checks_reset.connect(self.viewport().update)
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
@@ -122,6 +137,12 @@ class ResultsView(QTreeView):
         self.sortByColumn(Column.SIZE, Qt.SortOrder.DescendingOrder)
         #: Shown in the empty view: what to do next, or why nothing is listed.
         self.placeholder = ""
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        model = self.model()
+        if isinstance(model, ResultsModel):  # sharp thumbnails on the screen shown on
+            model.thumbnails.set_ratio(self.devicePixelRatioF())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.key() == Qt.Key.Key_Space and not event.modifiers():

@@ -828,7 +828,7 @@ or use “Add folder…”</source>
     <name>Preview</name>
     <message>
         <source>Show differences</source>
-        <extracomment>Longest side of the decoded preview; enough for a sharp view on a 4K screen. Emitted after both images are shown (tests and screenshots wait for it).</extracomment>
+        <extracomment>Emitted after both images are shown (tests and screenshots wait for it).</extracomment>
         <translation>显示差异</translation>
     </message>
     <message>
@@ -886,6 +886,19 @@ or use “Add folder…”</source>
     <message>
         <source>Not known to be identical.</source>
         <translation>未确认完全相同。</translation>
+    </message>
+    <message>
+        <source>{name} — cannot show: {problem}</source>
+        <extracomment>Longest side of the decoded preview; enough for a sharp view on a 4K screen. The most a small picture is enlarged to fit (a 16-pixel icon fills a 256-pixel pane).</extracomment>
+        <translation>{name} — 无法显示：{problem}</translation>
+    </message>
+    <message>
+        <source>{width} × {height} px</source>
+        <translation>{width} × {height} 像素</translation>
+    </message>
+    <message>
+        <source>{pixels}, shown at {percent} %</source>
+        <translation>{pixels}，按 {percent}% 显示</translation>
     </message>
     <message>
         <source>Loading…</source>
@@ -1053,6 +1066,10 @@ or use “Add folder…”</source>
     <message>
         <source>How many of the 64 fingerprint bits differ from the group&apos;s first file</source>
         <translation>与本组第一个文件相比，64 位指纹中有多少位不同</translation>
+    </message>
+    <message>
+        <source>Cannot read this picture: {problem}</source>
+        <translation>无法读取此图片：{problem}</translation>
     </message>
     <message>
         <source>Has %Ln other name(s) (hard links): removing this one frees no space</source>

@@ -259,3 +259,38 @@ def test_a_long_text_opens_at_its_first_change(qtbot: object, tmp_path: Path) ->
         assert _top_row(preview.left.view) == _top_row(preview.right.view)
         qtbot.wait(100)  # type: ignore[attr-defined]  # the layout goes on; the rows stay
     preview.stop()
+
+
+def test_a_small_icon_is_enlarged_to_fit_at_one_scale(qtbot: object, tmp_path: Path) -> None:
+    """A 48-pixel icon fills its pane by a whole factor, both sides alike, pixels kept sharp."""
+    from PySide6.QtCore import Qt
+
+    from dupfinder.gui.image_preview import ImagePreview, fit_scale_shown
+
+    icon = picture(48, 48)
+    icon.save(tmp_path / "icon.png")
+    icon.save(tmp_path / "icon copy.png")
+    preview = ImagePreview()
+    qtbot.addWidget(preview)  # type: ignore[attr-defined]
+    preview.resize(900, 500)
+    preview.show()
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(tmp_path / "icon.png"), str(tmp_path / "icon copy.png"))
+    scale = preview.scale()
+    assert scale >= 4  # a pane of about 450 by 450 pixels
+    assert scale == int(scale)
+    assert preview.right.view.transform().m11() == scale
+    shown_at = f"48 × 48 px, shown at {scale * 100:.0f} %"
+    assert shown_at in preview.left.caption.text()
+    assert shown_at in preview.right.caption.text()
+    item = preview.left.view._item
+    assert item is not None
+    assert item.transformationMode() == Qt.TransformationMode.FastTransformation
+    preview.zoom.setCurrentIndex(3)  # 100%: the real size, and the caption says so
+    assert "shown at 100 %" in preview.left.caption.text()
+    assert item.transformationMode() == Qt.TransformationMode.SmoothTransformation
+    preview.stop()
+    assert fit_scale_shown(0.4) == 0.4  # large pictures are reduced to fit
+    assert fit_scale_shown(1.7) == 1.0  # no uneven pixels
+    assert fit_scale_shown(9.4) == 9.0
+    assert fit_scale_shown(300.0) == 16.0

@@ -1,0 +1,129 @@
+"""Thumbnails in the results list: off the GUI thread, only for rows on screen, cached."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from gui_helpers import picture, scan_folder, write_image_corpus
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage, QPixmap
+
+from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
+from dupfinder.gui.main_window import MainWindow
+from dupfinder.gui.results_model import ResultsModel
+from dupfinder.gui.thumbnails import LruCache, Thumbnails, ThumbState, decode_thumbnail
+
+
+def _member(path: Path | str, distance: int = 0) -> Member:
+    return Member(str(path), 1000, 1, distance, Fingerprint(Kind.IMAGE, 1), 64, 64)
+
+
+def test_pictures_get_thumbnails_decoded_off_the_gui_thread(
+    qtbot: object, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[threading.Thread] = []
+    thumbnails = window.model.thumbnails
+
+    def decode(path: str, side: int) -> tuple[QImage | None, str | None]:
+        threads.append(threading.current_thread())
+        return decode_thumbnail(path, side)
+
+    monkeypatch.setattr(thumbnails, "decode", decode)
+    files = write_image_corpus(tmp_path / "pictures")
+    window.resize(1280, 800)
+    window.show()
+    scan_folder(qtbot, window, tmp_path / "pictures")
+    index = window.model.index_of_path(str(files["small"]))
+    member = window.model.member_at(index)
+    assert member is not None
+    first = index.data(Qt.ItemDataRole.DecorationRole)
+    assert isinstance(first, QPixmap)  # a placeholder at once, the thumbnail later
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    shown = index.data(Qt.ItemDataRole.DecorationRole)
+    assert isinstance(shown, QPixmap)
+    side = thumbnails.device_side()
+    assert max(shown.width(), shown.height()) == side  # 320 × 200 reduced to the side
+    assert shown.width() == side  # landscape: as wide as the side, less tall
+    assert shown.height() < side
+    assert shown.devicePixelRatio() == thumbnails.ratio
+    assert threads
+    assert threading.main_thread() not in threads
+    # The group row shows its first picture too; a text row shows none.
+    assert isinstance(index.parent().data(Qt.ItemDataRole.DecorationRole), QPixmap)
+    # Cached: asking again decodes nothing.
+    count = len(threads)
+    index.data(Qt.ItemDataRole.DecorationRole)
+    assert len(threads) == count
+
+
+def test_a_picture_that_cannot_be_read_says_so(qtbot: object, tmp_path: Path) -> None:
+    good = tmp_path / "good.png"
+    picture(80, 60).save(good)
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\nnot really a picture")
+    model = ResultsModel()
+    model.set_result(ScanResult((Group(Kind.IMAGE, (_member(good), _member(broken, 3))),)))
+    group = model.index(0, 0)
+    bad = model.index(1, 0, group)
+    placeholder = bad.data(Qt.ItemDataRole.DecorationRole).toImage()
+    member = model.member_at(bad)
+    assert member is not None
+    qtbot.waitUntil(  # type: ignore[attr-defined]
+        lambda: model.thumbnails.state(member) is ThumbState.FAILED, timeout=10_000
+    )
+    cannot = bad.data(Qt.ItemDataRole.DecorationRole).toImage()
+    assert cannot != placeholder  # a picture of its own, not the loading one
+    assert "Cannot read this picture" in bad.data(Qt.ItemDataRole.ToolTipRole)
+    model.thumbnails.stop()
+
+
+def test_only_rows_on_screen_are_decoded(qtbot: object, window: MainWindow, tmp_path: Path) -> None:
+    decoded: list[str] = []
+    thumbnails = window.model.thumbnails
+
+    def decode(path: str, side: int) -> tuple[QImage | None, str | None]:
+        decoded.append(path)
+        return None, "not there"
+
+    thumbnails.decode = decode  # type: ignore[method-assign]
+    groups = tuple(
+        Group(Kind.IMAGE, (_member(f"/p/{g}-a.png"), _member(f"/p/{g}-b.png", 2)))
+        for g in range(3000)
+    )
+    window.resize(1280, 800)
+    window.show()
+    window.model.set_result(ScanResult(groups))
+    window.view.expandAll()
+    qtbot.wait(300)  # type: ignore[attr-defined]  # paint, decode, repaint
+    assert 0 < thumbnails.requested < 100  # a screenful, not 9,000 rows
+    assert len(decoded) == thumbnails.requested
+
+
+def test_the_cache_forgets_the_least_recently_used() -> None:
+    cache: LruCache[str, int] = LruCache(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1  # a is now the most recent
+    cache.put("c", 3)
+    assert "b" not in cache
+    assert cache.get("a") == 1
+    assert cache.get("c") == 3
+    assert len(cache) == 2
+    with pytest.raises(ValueError, match="capacity"):
+        LruCache(0)
+
+
+def test_thumbnails_are_sharp_on_a_2x_screen(qtbot: object, tmp_path: Path) -> None:
+    path = tmp_path / "icon.png"
+    picture(256, 256).save(path)
+    thumbnails = Thumbnails(side=32)
+    thumbnails.set_ratio(2.0)
+    member = _member(path)
+    thumbnails.pixmap(member)
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    pixmap = thumbnails.pixmap(member)
+    assert (pixmap.width(), pixmap.height()) == (64, 64)  # device pixels
+    assert pixmap.devicePixelRatio() == 2.0  # drawn in 32 logical pixels
+    thumbnails.stop()
