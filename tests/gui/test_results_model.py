@@ -194,7 +194,8 @@ def test_a_member_with_other_hard_links_says_so() -> None:
 
 
 def test_different_bytes_never_read_100_percent() -> None:
-    """A member estimated at 1.0 whose bytes differ shows 99 %; only a copy shows 100 %."""
+    """A member estimated at 1.0 whose bytes differ shows 99 %; only a copy reads as the
+    same (marked Identical)."""
     kind = Kind.IMAGE
     common = {"size": 10, "mtime_ns": 0, "fingerprint": Fingerprint(kind, 5)}
     keeper = Member(path="/p/a.jpg", distance=0, content_hash="ab" * 16, **common)
@@ -209,5 +210,5 @@ def test_different_bytes_never_read_100_percent() -> None:
         ).data()
         for r in range(3)
     }
-    assert shown == {"/p/a.jpg": "100%", "/p/copy.jpg": "100%", "/p/small.jpg": "99%"}
+    assert shown == {"/p/a.jpg": "Identical", "/p/copy.jpg": "Identical", "/p/small.jpg": "99%"}
     assert group.siblingAtColumn(Column.SIMILARITY).data() == "≥ 99%"
