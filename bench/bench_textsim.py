@@ -3,6 +3,9 @@
 Run ``python -m bench.bench_textsim``. Real text: English man pages and Chinese/Japanese man pages
 (the corpus packages of bench.text_corpus). Throughput is MB of UTF-8 input per CPU second
 (``time.process_time``, best of a few rounds, so other processes on the machine skew it less).
+dupfinder is timed doing what a scan does per document (``text_fingerprint``: SimHash and
+sketch) on each engine: the numpy path, and the compiled kernel once loaded (a process loads
+it after ``text_compiled.COMPILED_AFTER`` characters; its load is not in these figures).
 It also times the per-feature hashes the design could have used (FNV-1a 64 in Python, xxh64,
 blake2b-64) against the vectorised token/shingle hashing, in ns per feature.
 JSON goes to ``bench/out/bench_textsim.json``.
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -23,15 +27,19 @@ from typing import Any
 from bench.text_corpus import ensure_packages, man_page_texts
 from dupfinder.core import textsim
 from dupfinder.core.errors import TooLittleContent
+from dupfinder.core.textsim import Engine
 
 OUT = Path(__file__).resolve().parent / "out" / "bench_textsim.json"
 
 
-def _ours(text: str) -> int:
-    try:
-        return textsim.simhash(text)
-    except TooLittleContent:
-        return 0
+def _ours(engine: Engine) -> Callable[[str], int]:
+    def fingerprint(text: str) -> int:
+        try:
+            return textsim.text_fingerprint(text, engine)[0]
+        except TooLittleContent:
+            return 0
+
+    return fingerprint
 
 
 def _peer() -> tuple[Callable[[str], int] | None, str]:
@@ -125,27 +133,34 @@ def main(argv: list[str] | None = None) -> int:
         + man_page_texts("/usr/share/man/ja/man[1-8]/*.gz", 2, 150),
     }
     peer, peer_name = _peer()
-    textsim.simhash("warm up the class table " * 10)
+    for engine in (Engine.NUMPY, Engine.COMPILED):  # tables built, kernel loaded
+        textsim.text_fingerprint("warm up the class table " * 10, engine)
     rows: list[dict[str, Any]] = []
-    print(f"{'corpus':8} {'MB':>6} {'dupfinder MB/s':>15} {'peer MB/s':>10} {'ratio':>6}")
+    print(
+        f"{'corpus':8} {'MB':>6} {'numpy MB/s':>11} {'compiled MB/s':>14} {'peer MB/s':>10} "
+        f"{'ratios':>13}"
+    )
     for name, docs in corpora.items():
         mb = sum(len(d.encode()) for d in docs) / 1e6
-        ours = throughput(_ours, docs, args.rounds)
+        numpy_path = throughput(_ours(Engine.NUMPY), docs, args.rounds)
+        compiled = throughput(_ours(Engine.COMPILED), docs, args.rounds)
         theirs = throughput(peer, docs, 1) if peer else None
-        ratio = ours / theirs if theirs else None
         rows.append(
             {
                 "corpus": name,
                 "documents": len(docs),
                 "mb": round(mb, 2),
-                "dupfinder_mb_s": round(ours, 1),
+                "dupfinder_numpy_mb_s": round(numpy_path, 1),
+                "dupfinder_compiled_mb_s": round(compiled, 1),
                 "peer_mb_s": round(theirs, 2) if theirs else None,
-                "ratio": round(ratio, 1) if ratio else None,
+                "ratio_numpy": round(numpy_path / theirs, 1) if theirs else None,
+                "ratio_compiled": round(compiled / theirs, 1) if theirs else None,
             }
         )
+        nan = float("nan")
         print(
-            f"{name:8} {mb:6.2f} {ours:15.1f} {theirs or float('nan'):10.2f} "
-            f"{ratio or float('nan'):6.1f}x"
+            f"{name:8} {mb:6.2f} {numpy_path:11.1f} {compiled:14.1f} {theirs or nan:10.2f} "
+            f"{numpy_path / theirs if theirs else nan:5.1f}x {compiled / theirs if theirs else nan:5.1f}x"
         )
     hashes = per_feature_hashes(corpora["english"][:40])
     print("ns per feature:", json.dumps(hashes))
@@ -155,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         "ns_per_feature": hashes,
         "algorithm_version": textsim.ALGORITHM_VERSION,
         "timer": "time.process_time, single process, best of rounds",
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=1))

@@ -71,3 +71,7 @@ def test_composition_and_expansion(text: str, same_as: str) -> None:
     cps, _ = textchars.code_points(text)
     expected = unicodedata.normalize("NFKC", same_as).casefold()
     assert cps.tolist() == [ord(c) for c in expected]
+
+
+def test_known_backward_starters_are_those_of_this_unicode_version() -> None:
+    assert textchars._composes_backward() == textchars._backward_starters()
