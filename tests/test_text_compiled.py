@@ -6,13 +6,16 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scan_helpers import essay, picture, write
 
-from dupfinder.core import text_compiled, textsim
+from dupfinder.core import scan, text_compiled, textsim
 from dupfinder.core.errors import TooLittleContent
+from dupfinder.core.model import ScanOptions
 from dupfinder.core.textsim import Engine
 
 pytestmark = pytest.mark.skipif(text_compiled._jit() is None, reason="numba is not installed")
@@ -79,6 +82,28 @@ def test_auto_starts_on_numpy_and_loads_the_kernel_after_enough_text() -> None:
     assert text_compiled.kernel(600) is None  # 600 seen before: still below 1000
     assert text_compiled.kernel(10) is not None  # 1200 seen
     assert text_compiled.kernel(10) is not None
+
+
+@pytest.mark.usefixtures("fresh_usage")
+def test_an_announced_large_job_gets_the_kernel_from_its_first_document() -> None:
+    text_compiled.expect(999)
+    assert text_compiled.kernel(10) is None  # too little announced: numpy, and counting
+    text_compiled.expect(1000)
+    assert text_compiled.kernel(10) is not None
+    text_compiled.expect(0)  # a later, small job: back to counting (10 seen so far)
+    assert text_compiled.kernel(10) is None
+
+
+def test_a_scan_announces_the_bytes_of_its_documents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    announced: list[int] = []
+    monkeypatch.setattr(text_compiled, "expect", announced.append)
+    root = tmp_path / "files"
+    documents = [write(root / "a.txt", essay(1)), write(root / "b.md", essay(2))]
+    picture(3).save(root / "p.png")
+    scan.run(ScanOptions(roots=(root,), cache_dir=tmp_path / "cache", jobs=1))
+    assert announced == [sum(p.stat().st_size for p in documents)]
 
 
 @pytest.mark.usefixtures("fresh_usage")

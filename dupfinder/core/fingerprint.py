@@ -158,8 +158,13 @@ def fingerprint_batch(tasks: list[Task], image_invariance: bool = False) -> list
     return [fingerprint_file(task, image_invariance=image_invariance) for task in tasks]
 
 
-def worker_init() -> None:
-    """Workers ignore Ctrl-C (the parent cancels them in order) and never write to the terminal."""
+def worker_init(text_bytes: int = 0) -> None:
+    """Workers ignore Ctrl-C (the parent cancels them in order) and never write to the terminal;
+    ``text_bytes`` (a worker's share of the documents) picks the text engine up front."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     silence_process()
+    if text_bytes:
+        from dupfinder.core import text_compiled
+
+        text_compiled.expect(text_bytes)

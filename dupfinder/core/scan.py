@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-from dupfinder.core import imagecheck, sketch, verify
+from dupfinder.core import imagecheck, sketch, text_compiled, verify
 from dupfinder.core.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.cluster import cluster_nodes
 from dupfinder.core.columns import FileColumns, OutcomeColumns, member
@@ -311,6 +311,11 @@ class _Tasks:
     def __len__(self) -> int:
         return len(self._rows)
 
+    def text_bytes(self) -> int:
+        """Bytes of the documents among them (about their characters, an upper bound)."""
+        texts = np.intersect1d(self._rows, self._files.rows_of(Kind.TEXT))
+        return int(self._files.sizes[texts].sum())
+
     def slice(self, start: int, stop: int) -> list[Task]:
         files = self._files
         return [
@@ -328,6 +333,7 @@ def _outcomes(
         len(tasks) <= _IN_PROCESS_LIMIT and threading.current_thread() is threading.main_thread()
     )
     if options.jobs <= 1 or small:
+        text_compiled.expect(tasks.text_bytes())
         for start in range(0, len(tasks), 8):
             if cancel.is_set():
                 return
@@ -354,11 +360,15 @@ def _pool_outcomes(
     at a time with a single file in flight: the one that breaks the pool then is the culprit.
     """
     chunk_size = max(1, min(32, len(tasks) // (options.jobs * 8) or 1))
+    text_bytes = tasks.text_bytes() // options.jobs
     pending: deque[int] = deque(range(0, len(tasks), chunk_size))  # chunk starts
     suspects: deque[Task] = deque()
     while pending or suspects:
         pool = ProcessPoolExecutor(
-            max_workers=options.jobs, mp_context=_mp_context(), initializer=worker_init
+            max_workers=options.jobs,
+            mp_context=_mp_context(),
+            initializer=worker_init,
+            initargs=(text_bytes,),
         )
         inflight: dict[Future[list[Outcome]], list[Task]] = {}
         try:

@@ -4,11 +4,13 @@ The numpy path of :mod:`dupfinder.core.textsim` is the reference; the numba kern
 (:mod:`dupfinder.core.text_jit`) gives the same fingerprints and sketches about 5 times
 faster, but loading it costs about 0.55 s of CPU per process (importing numba, then loading
 the compiled code from the cache; a machine's first run also compiles, about a second). So a
-process starts on numpy and loads the kernel once it has fingerprinted ``COMPILED_AFTER``
-characters, the amount whose numpy time the kernel would have saved by then (the rule that
-never costs more than twice the better choice made in hindsight): a small scan never pays
-for numba, a large one gets the kernel for most of its text. ``DUPFINDER_TEXT=numpy`` or
-``compiled`` forces either path.
+process loads the kernel only when its text is worth it: when the caller announces
+(``expect``) at least ``COMPILED_AFTER`` characters, the amount whose numpy time equals the
+kernel's load (a scan announces each worker's share of its documents' bytes), or else once it
+has fingerprinted that much (without an announcement, the rule that never costs more than
+twice the better choice made in hindsight). A small scan never pays for numba; a large one
+gets the kernel from its first document. ``DUPFINDER_TEXT=numpy`` or ``compiled`` forces
+either path.
 """
 
 from __future__ import annotations
@@ -25,14 +27,21 @@ from platformdirs import user_cache_dir
 
 from dupfinder.core import textchars
 
-__all__ = ["COMPILED_AFTER", "ENGINE_VARIABLE", "Engine", "fingerprint", "kernel"]
+__all__ = [
+    "COMPILED_AFTER",
+    "ENGINE_VARIABLE",
+    "Engine",
+    "expect",
+    "fingerprint",
+    "kernel",
+]
 
 _log = logging.getLogger(__name__)
 
-#: Characters a process fingerprints on numpy before it loads the kernel: the kernel saves
-#: about 23 ms of CPU per million characters (28 against 6 on bench/bench_datasketch.py's
-#: corpus), so 24 million characters cost on numpy what loading it costs.
-COMPILED_AFTER = 24_000_000
+#: Characters worth loading the kernel for: it saves about 23 ms of CPU per million
+#: characters (28 against 5.5 on bench/bench_datasketch.py's corpus) and loading it costs about
+#: 0.7 s, so 30 million characters cost on numpy what loading it costs.
+COMPILED_AFTER = 30_000_000
 #: Environment variable that replaces AUTO: ``numpy`` (never load numba) or ``compiled``.
 ENGINE_VARIABLE = "DUPFINDER_TEXT"
 
@@ -58,15 +67,23 @@ def _jit() -> ModuleType | None:
 
 
 class _Usage:
-    """Characters this process has fingerprinted so far (the AUTO rule's only state)."""
+    """What the AUTO rule knows of this process: characters fingerprinted and announced."""
 
     def __init__(self) -> None:
         self.characters = 0
+        self.expected = 0
 
 
 @functools.cache
 def _usage() -> _Usage:
     return _Usage()
+
+
+def expect(characters: int) -> None:
+    """Announce about how many characters this process is going to fingerprint (replacing an
+    earlier announcement): from ``COMPILED_AFTER`` on, AUTO uses the kernel from the next
+    document on instead of after ``COMPILED_AFTER`` characters on numpy."""
+    _usage().expected = max(0, int(characters))
 
 
 def kernel(characters: int, engine: Engine = Engine.AUTO) -> ModuleType | None:
@@ -79,7 +96,7 @@ def kernel(characters: int, engine: Engine = Engine.AUTO) -> ModuleType | None:
         return None
     if engine is Engine.AUTO:
         usage = _usage()
-        if usage.characters < COMPILED_AFTER:
+        if max(usage.characters, usage.expected) < COMPILED_AFTER:
             usage.characters += characters
             return None
     jit = _jit()
