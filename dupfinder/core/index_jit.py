@@ -237,6 +237,43 @@ def _flagged(flags: Any, size: int, hits: Any) -> int:
     return count
 
 
+@numba.njit(inline="always")
+def _partners(
+    local: Any,
+    size: int,
+    hits: Any,
+    count: int,
+    k: int,
+    key_drop: np.uint64,
+    sort_drop: np.uint64,
+    full: np.uint64,
+    differ: Any,
+    ndiffer: int,
+    out: Any,
+    found: int,
+    local_rows: Any,
+    write: bool,
+) -> int:
+    """The pairs of the entries ``hits[:count]`` with the later entries of their run: within
+    k, of equal key, canonical here; written to ``out`` from ``found`` on when ``write``.
+    Returns the new count."""
+    for h in range(count):
+        i = hits[h]
+        ei = local[i]
+        j = i + 1
+        while j < size and ((ei ^ local[j]) >> sort_drop) == 0:
+            x = ei ^ local[j]
+            if _near(x, k, key_drop) and _canonical(x, full, differ, ndiffer):
+                if write:
+                    a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
+                    out[found, 0] = min(a, b)
+                    out[found, 1] = max(a, b)
+                    out[found, 2] = popcount(x)
+                found += 1
+            j += 1
+    return found
+
+
 @numba.njit(**_JIT)
 def _emit_flagged(
     local: Any,
@@ -253,24 +290,44 @@ def _emit_flagged(
     out: Any,
     found: int,
 ) -> tuple[Any, int]:
-    """Append to ``out`` the pairs (row, row, distance) of the entries ``hits[:count]`` with
-    the later entries of their run: within k, of equal key, canonical here."""
-    for h in range(count):
-        i = hits[h]
-        ei = local[i]
-        j = i + 1
-        while j < size and ((ei ^ local[j]) >> sort_drop) == 0:
-            x = ei ^ local[j]
-            if _near(x, k, key_drop) and _canonical(x, full, differ, ndiffer):
-                if found == out.shape[0]:
-                    out = _grow(out, found + 1)
-                a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
-                out[found, 0] = min(a, b)
-                out[found, 1] = max(a, b)
-                out[found, 2] = popcount(x)
-                found += 1
-            j += 1
-    return out, found
+    """Append to ``out`` (grown when full) the pairs (row, row, distance) of the entries
+    ``hits[:count]``. Counted first, then written: an array that may be replaced inside a
+    loop costs reference counting on every turn of it."""
+    total = _partners(
+        local,
+        size,
+        hits,
+        count,
+        k,
+        key_drop,
+        sort_drop,
+        full,
+        differ,
+        ndiffer,
+        out,
+        found,
+        local_rows,
+        False,
+    )
+    if total > out.shape[0]:
+        out = _grow(out, total)
+    _partners(
+        local,
+        size,
+        hits,
+        count,
+        k,
+        key_drop,
+        sort_drop,
+        full,
+        differ,
+        ndiffer,
+        out,
+        found,
+        local_rows,
+        True,
+    )
+    return out, total
 
 
 @numba.njit(**_JIT)
