@@ -203,25 +203,48 @@ def _flag_long_runs(
         i = hi
 
 
+@numba.njit(inline="always")
+def _nearest(e: np.uint64, rest: Any) -> int:
+    """The smallest distance from ``e`` to an entry of ``rest`` (64 when empty)."""
+    m = 64
+    for j in range(rest.size):
+        m = min(m, popcount(e ^ rest[j]))
+    return m
+
+
 @numba.njit(**_JIT)
 def _flag_buckets(local: Any, ends: Any, nsub: int, k: int, flags: Any) -> None:
     """Bit 0 of ``flags`` for every entry with a partner within k later in its bucket, where a
-    bucket is one key (``ends[b]`` is where bucket b ends). Diagonal by diagonal: offset w
-    compares every entry with the one w places on, a vectorised loop; most diagonals hold no
-    pair within k, which a branch-free reduction finds before any flag is written."""
+    bucket is one key (``ends[b]`` is where bucket b ends).
+
+    Four entries at a time meet the rest of their bucket in one vectorised loop (a minimum of
+    distances, no branch on the data): each later entry is loaded once for four comparisons.
+    """
     lo = 0
     for b in range(nsub):
         hi = ends[b]
         run, marks = local[lo:hi], flags[lo:hi]
-        marks[:] = 0
-        for w in range(1, hi - lo):
-            ahead = run[w:]
-            hit = False
-            for j in range(ahead.size):
-                hit |= popcount(run[j] ^ ahead[j]) <= k
-            if hit:
-                for j in range(ahead.size):
-                    marks[j] |= np.uint8(popcount(run[j] ^ ahead[j]) <= k)
+        i = 0
+        while i + 4 <= run.size:
+            e0, e1, e2, e3 = run[i], run[i + 1], run[i + 2], run[i + 3]
+            m0 = min(popcount(e0 ^ e1), popcount(e0 ^ e2), popcount(e0 ^ e3))
+            m1 = min(popcount(e1 ^ e2), popcount(e1 ^ e3))
+            m2 = popcount(e2 ^ e3)
+            m3 = 64
+            rest = run[i + 4 :]
+            for j in range(rest.size):
+                r = rest[j]
+                m0 = min(m0, popcount(e0 ^ r))
+                m1 = min(m1, popcount(e1 ^ r))
+                m2 = min(m2, popcount(e2 ^ r))
+                m3 = min(m3, popcount(e3 ^ r))
+            marks[i] = np.uint8(m0 <= k)
+            marks[i + 1] = np.uint8(m1 <= k)
+            marks[i + 2] = np.uint8(m2 <= k)
+            marks[i + 3] = np.uint8(m3 <= k)
+            i += 4
+        for i in range(i, run.size):
+            marks[i] = np.uint8(_nearest(run[i], run[i + 1 :]) <= k)
         lo = hi
 
 
@@ -238,39 +261,36 @@ def _flagged(flags: Any, size: int, hits: Any) -> int:
 
 
 @numba.njit(inline="always")
-def _partners(
+def _write_pairs(
     local: Any,
-    size: int,
+    local_rows: Any,
+    ends: Any,
     hits: Any,
     count: int,
     k: int,
     key_drop: np.uint64,
     sort_drop: np.uint64,
+    sub_mask: np.uint64,
     full: np.uint64,
     differ: Any,
     ndiffer: int,
     out: Any,
     found: int,
-    local_rows: Any,
-    write: bool,
 ) -> int:
-    """The pairs of the entries ``hits[:count]`` with the later entries of their run: within
-    k, of equal key, canonical here; written to ``out`` from ``found`` on when ``write``.
-    Returns the new count."""
+    """Write to ``out`` from ``found`` on the pairs of the entries ``hits[:count]`` with the
+    later entries of their bucket: within k, of equal key, canonical here (room is made by
+    the caller). Returns the new count."""
     for h in range(count):
         i = hits[h]
         ei = local[i]
-        j = i + 1
-        while j < size and ((ei ^ local[j]) >> sort_drop) == 0:
+        for j in range(i + 1, ends[(ei >> sort_drop) & sub_mask]):
             x = ei ^ local[j]
-            if _near(x, k, key_drop) and _canonical(x, full, differ, ndiffer):
-                if write:
-                    a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
-                    out[found, 0] = min(a, b)
-                    out[found, 1] = max(a, b)
-                    out[found, 2] = popcount(x)
+            if popcount(x) <= k and (x >> key_drop) == 0 and _canonical(x, full, differ, ndiffer):
+                a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
+                out[found, 0] = min(a, b)
+                out[found, 1] = max(a, b)
+                out[found, 2] = popcount(x)
                 found += 1
-            j += 1
     return found
 
 
@@ -278,12 +298,13 @@ def _partners(
 def _emit_flagged(
     local: Any,
     local_rows: Any,
-    size: int,
+    ends: Any,
     hits: Any,
     count: int,
     k: int,
     key_drop: Any,
     sort_drop: Any,
+    sub_mask: Any,
     full: Any,
     differ: Any,
     ndiffer: int,
@@ -291,43 +312,35 @@ def _emit_flagged(
     found: int,
 ) -> tuple[Any, int]:
     """Append to ``out`` (grown when full) the pairs (row, row, distance) of the entries
-    ``hits[:count]``. Counted first, then written: an array that may be replaced inside a
-    loop costs reference counting on every turn of it."""
-    total = _partners(
+    ``hits[:count]`` with the later entries of their bucket (``ends[b]``: where bucket b of
+    the second sort level ends). Room is counted first, by a vectorised bound: an array
+    that may be replaced inside a loop costs reference counting on every turn of it."""
+    room = 0
+    for h in range(count):
+        i = hits[h]
+        ei = local[i]
+        rest = local[i + 1 : ends[(ei >> sort_drop) & sub_mask]]
+        for j in range(rest.size):
+            room += popcount(ei ^ rest[j]) <= k
+    if found + room > out.shape[0]:
+        out = _grow(out, found + room)
+    found = _write_pairs(
         local,
-        size,
+        local_rows,
+        ends,
         hits,
         count,
         k,
         key_drop,
         sort_drop,
+        sub_mask,
         full,
         differ,
         ndiffer,
         out,
         found,
-        local_rows,
-        False,
     )
-    if total > out.shape[0]:
-        out = _grow(out, total)
-    _partners(
-        local,
-        size,
-        hits,
-        count,
-        k,
-        key_drop,
-        sort_drop,
-        full,
-        differ,
-        ndiffer,
-        out,
-        found,
-        local_rows,
-        True,
-    )
-    return out, total
+    return out, found
 
 
 @numba.njit(**_JIT)
@@ -482,12 +495,13 @@ def tables_pairs(
             out, found = _emit_flagged(
                 local,
                 local_rows,
-                size,
+                sub,
                 hits,
                 count,
                 k,
                 key_drop,
                 sort_drop,
+                np.uint64((1 << sub_bits[t]) - 1),
                 full[t],
                 differ[t],
                 ndiffer[t],
