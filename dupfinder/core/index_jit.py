@@ -243,8 +243,8 @@ def _flag_buckets(local: Any, ends: Any, nsub: int, k: int, flags: Any) -> None:
             marks[i + 2] = np.uint8(m2 <= k)
             marks[i + 3] = np.uint8(m3 <= k)
             i += 4
-        for i in range(i, run.size):
-            marks[i] = np.uint8(_nearest(run[i], run[i + 1 :]) <= k)
+        for last in range(i, run.size):
+            marks[last] = np.uint8(_nearest(run[last], run[last + 1 :]) <= k)
         lo = hi
 
 
