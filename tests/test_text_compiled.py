@@ -46,6 +46,14 @@ def test_kernel_equals_numpy_on_every_script(name: str) -> None:
     assert isinstance(_result(text, Engine.COMPILED), tuple)
 
 
+def test_compiled_code_is_cached_in_the_user_cache_folder() -> None:
+    textsim.text_fingerprint(SAMPLES["mixed"], Engine.COMPILED)
+    from dupfinder.core import jit_cache
+
+    folder = jit_cache.cache_folder() / "dupfinder.core.text_jit"
+    assert any(folder.glob("*.nbi")), "numba wrote no index of compiled functions"
+
+
 def test_too_short_texts_are_refused_alike() -> None:
     short = "only a few words here"
     assert _result(short, Engine.COMPILED) == _result(short, Engine.NUMPY)
