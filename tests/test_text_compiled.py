@@ -46,6 +46,15 @@ def test_kernel_equals_numpy_on_every_script(name: str) -> None:
     assert isinstance(_result(text, Engine.COMPILED), tuple)
 
 
+def test_kernel_constants_are_those_of_the_numpy_path() -> None:
+    from dupfinder.core import text_jit, textchars
+
+    assert (text_jit.WORD, text_jit.CJK) == (textchars.WORD, textchars.CJK)
+    assert text_jit.NOT_SINGLE == textchars.NOT_SINGLE
+    assert (text_jit._P, text_jit._Q) == (textsim._P, textsim._Q)
+    assert (text_jit._M1, text_jit._M2) == (textsim._M1, textsim._M2)
+
+
 def test_compiled_code_is_cached_in_the_user_cache_folder() -> None:
     textsim.text_fingerprint(SAMPLES["mixed"], Engine.COMPILED)
     from dupfinder.core import jit_cache

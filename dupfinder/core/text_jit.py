@@ -11,8 +11,9 @@ long one's on a dozen passes over every character.
    ``fmix64``), and each run of ``size`` token hashes is combined with ``Q`` and ``fmix64``.
 2. After ``np.sort``, ``fingerprint``: each distinct shingle weighs ``rint(sqrt(count) * scale)``
    (whole numbers, so integer sums equal the reference's exact float sums); per bit, the weight
-   of the shingles with it set decides the SimHash bit; the first hash of each of the sketch's
-   bins (its minimum, the input being sorted) gives the sketch value.
+   of the shingles with it set decides the SimHash bit (tallied through byte histograms, as
+   the numpy path does); the first hash of each of the sketch's bins (its minimum, the input
+   being sorted) gives the sketch value.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from typing import Any
 import numba
 import numpy as np
 
-from dupfinder.core.textchars import CJK, NOT_SINGLE, WORD
-
 _JIT: dict[str, Any] = {"nogil": True, "cache": True}
 
 _P = np.uint64(0x9E3779B97F4A7C15)
@@ -31,6 +30,11 @@ _Q = np.uint64(0xC2B2AE3D27D4EB4F)
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S33 = np.uint64(33)
+# textchars' classes and marker, written out here: compiled code is cached by this module's
+# byte code, which would not change if an imported value did (a test keeps them equal)
+WORD = 2
+CJK = 3
+NOT_SINGLE = np.uint32(0xFFFFFFFF)
 
 
 @numba.njit(inline="always")
@@ -86,21 +90,24 @@ def shingle_hashes(cps: Any, fold: Any, classes: Any, size: int) -> tuple[Any, i
     if shingles <= 0:
         size, shingles = count, 1
     if size == 0:
-        return np.empty(0, np.uint64), count
-    out = np.empty(shingles, np.uint64)
-    for j in range(shingles):
+        return tokens[:0], count
+    for j in range(shingles):  # in place: shingle j reads tokens j.. only
         acc = tokens[j]
         for k in range(1, size):
             acc = acc * _Q + tokens[j + k]
-        out[j] = _fmix64(acc)
-    return out, count
+        tokens[j] = _fmix64(acc)
+    return tokens[:shingles], count
 
 
 @numba.njit(**_JIT)
 def fingerprint(sorted_hashes: Any, scale: float, bin_bits: int, bits: int) -> tuple[Any, Any]:
     """SimHash (sqrt-of-count weights in units of 1/scale) and sketch (2**bin_bits bins, 1 to
-    8 bits each) of ascending shingle hashes."""
-    sums = np.zeros(64, np.int64)
+    8 bits each) of ascending shingle hashes.
+
+    Weights go into a histogram per (byte position, byte value): eight additions per shingle,
+    then 2,048 x 8 for the document, instead of 64 per shingle.
+    """
+    histogram = np.zeros(8 * 256, np.int64)
     total = np.int64(0)
     sketch = np.zeros(1 << bin_bits, np.uint8)
     shift = np.uint64(64 - bin_bits)
@@ -114,14 +121,19 @@ def fingerprint(sorted_hashes: Any, scale: float, bin_bits: int, bits: int) -> t
             j += 1
         weight = np.int64(np.rint(np.sqrt(np.float64(j - i)) * scale))
         total += weight
-        for b in range(64):
-            sums[b] += weight * np.int64((value >> np.uint64(b)) & np.uint64(1))
+        for b in range(8):
+            histogram[b * 256 + np.int64((value >> np.uint64(8 * b)) & np.uint64(255))] += weight
         slot = (value >> shift) if bin_bits > 0 else np.uint64(0)
         if sketch[slot] == 0:  # the bin's first, hence smallest, hash
             sketch[slot] = np.uint8(value % modulus + np.uint64(1))
         i = j
     out = np.uint64(0)
-    for b in range(64):
-        if 2 * sums[b] > total:
-            out |= np.uint64(1) << np.uint64(b)
+    for byte in range(8):
+        for bit in range(8):
+            weight_set = np.int64(0)
+            for x in range(256):
+                if (x >> bit) & 1:
+                    weight_set += histogram[byte * 256 + x]
+            if 2 * weight_set > total:
+                out |= np.uint64(1) << np.uint64(8 * byte + bit)
     return out, sketch
