@@ -2,7 +2,9 @@
 
     python scripts/screenshots.py [--out docs] [--size 1280x800]
 
-Besides the English shots it takes one in Chinese (the app's zh_CN translation) and runs
+The sample gets a small icon with an edited copy and an archive kept twice, for the
+enlarged-icon comparison and a group of byte-identical files of another type. Besides the
+English shots it takes one in Chinese (the app's zh_CN translation) and runs
 itself once more with QT_SCALE_FACTOR=2 for one at twice the scale (screenshot-2x.png).
 
 Runs without a display (Qt's offscreen platform renders exactly what a real window shows) on
@@ -50,6 +52,43 @@ def _many_files(folder: Path, count: int) -> None:
         (folder / f"note-{i:05d}.txt").write_text(text, encoding="utf-8")
 
 
+def _icons_and_archives(demo: Path) -> None:
+    """A 48-pixel icon with an edited copy (shown enlarged in the comparison), a 64-pixel
+    version of it, and an archive kept twice (byte-identical files of no picture or text
+    type)."""
+    import zipfile
+
+    from PIL import Image, ImageDraw
+
+    def icon(side: int) -> Image.Image:
+        image = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+        draw = ImageDraw.Draw(image)
+        unit = side / 48
+        draw.rounded_rectangle(
+            (4 * unit, 8 * unit, 44 * unit, 42 * unit), 6 * unit, fill=(52, 101, 164, 255)
+        )
+        draw.rectangle((4 * unit, 4 * unit, 20 * unit, 12 * unit), fill=(52, 101, 164, 255))
+        draw.rounded_rectangle(
+            (8 * unit, 16 * unit, 40 * unit, 38 * unit), 4 * unit, fill=(114, 159, 207, 255)
+        )
+        draw.ellipse((18 * unit, 20 * unit, 30 * unit, 32 * unit), fill=(252, 233, 79, 255))
+        return image
+
+    icons = demo / "icons"
+    icons.mkdir()
+    icon(48).save(icons / "folder-48.png")
+    icon(64).save(icons / "folder-64.png")
+    edited = icon(48)
+    ImageDraw.Draw(edited).rectangle((32, 32, 35, 35), fill=(204, 0, 0, 255))
+    edited.save(icons / "folder-48-edited.png")
+    downloads = demo / "downloads"
+    downloads.mkdir()
+    with zipfile.ZipFile(downloads / "notes.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted((demo / "notes").iterdir()):
+            archive.write(path, path.name)
+    shutil.copyfile(downloads / "notes.zip", downloads / "notes (1).zip")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
@@ -63,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         _isolate(temp)
         demo = temp / "Documents"
         shutil.copytree(SAMPLE, demo)
+        _icons_and_archives(demo)
         many = temp / "Archive"
         _many_files(many, 4000)
         if args.scaled:
@@ -114,7 +154,7 @@ def _shoot_scaled(out: Path, width: int, height: int, temp: Path, demo: Path) ->
 def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Path) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtGui import QFontMetrics
-    from PySide6.QtWidgets import QApplication, QWidget
+    from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
 
     from dupfinder.core.actions import Action, make_plan
     from dupfinder.core.decisions import DecisionStore
@@ -155,13 +195,16 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
     # Scanning: a few thousand files, caught while they are fingerprinted.
     window.panel.add_folders([str(demo), str(many)])
     window.start_scan()
-    wait(
-        lambda: (
-            window.panel.progress_label.text().startswith("Fingerprinting")
-            and "left" in window.panel.progress_label.text()
-        ),
-        "the fingerprinting phase",
-    )
+    bar = window.panel.progress_bar
+
+    def fingerprinting() -> bool:
+        """In the fingerprinting phase with an estimate, or half through it (a fast machine
+        may finish before an estimate is worth showing)."""
+        text = window.panel.progress_label.text()
+        halfway = bar.maximum() > 0 and bar.value() * 2 >= bar.maximum()
+        return text.startswith("Fingerprinting") and ("left" in text or halfway)
+
+    wait(fingerprinting, "the fingerprinting phase")
     shot(window, "screenshot-scanning.png")
     window.cancel_job()
     wait(lambda: not window.busy(), "the cancelled scan")
@@ -179,7 +222,8 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
         rendered = []
         preview.rendered.connect(lambda: rendered.append(True))  # type: ignore[attr-defined]
         window.view.setCurrentIndex(index)
-        window.view.scrollTo(index)
+        top = QAbstractItemView.ScrollHint.PositionAtTop
+        window.view.scrollTo(index.parent(), top)  # the whole group in view
         wait(lambda: bool(rendered), f"the preview of {relative}")
 
     select("articles/river-walk.txt", window.text_preview)
@@ -194,6 +238,13 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
     select("photos/hills.webp", window.image_preview)
     shot(window, "screenshot-image-difference.png")
     window.image_preview.show_difference.setChecked(False)
+    select("icons/folder-48-edited.png", window.image_preview)
+    shot(window, "screenshot-icon-enlarged.png")
+    index = window.model.index_of_path(str(demo / "downloads" / "notes (1).zip"))
+    window.view.setCurrentIndex(index)
+    window.view.scrollTo(index.parent(), QAbstractItemView.ScrollHint.PositionAtTop)
+    wait(lambda: window.preview.currentWidget() is window.file_preview, "the file facts")
+    shot(window, "screenshot-other.png")
 
     # The confirmation the window shows before trashing: keep the newest of each group.
     window.apply_keep_rule("newest")

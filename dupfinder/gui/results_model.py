@@ -306,9 +306,11 @@ class ResultsModel(QAbstractItemModel):
                 return self._bold
             return None
         if role == Qt.ItemDataRole.DecorationRole:
-            if column == _NAME_COLUMN and listing.groups[g].kind is Kind.IMAGE:
-                return self.thumbnails.pixmap(member)
-            return None
+            if column != _NAME_COLUMN or not self._pictures:
+                return None
+            if listing.groups[g].kind is Kind.IMAGE:
+                return self.thumbnails.icon(member)
+            return self.thumbnails.blank()
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._member_tip(g, member)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
@@ -383,9 +385,11 @@ class ResultsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.FontRole:
             return self._bold
         if role == Qt.ItemDataRole.DecorationRole:
-            if column == _NAME_COLUMN and group.kind is Kind.IMAGE:
-                return self.thumbnails.pixmap(group.members[0])
-            return None
+            if column != _NAME_COLUMN or not self._pictures:
+                return None
+            if group.kind is Kind.IMAGE:
+                return self.thumbnails.icon(group.members[0])
+            return self.thumbnails.blank()
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
             return int(_RIGHT)
         if role == Qt.ItemDataRole.ToolTipRole and column == Column.SIZE:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal, Slot
-from PySide6.QtGui import QColor, QImage, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from dupfinder.core.model import Member
@@ -137,7 +137,7 @@ class Thumbnails(QObject):
         self.ratio = 1.0
         self.decode = decode
         self.requested = 0  # how many decodes were ever asked for (tests, figures)
-        self._cache: LruCache[_Key, QPixmap] = LruCache(capacity)
+        self._cache: LruCache[_Key, QIcon] = LruCache(capacity)
         self._problems: LruCache[_Key, str] = LruCache(capacity)
         self._pending: OrderedDict[_Key, None] = OrderedDict()
         self._lock = threading.Lock()
@@ -145,8 +145,9 @@ class Thumbnails(QObject):
         self._workers = workers
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(workers)
-        self._placeholder: QPixmap | None = None
-        self._broken: QPixmap | None = None
+        self._placeholder: QIcon | None = None
+        self._broken: QIcon | None = None
+        self._blank: QIcon | None = None
         self.decoded.connect(self._on_decoded, Qt.ConnectionType.QueuedConnection)
 
     # --- what the list shows -----------------------------------------------------------------
@@ -155,7 +156,7 @@ class Thumbnails(QObject):
         """Device pixels per logical pixel of the screen the list is on."""
         if ratio > 0 and ratio != self.ratio:
             self.ratio = ratio
-            self._placeholder = self._broken = None
+            self._placeholder = self._broken = self._blank = None
 
     def device_side(self) -> int:
         return max(1, round(self.side * self.ratio))
@@ -171,16 +172,31 @@ class Thumbnails(QObject):
     def problem(self, member: Member) -> str | None:
         return self._problems.get(_key(member))
 
-    def pixmap(self, member: Member) -> QPixmap:
-        """The thumbnail, or a placeholder (and a request) while it loads, or "cannot read"."""
+    def icon(self, member: Member) -> QIcon:
+        """The thumbnail, or a placeholder (and a request) while it loads, or "cannot read".
+
+        An icon whose selected look is its normal one: a style would tint a plain pixmap
+        with the selection colour, and a picture is compared by its colours."""
         key = _key(member)
         found = self._cache.get(key)
         if found is not None:
             return found
         if key in self._problems:
-            return self._broken_pixmap()
+            return self._broken_icon()
         self._request(key)
-        return self._placeholder_pixmap()
+        return self._placeholder_icon()
+
+    def pixmap(self, member: Member) -> QPixmap:
+        """What ``icon`` shows, at the thumbnail's size."""
+        return self.icon(member).pixmap(QSize(self.side, self.side), self.ratio)
+
+    def blank(self) -> QIcon:
+        """Nothing, as wide as a thumbnail: keeps names in line beside rows with one."""
+        if self._blank is None:
+            pixmap, painter, _ = self._canvas()
+            painter.end()
+            self._blank = _icon(pixmap, self.ratio)
+        return self._blank
 
     # --- loading -----------------------------------------------------------------------------
 
@@ -221,10 +237,13 @@ class Thumbnails(QObject):
         if done.image is None:
             self._problems.put(done.key, done.problem or "unreadable")
         else:
-            pixmap = QPixmap.fromImage(done.image)
-            pixmap.setDevicePixelRatio(self.ratio)
-            self._cache.put(done.key, pixmap)
+            self._cache.put(done.key, _icon(QPixmap.fromImage(done.image), self.ratio))
         self.ready.emit(done.key[0])
+
+    def busy(self) -> bool:
+        """Whether decodes are waiting or under way."""
+        with self._lock:
+            return bool(self._pending) or self._tasks > 0
 
     def forget_requests(self) -> None:
         """Drop what is still waiting (a new result is shown)."""
@@ -246,7 +265,7 @@ class Thumbnails(QObject):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         return pixmap, painter, side
 
-    def _placeholder_pixmap(self) -> QPixmap:
+    def _placeholder_icon(self) -> QIcon:
         if self._placeholder is None:
             pixmap, painter, side = self._canvas()
             color = QApplication.palette().color(QPalette.ColorRole.Mid)
@@ -256,11 +275,10 @@ class Thumbnails(QObject):
             inset = side // 8
             painter.drawRoundedRect(inset, inset, side - 2 * inset, side - 2 * inset, 3, 3)
             painter.end()
-            pixmap.setDevicePixelRatio(self.ratio)
-            self._placeholder = pixmap
+            self._placeholder = _icon(pixmap, self.ratio)
         return self._placeholder
 
-    def _broken_pixmap(self) -> QPixmap:
+    def _broken_icon(self) -> QIcon:
         if self._broken is None:
             pixmap, painter, side = self._canvas()
             inset = side // 8
@@ -270,9 +288,16 @@ class Thumbnails(QObject):
             painter.drawLine(inset * 2, inset * 2, side - inset * 2, side - inset * 2)
             painter.drawLine(side - inset * 2, inset * 2, inset * 2, side - inset * 2)
             painter.end()
-            pixmap.setDevicePixelRatio(self.ratio)
-            self._broken = pixmap
+            self._broken = _icon(pixmap, self.ratio)
         return self._broken
+
+
+def _icon(pixmap: QPixmap, ratio: float) -> QIcon:
+    pixmap.setDevicePixelRatio(ratio)
+    icon = QIcon()
+    for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected, QIcon.Mode.Active):
+        icon.addPixmap(pixmap, mode)
+    return icon
 
 
 def _key(member: Member) -> _Key:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from gui_helpers import picture, scan_folder, write_image_corpus
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtGui import QIcon, QImage
 
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 from dupfinder.gui.main_window import MainWindow
@@ -39,10 +39,10 @@ def test_pictures_get_thumbnails_decoded_off_the_gui_thread(
     member = window.model.member_at(index)
     assert member is not None
     first = index.data(Qt.ItemDataRole.DecorationRole)
-    assert isinstance(first, QPixmap)  # a placeholder at once, the thumbnail later
+    assert isinstance(first, QIcon)  # a placeholder at once, the thumbnail later
     qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
-    shown = index.data(Qt.ItemDataRole.DecorationRole)
-    assert isinstance(shown, QPixmap)
+    assert isinstance(index.data(Qt.ItemDataRole.DecorationRole), QIcon)
+    shown = thumbnails.pixmap(member)
     side = thumbnails.device_side()
     assert max(shown.width(), shown.height()) == side  # 320 × 200 reduced to the side
     assert shown.width() == side  # landscape: as wide as the side, less tall
@@ -50,8 +50,8 @@ def test_pictures_get_thumbnails_decoded_off_the_gui_thread(
     assert shown.devicePixelRatio() == thumbnails.ratio
     assert threads
     assert threading.main_thread() not in threads
-    # The group row shows its first picture too; a text row shows none.
-    assert isinstance(index.parent().data(Qt.ItemDataRole.DecorationRole), QPixmap)
+    # The group row shows its first picture too.
+    assert isinstance(index.parent().data(Qt.ItemDataRole.DecorationRole), QIcon)
     # Cached: asking again decodes nothing.
     count = len(threads)
     index.data(Qt.ItemDataRole.DecorationRole)
@@ -67,13 +67,13 @@ def test_a_picture_that_cannot_be_read_says_so(qtbot: object, tmp_path: Path) ->
     model.set_result(ScanResult((Group(Kind.IMAGE, (_member(good), _member(broken, 3))),)))
     group = model.index(0, 0)
     bad = model.index(1, 0, group)
-    placeholder = bad.data(Qt.ItemDataRole.DecorationRole).toImage()
+    placeholder = bad.data(Qt.ItemDataRole.DecorationRole).pixmap(32).toImage()
     member = model.member_at(bad)
     assert member is not None
     qtbot.waitUntil(  # type: ignore[attr-defined]
         lambda: model.thumbnails.state(member) is ThumbState.FAILED, timeout=10_000
     )
-    cannot = bad.data(Qt.ItemDataRole.DecorationRole).toImage()
+    cannot = bad.data(Qt.ItemDataRole.DecorationRole).pixmap(32).toImage()
     assert cannot != placeholder  # a picture of its own, not the loading one
     assert "Cannot read this picture" in bad.data(Qt.ItemDataRole.ToolTipRole)
     model.thumbnails.stop()
@@ -113,6 +113,25 @@ def test_the_cache_forgets_the_least_recently_used() -> None:
     assert len(cache) == 2
     with pytest.raises(ValueError, match="capacity"):
         LruCache(0)
+
+
+def test_names_stay_in_line_beside_pictures(tmp_path: Path) -> None:
+    """With pictures in the result, documents and other files get an empty icon as wide as a
+    thumbnail; a result without pictures gets none (its rows stay short)."""
+    from gui_helpers import synthetic_result
+
+    model = ResultsModel()
+    model.set_result(synthetic_result(2))  # a group of documents, then one of pictures
+    text_group = model.index(0, 0)
+    assert model.group_at(text_group).kind is Kind.TEXT  # type: ignore[union-attr]
+    blank = model.index(0, 0, text_group).data(Qt.ItemDataRole.DecorationRole)
+    assert isinstance(blank, QIcon)
+    assert blank.pixmap(32).toImage().pixelColor(16, 16).alpha() == 0
+    assert model.index(0, 1, text_group).data(Qt.ItemDataRole.DecorationRole) is None
+    only_text = ScanResult((synthetic_result(1).groups[0],))
+    model.set_result(only_text)
+    assert model.index(0, 0).data(Qt.ItemDataRole.DecorationRole) is None
+    model.thumbnails.stop()
 
 
 def test_thumbnails_are_sharp_on_a_2x_screen(qtbot: object, tmp_path: Path) -> None:
