@@ -3,7 +3,8 @@
 Archives, audio, video and programs are grouped by their bytes alone, so there is no text to
 diff or picture to show: the two files' facts stand side by side instead (size, type by name,
 content hash, modified date, path), and the line above says whether the bytes are the same.
-Everything shown comes from the scan's result; nothing is read from the disk here.
+Everything shown comes from the scan's result, except the type of a file whose name has no
+telling suffix: that one is read from its first bytes.
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ __all__ = ["FileInfoPreview", "file_type"]
 
 
 def file_type(path: str) -> str:
-    """The type a file's name says it is, e.g. "Zip archive (application/zip)"."""
-    mime = QMimeDatabase().mimeTypeForFile(path, QMimeDatabase.MatchMode.MatchExtension)
+    """The type a file's name says it is, e.g. "Zip archive (application/zip)"; for a name
+    that says nothing (``xdotool``, ``notes (1)``), what its first bytes say."""
+    database = QMimeDatabase()
+    mime = database.mimeTypeForFile(path, QMimeDatabase.MatchMode.MatchExtension)
+    if mime.isDefault():
+        mime = database.mimeTypeForFile(path, QMimeDatabase.MatchMode.MatchContent)
     if mime.isDefault():
         suffix = os.path.splitext(path)[1]
         return suffix.lstrip(".").upper() or translate("Preview", "unknown (no suffix)")

@@ -411,8 +411,16 @@ class MainWindow(QMainWindow):
     def _apply_filter(self) -> None:
         if self.app.similar is not None:  # a search's one group is never filtered
             return
+        current = self.model.member_at(self.view.currentIndex())
         self.model.set_filter(self.filter.text())
         self._expand_groups()
+        # The filter resets the list: the file compared stays selected while it is shown,
+        # and the comparison is cleared when the filter hides it.
+        again = self.model.index_of_path(current.path) if current is not None else None
+        if again is not None and again.isValid():
+            self.view.setCurrentIndex(again)
+        else:
+            self._current_changed(self.view.currentIndex())
         self._update_status()
         self._update_view_hint()
 

@@ -51,3 +51,25 @@ def test_identical_other_files_are_listed_marked_and_compared_by_facts(
     assert preview.right.name.text() in {"backup.zip", "backup copy.zip"}
     assert preview.right.folder.text() == str(folder)
     assert "Byte-identical" in preview.summary.text()
+
+
+def test_a_filter_that_hides_the_compared_file_clears_the_comparison(
+    qtbot: object, window: MainWindow, tmp_path: Path
+) -> None:
+    folder = tmp_path / "files"
+    folder.mkdir()
+    _archive(folder / "backup.zip")
+    (folder / "backup copy.zip").write_bytes((folder / "backup.zip").read_bytes())
+    (folder / "xdotool").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 40)
+    (folder / "xdotool (1)").write_bytes((folder / "xdotool").read_bytes())
+    scan_folder(qtbot, window, folder)
+    window.view.setCurrentIndex(window.model.index_of_path(str(folder / "xdotool (1)")))
+    assert window.preview.currentWidget() is window.file_preview
+    assert "executable" in window.file_preview.right.type.text()  # no suffix: read by content
+    window.filter.setText("xdotool")
+    window._apply_filter()
+    assert window.preview.currentWidget() is window.file_preview  # still shown, still compared
+    assert window.model.member_at(window.view.currentIndex()).path == str(folder / "xdotool (1)")  # type: ignore[union-attr]
+    window.filter.setText("backup")
+    window._apply_filter()
+    assert window.preview.currentWidget() is window.preview_hint  # hidden: nothing stale
