@@ -49,6 +49,18 @@ def test_a_picture_finds_its_resized_copy(folder: Path, tmp_path: Path) -> None:
     assert [Path(m.path).name for m in result.matches] == ["beach-small.jpg"]
 
 
+def test_the_similarity_is_the_scans_for_either_kind(folder: Path, tmp_path: Path) -> None:
+    """Files like one accept and score pairs by the same second check as a scan's groups."""
+    groups = scan.run(ScanOptions(roots=(folder,), cache_dir=tmp_path / "cache", jobs=1)).groups
+    for target in ("report.txt", "beach.png"):
+        group = next(g for g in groups if Path(g.members[0].path).name == target)
+        shown = {Path(m.path).name: m.similarity for m in group.members[1:]}
+        found = similar(folder / target, [folder], options(tmp_path))
+        assert {Path(m.path).name: m.similarity for m in found.matches} == shown
+        if target == "beach.png":  # the thumbnails' figure, not the share of equal hash bits
+            assert all(m.similarity != 1 - m.distance / 64 for m in found.matches)
+
+
 def test_a_target_outside_the_folders(folder: Path, tmp_path: Path) -> None:
     outside = write(tmp_path / "elsewhere" / "copy.txt", (folder / "report.txt").read_text())
     names = [Path(m.path).name for m in similar(outside, [folder], options(tmp_path)).matches]

@@ -443,8 +443,11 @@ class _KeeperKeys(Sequence[tuple[int, int, int, int, int, int, str]]):
         )
 
 
-def _check(kind: Kind, options: ScanOptions) -> tuple[int, Similarity | None, float]:
-    """The second check of a kind: sketch width, its similarity measure, the threshold."""
+def second_check(kind: Kind, options: ScanOptions) -> tuple[int, Similarity | None, float]:
+    """The second check of a kind: sketch width, its similarity measure, the threshold.
+
+    One definition for a scan's groups and for files like one (``core.similar``), so both
+    accept the same pairs and show the same similarity."""
     if kind is Kind.TEXT:
         return sketch.BINS, sketch.pair_similarity, options.text_similarity
     if kind is Kind.IMAGE:
@@ -480,7 +483,7 @@ def _compare(
         variants = None
         if kind is Kind.IMAGE and options.image_invariance:
             variants = [outcomes.variants.get(row, ()) for row in row_list]
-        width, measure, threshold = _check(kind, options)
+        width, measure, threshold = second_check(kind, options)
         sketches = outcomes.sketches(rows, width)
         finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
         found = verify.candidates(

@@ -3,8 +3,9 @@
 The target is fingerprinted like any scanned file, and so are the files of the folders named
 (or, when none are named, the folders of the last scan the library remembers); fingerprints
 come from the cache where fresh, so asking again is fast. Each file of the target's kind
-whose fingerprint is within the kind's radius is a match; documents must also pass the
-verified similarity (the MinHash sketch of their 3-word runs), as in a scan's groups.
+whose fingerprint is within the kind's radius is a candidate, and a match when it passes the
+kind's second check (the MinHash sketch of documents' 3-word runs, the thumbnails of
+pictures) as in a scan's groups: the similarity shown is that check's.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from dupfinder.core import sketch
 from dupfinder.core.cache import default_cache_dir
 from dupfinder.core.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.library import Library
 from dupfinder.core.model import Group, Kind, ProgressCallback, ScanError, ScanOptions, no_progress
-from dupfinder.core.scan import fingerprint_files
+from dupfinder.core.scan import fingerprint_files, second_check
 from dupfinder.core.walk import WalkReport, walk, walk_listed
 
 __all__ = ["Match", "NoFolders", "SimilarResult", "similar"]
@@ -108,15 +108,14 @@ def similar(
     ).astype(np.int64)
     near = np.flatnonzero(distance <= options.threshold(kind))
     rows, distance = rows[near], distance[near]
-    if kind is Kind.TEXT:
-        width = sketch.BINS
-        theirs = outcomes.sketches(rows, width)
-        own = np.broadcast_to(outcomes.sketches(np.array([0]), width)[0], theirs.shape)
-        similarity = np.asarray(sketch.pair_similarity(theirs, own), dtype=np.float64)
-        keep = similarity >= options.text_similarity
-        rows, distance, similarity = rows[keep], distance[keep], similarity[keep]
-    else:
-        similarity = 1.0 - distance / 64.0
+    width, measure, threshold = second_check(kind, options)
+    if measure is None:  # not reached: only documents and pictures are fingerprinted
+        raise ValueError(f"no similarity measure for {kind}")
+    theirs = outcomes.sketches(rows, width)
+    own = np.broadcast_to(outcomes.sketches(np.array([0]), width)[0], theirs.shape)
+    similarity = np.asarray(measure(theirs, own), dtype=np.float64)
+    keep = similarity >= threshold
+    rows, distance, similarity = rows[keep], distance[keep], similarity[keep]
     matches = sorted(
         (
             Match(files.paths[row], int(d), float(s))
