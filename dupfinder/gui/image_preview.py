@@ -114,10 +114,21 @@ def load_preview_image(path: str, side: int = PREVIEW_SIDE) -> LoadedImage:
     return LoadedImage(path, image, width, height, fmt, size)
 
 
+def flattened(image: Image.Image) -> Image.Image:
+    """RGB, transparent parts over white: as the picture looks on a page, and as the scan
+    compares it (an icon with alpha matches its copy saved as JPEG on white)."""
+    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
+        rgba = image.convert("RGBA")
+        page = Image.new("RGB", rgba.size, (255, 255, 255))
+        page.paste(rgba, mask=rgba.getchannel("A"))
+        return page
+    return image.convert("RGB")
+
+
 def difference_map(a: Image.Image, b: Image.Image) -> tuple[Image.Image, float]:
     """Where ``b`` differs from ``a``: red over a dimmed ``b``; and the mean difference 0..1."""
-    base = b.convert("RGB").resize(a.size, Image.Resampling.BILINEAR)
-    diff = ImageChops.difference(a.convert("RGB"), base).convert("L")
+    base = flattened(b).resize(a.size, Image.Resampling.BILINEAR)
+    diff = ImageChops.difference(flattened(a), base).convert("L")
     histogram = diff.histogram()
     mean = sum(i * n for i, n in enumerate(histogram)) / max(1, sum(histogram)) / 255
     # Scale so that the largest difference is fully red: small edits must stay visible.

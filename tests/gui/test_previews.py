@@ -294,3 +294,15 @@ def test_a_small_icon_is_enlarged_to_fit_at_one_scale(qtbot: object, tmp_path: P
     assert fit_scale_shown(1.7) == 1.0  # no uneven pixels
     assert fit_scale_shown(9.4) == 9.0
     assert fit_scale_shown(300.0) == 16.0
+
+
+def test_a_transparent_icon_and_its_copy_on_white_do_not_differ() -> None:
+    """Transparent parts count as the white page a JPEG copy was flattened onto."""
+    from PIL import Image, ImageDraw
+
+    icon = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    ImageDraw.Draw(icon).ellipse((8, 8, 56, 56), fill=(200, 60, 30, 255))
+    on_white = Image.new("RGB", icon.size, (255, 255, 255))
+    on_white.paste(icon, mask=icon.getchannel("A"))
+    _, mean = difference_map(icon, on_white.convert("RGBA"))
+    assert mean < 0.01
