@@ -10,6 +10,7 @@ from PIL import Image, ImageDraw, ImageEnhance
 
 from dupfinder.core import imagecheck, imagesim
 from dupfinder.core.imagecheck import DESCRIPTOR_BYTES, pair_similarity, similarity
+from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY
 from tests.test_imagesim import icon, photo
 
 #: Verified similarity of copies of one picture (the scan's default is below this).
@@ -122,3 +123,97 @@ def test_missing_descriptor_is_unrelated_and_shapes_are_checked() -> None:
     assert pair_similarity(np.stack([a, a]), np.stack([zeros, a])).tolist() == [0.0, 1.0]
     with pytest.raises(ValueError, match="descriptors must be"):
         pair_similarity(a[:10], a[:10])
+
+
+def _labelled(text_box: tuple[int, int, int, int]) -> Image.Image:
+    """A 128 px document icon with a small dark label: icons of one theme differ by such."""
+    im = Image.new("RGBA", (128, 128), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(im)
+    draw.rectangle((24, 8, 104, 120), fill=(250, 250, 250, 255), outline=(120, 120, 120, 255))
+    for y in range(24, 80, 10):
+        draw.line((34, y, 94, y), fill=(150, 150, 150, 255), width=2)
+    draw.rectangle((40, 92, 88, 112), fill=(60, 60, 160, 255))
+    draw.rectangle(text_box, fill=(255, 255, 255, 255))  # the label's "text"
+    return im
+
+
+def _without_detail(d: bytes) -> bytes:
+    base = imagecheck.GREY_SIDE**2 + 2 * imagecheck.CHROMA_SIDE**2
+    return d[:base] + bytes(len(d) - base)
+
+
+def test_small_pictures_carry_detail_and_photos_do_not(tmp_path: Path) -> None:
+    side = imagecheck.DESCRIPTOR_BYTES - imagecheck.DETAIL_SIDE**2 * 3 - 1
+    small = descriptor_of(saved(_labelled((44, 96, 50, 108)), tmp_path / "icon.png"))
+    large = descriptor_of(saved(photo(), tmp_path / "photo.jpg"))
+    assert small[side] == imagecheck.DETAIL_SIDE
+    assert any(small[side + 1 :])
+    assert not any(large[side:])
+    assert "detail" in imagecheck.CHECK_VERSION
+
+
+def test_a_label_difference_on_one_icon_is_seen_in_detail(tmp_path: Path) -> None:
+    a = descriptor_of(saved(_labelled((44, 96, 50, 108)), tmp_path / "a.png"))
+    b = descriptor_of(saved(_labelled((78, 96, 84, 108)), tmp_path / "b.png"))
+    # the 16x16 thumbnails cannot tell them apart; the detail can
+    assert similarity(_without_detail(a), _without_detail(b)) >= SAME
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "options"),
+    [
+        ("half.png", lambda im: im.resize((64, 64), Image.Resampling.LANCZOS), {}),
+        ("quarter.png", lambda im: im.resize((32, 32), Image.Resampling.LANCZOS), {}),
+        ("flat.jpg", lambda im: _flattened(im), {"quality": 85}),
+        ("flat.webp", lambda im: _flattened(im), {"quality": 80}),
+    ],
+)
+def test_copies_of_an_icon_match_in_detail(
+    tmp_path: Path, name: str, edit: object, options: dict[str, object]
+) -> None:
+    master = _labelled((44, 96, 50, 108))
+    a = descriptor_of(saved(master, tmp_path / "icon.png"))
+    b = descriptor_of(saved(edit(master), tmp_path / name, **options))  # type: ignore[operator]
+    assert similarity(a, b) >= SAME
+
+
+def _flattened(im: Image.Image) -> Image.Image:
+    return Image.alpha_composite(Image.new("RGBA", im.size, "white"), im).convert("RGB")
+
+
+OXYGEN = Path("/usr/share/icons/oxygen/base/64x64")
+DIFFERENT_ICONS = [
+    ("emotes/face-smile.png", "emotes/face-wink.png"),
+    ("places/folder-grey.png", "places/folder-green.png"),
+    ("mimetypes/libreoffice-oasis-formula.png", "mimetypes/libreoffice-oasis-presentation.png"),
+]
+
+
+def _installed_icon(tmp_path: Path, relative: str) -> Path:
+    source = OXYGEN / relative
+    if not source.is_file():
+        pytest.skip(f"{source} is not installed")
+    copy = tmp_path / source.name
+    copy.write_bytes(source.read_bytes())
+    return copy
+
+
+@pytest.mark.parametrize(("first", "second"), DIFFERENT_ICONS)
+def test_different_installed_icons_of_one_theme_are_told_apart(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    a = descriptor_of(_installed_icon(tmp_path, first))
+    b = descriptor_of(_installed_icon(tmp_path, second))
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+def test_copies_of_an_installed_icon_match(tmp_path: Path) -> None:
+    path = _installed_icon(tmp_path, "emotes/face-smile.png")
+    with Image.open(path) as im:
+        icon_image = im.convert("RGBA")
+    half = saved(icon_image.resize((32, 32), Image.Resampling.LANCZOS), tmp_path / "half.png")
+    jpeg = saved(_flattened(icon_image), tmp_path / "flat.jpg", quality=85)
+    own = descriptor_of(path)
+    assert similarity(own, descriptor_of(half)) >= SAME
+    assert similarity(own, descriptor_of(jpeg)) >= SAME

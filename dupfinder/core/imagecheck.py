@@ -17,12 +17,22 @@ same working image:
   (a brightness change scales chroma and keeps the cosine). A greyscale copy of a colour
   picture has no colour to compare and is judged on its layout alone.
 
-The similarity of a pair is the lower of the two, 0..1: what the person is shown, and what
+- for small pictures (icons, clip art: long side at most ``SMALL_SIDE``) a ``DETAIL_SIDE`` x
+  ``DETAIL_SIDE`` colour thumbnail over white (the detail), and the side it is worth (the
+  picture's short side, at most ``DETAIL_SIDE``). Icons of one theme differ by a badge or a
+  label that a 16x16 thumbnail averages away; two small pictures are therefore also compared at
+  the smaller one's own resolution, block by block with a one-pixel shift for resampling, and
+  the *worst* block decides (a mean would drown a badge). Photos have no detail (zeros) and
+  keep the checks above: their crops and watermarks must not count.
+
+The similarity of a pair is the lowest of these, 0..1: what the person is shown, and what
 the scan's picture threshold is compared with. Chosen on ``bench/image_accuracy.py`` (see
 the README, *Pictures*).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import numpy.typing as npt
@@ -32,8 +42,11 @@ __all__ = [
     "CHECK_VERSION",
     "CHROMA_SIDE",
     "DESCRIPTOR_BYTES",
+    "DETAIL_SIDE",
     "GREY_SIDE",
+    "SMALL_SIDE",
     "descriptor",
+    "has_detail",
     "invariant_pair_similarity",
     "pair_similarity",
     "similarity",
@@ -43,12 +56,20 @@ __all__ = [
 GREY_SIDE = 16
 #: Side of the chroma thumbnail (the colour check).
 CHROMA_SIDE = 8
+#: Side of the colour thumbnail of small pictures (the detail check).
+DETAIL_SIDE = 32
+#: Pictures whose long side is at most this are small (icons, clip art) and get the detail
+#: check. On the accuracy corpus every icon is 48-256 px and every wallpaper 284 px or more.
+SMALL_SIDE = 256
 _GREY_BYTES = GREY_SIDE * GREY_SIDE
 _CHROMA_BYTES = 2 * CHROMA_SIDE * CHROMA_SIDE
-#: Bytes of one descriptor: the grey thumbnail, then Cb and Cr (offset by 128).
-DESCRIPTOR_BYTES = _GREY_BYTES + _CHROMA_BYTES
+_BASE_BYTES = _GREY_BYTES + _CHROMA_BYTES
+_DETAIL_BYTES = 1 + 3 * DETAIL_SIDE * DETAIL_SIDE
+#: Bytes of one descriptor: the grey thumbnail, Cb and Cr (offset by 128), then the detail:
+#: the side it is worth (0: none, a large picture) and the RGB thumbnail (zeros when none).
+DESCRIPTOR_BYTES = _BASE_BYTES + _DETAIL_BYTES
 #: Part of the cache key: changes whenever a descriptor of the same picture would change.
-CHECK_VERSION = f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}"
+CHECK_VERSION = f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}-detail{DETAIL_SIDE}-small{SMALL_SIDE}"
 
 #: Grey cells per block that shifts on its own to find its best match.
 _BLOCK = 2
@@ -60,20 +81,47 @@ _UNRELATED = 2.0 / np.sqrt(np.pi)
 #: A chroma thumbnail whose strongest cell is below this (of 127) holds no colour to compare:
 #: greyscale pictures, and colour pictures of greys (JPEG noise reaches 2 to 3).
 _COLOURLESS = 8.0
+#: Detail pixels per block side; the worst block decides (a badge is one or two blocks).
+_DETAIL_BLOCK = 4
+#: Mean absolute RGB difference (of 255) of a block that makes a pair 0 % alike in detail.
+#: Chosen on the accuracy corpus so that the scan's default (85 %) accepts a worst block
+#: differing by up to 8 % of full scale (20 of 255): resizes, re-encodes and flattened copies
+#: of icons stay below that, badges and labels do not.
+_DETAIL_UNRELATED = 136.0
+#: Pairs compared in one step of the detail check (bounds its temporary arrays).
+_DETAIL_CHUNK = 1024
 
 
-def descriptor(working: Image.Image, chroma: Image.Image | None) -> bytes:
+def has_detail(width: int, height: int) -> bool:
+    """Whether a picture of this size is small enough for the detail check."""
+    return max(width, height) <= SMALL_SIDE
+
+
+def descriptor(
+    working: Image.Image,
+    chroma: Image.Image | None,
+    detail: Image.Image | None = None,
+    detail_side: int = 0,
+) -> bytes:
     """The descriptor of a picture: its square grey working image and, when it has colour,
-    its upright ``YCbCr`` (or ``RGB``) image at any size; ``None`` for greyscale pictures."""
+    its upright ``YCbCr`` (or ``RGB``) image at any size; ``None`` for greyscale pictures.
+    Small pictures add ``detail``, their upright RGB image over white at any size, and
+    ``detail_side``, their short side in pixels."""
     grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
     out = bytearray(np.asarray(grey, dtype=np.uint8).tobytes())
     if chroma is None:
         out += bytes([128]) * _CHROMA_BYTES
+    else:
+        small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
+        small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
+        cells = np.asarray(small, dtype=np.uint8)[:, :, 1:]  # (side, side, [Cb, Cr])
+        out += np.ascontiguousarray(cells.transpose(2, 0, 1)).tobytes()
+    if detail is None or detail_side < 1:
+        out += bytes(_DETAIL_BYTES)
         return bytes(out)
-    small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
-    small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
-    cells = np.asarray(small, dtype=np.uint8)[:, :, 1:]  # (side, side, [Cb, Cr])
-    out += np.ascontiguousarray(cells.transpose(2, 0, 1)).tobytes()
+    rgb = detail.convert("RGB").resize((DETAIL_SIDE, DETAIL_SIDE), Image.Resampling.BOX)
+    out.append(min(detail_side, DETAIL_SIDE))
+    out += np.asarray(rgb, dtype=np.uint8).tobytes()
     return bytes(out)
 
 
@@ -117,6 +165,56 @@ def _colour_agreement(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np.
     return np.where(coloured, cosine, 1.0)
 
 
+@functools.cache
+def _area_matrix(side: int) -> npt.NDArray[np.float64]:
+    """(side, DETAIL_SIDE) weights that box-average a detail thumbnail down to ``side``."""
+    weights = np.zeros((side, DETAIL_SIDE))
+    for i in range(side):
+        lo, hi = i * DETAIL_SIDE / side, (i + 1) * DETAIL_SIDE / side
+        cells = np.arange(DETAIL_SIDE)
+        weights[i] = np.clip(np.minimum(hi, cells + 1) - np.maximum(lo, cells), 0.0, None)
+    out: npt.NDArray[np.float64] = weights / weights.sum(axis=1, keepdims=True)
+    return out
+
+
+def _worst_block(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> np.ndarray:
+    """Per pair, the largest over ``x``'s blocks of its smallest mean absolute difference
+    from ``y`` shifted by up to one pixel; (P, 3, side, side) arrays."""
+    side = x.shape[-1]
+    blocks = max(side // _DETAIL_BLOCK, 1)
+    block = side // blocks
+    cut = blocks * block
+    padded = np.pad(y, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="edge")
+    best = np.full((len(x), blocks, blocks), np.inf)
+    for dy in range(3):
+        for dx in range(3):
+            moved = padded[:, :, dy : dy + side, dx : dx + side]
+            diff = np.abs(x - moved).mean(axis=1)[:, :cut, :cut]
+            per_block = diff.reshape(len(x), blocks, block, blocks, block).mean(axis=(2, 4))
+            np.minimum(best, per_block, out=best)
+    worst: np.ndarray = best.max(axis=(1, 2))
+    return worst
+
+
+def _detail_similarity(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np.ndarray:
+    """Detail similarity of row pairs (detail parts of descriptors); 1 unless both have
+    detail. Both are averaged down to the smaller side of the two before comparing."""
+    out = np.ones(len(a))
+    side = np.minimum(a[:, 0], b[:, 0]).astype(np.int64)
+    shape = (-1, DETAIL_SIDE, DETAIL_SIDE, 3)
+    for value in np.unique(side[side > 0]).tolist():
+        weights = _area_matrix(int(value))
+        rows = np.flatnonzero(side == value)
+        for lo in range(0, len(rows), _DETAIL_CHUNK):
+            chunk = rows[lo : lo + _DETAIL_CHUNK]
+            x = a[chunk, 1:].reshape(shape).transpose(0, 3, 1, 2).astype(np.float64)
+            y = b[chunk, 1:].reshape(shape).transpose(0, 3, 1, 2).astype(np.float64)
+            x, y = weights @ x @ weights.T, weights @ y @ weights.T
+            worst = np.maximum(_worst_block(x, y), _worst_block(y, x))
+            out[chunk] = 1.0 - worst / _DETAIL_UNRELATED
+    return out
+
+
 def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Similarity (0..1) of each row of ``a`` with the same row of ``b``: (P, DESCRIPTOR_BYTES)
     uint8 arrays of descriptors (or single ones). A missing descriptor (all zero) makes the
@@ -128,21 +226,28 @@ def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float6
     gx, gy = _standardised(x[:, :_GREY_BYTES]), _standardised(y[:, :_GREY_BYTES])
     difference = np.maximum(_block_difference(gx, gy), _block_difference(gy, gx))
     layout = 1.0 - difference / _UNRELATED
-    colour = _colour_agreement(x[:, _GREY_BYTES:], y[:, _GREY_BYTES:])
+    colour = _colour_agreement(x[:, _GREY_BYTES:_BASE_BYTES], y[:, _GREY_BYTES:_BASE_BYTES])
+    detail = _detail_similarity(x[:, _BASE_BYTES:], y[:, _BASE_BYTES:])
     missing = ~x.any(axis=1) | ~y.any(axis=1)
-    return np.where(missing, 0.0, np.clip(np.minimum(layout, colour), 0.0, 1.0))
+    lowest = np.minimum(np.minimum(layout, colour), detail)
+    return np.where(missing, 0.0, np.clip(lowest, 0.0, 1.0))
 
 
 def _dihedral(descriptors: npt.NDArray[np.uint8], turns: int, mirror: bool) -> np.ndarray:
     """Descriptors of the pictures turned by ``turns`` quarter turns (after a mirror): the
     thumbnails are square box averages, so turning them equals thumbnailing the turned picture."""
-    grey = descriptors[:, :_GREY_BYTES].reshape(-1, GREY_SIDE, GREY_SIDE)
-    chroma = descriptors[:, _GREY_BYTES:].reshape(-1, 2, CHROMA_SIDE, CHROMA_SIDE)
+    n = len(descriptors)
+    grey = descriptors[:, :_GREY_BYTES].reshape(n, GREY_SIDE, GREY_SIDE)
+    chroma = descriptors[:, _GREY_BYTES:_BASE_BYTES].reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE)
+    side = descriptors[:, _BASE_BYTES : _BASE_BYTES + 1]
+    detail = descriptors[:, _BASE_BYTES + 1 :].reshape(n, DETAIL_SIDE, DETAIL_SIDE, 3)
     if mirror:
-        grey, chroma = grey[:, :, ::-1], chroma[:, :, :, ::-1]
+        grey, chroma, detail = grey[:, :, ::-1], chroma[:, :, :, ::-1], detail[:, :, ::-1]
     grey = np.rot90(grey, turns, axes=(1, 2))
     chroma = np.rot90(chroma, turns, axes=(2, 3))
-    return np.concatenate([grey.reshape(len(grey), -1), chroma.reshape(len(chroma), -1)], axis=1)
+    detail = np.rot90(detail, turns, axes=(1, 2))
+    parts = [grey, chroma, side, detail]
+    return np.concatenate([part.reshape(n, -1) for part in parts], axis=1)
 
 
 def invariant_pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -18,7 +18,8 @@ equivalent pixels (mixing a drafted JPEG decode with a full decode moves hashes 
    the hashes of its seven mirrored and rotated forms, from the same pixels;
 6. the descriptor of the second check (``dupfinder.core.imagecheck``): a smaller grey
    thumbnail of the working image, and a chroma thumbnail of the decoded colours (over
-   white where transparent), upright.
+   white where transparent), upright; for small pictures (icons, clip art) also a larger
+   colour thumbnail over white, the detail.
 
 Bit order: imagehash yields an 8x8 boolean array; cell ``[r, c]`` becomes bit ``63 - (8 * r + c)``
 of the int, i.e. the int's 16 hex digits are exactly imagehash's ``str()`` form (4.x). The mix
@@ -121,16 +122,19 @@ class ImageFingerprint:
 @dataclass(frozen=True, slots=True)
 class WorkingImage:
     """The square greyscale image all hashes start from, and the original upright size;
-    ``colour``: the upright decoded colours at a small size (None for greyscale pictures)."""
+    ``colour``: the upright decoded colours at a small size (None for greyscale pictures);
+    ``detail``: small pictures' upright colours over white at the detail size (else None)."""
 
     image: Image.Image
     width: int
     height: int
     colour: Image.Image | None = None
+    detail: Image.Image | None = None
 
     def descriptor(self) -> bytes:
         """The second check's descriptor of this picture."""
-        return imagecheck.descriptor(self.image, self.colour)
+        side = min(self.width, self.height) if self.detail is not None else 0
+        return imagecheck.descriptor(self.image, self.colour, self.detail, side)
 
 
 def hash_bits_to_int(bits: np.ndarray) -> int:
@@ -284,6 +288,20 @@ def _colour(im: Image.Image, orientation: int) -> Image.Image | None:
     return small.transpose(op) if op is not None else small
 
 
+def _detail(im: Image.Image, orientation: int) -> Image.Image:
+    """A small picture's colours over white at the detail size, upright."""
+    side = (imagecheck.DETAIL_SIDE, imagecheck.DETAIL_SIDE)
+    if _has_alpha(im):
+        rgba = im.convert("RGBA")
+        flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba)
+        rgb = flat.convert("RGB")
+    else:
+        rgb = im.convert("RGB")
+    small = rgb.resize(side, Image.Resampling.BOX)
+    op = _ORIENT_OPS.get(orientation)
+    return small.transpose(op) if op is not None else small
+
+
 def _is_flat(working: Image.Image) -> bool:
     return float(np.asarray(working, dtype=np.float32).std()) < FLAT_STD
 
@@ -297,9 +315,10 @@ def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
         working = _shrink(_to_grey(im, background=0), width, height, orientation)
     if _is_flat(working):
         raise TooLittleContent("flat or nearly blank image")
+    detail = _detail(im, orientation) if imagecheck.has_detail(width, height) else None
     if orientation >= 5:
         width, height = height, width
-    return WorkingImage(working, width, height, _colour(im, orientation))
+    return WorkingImage(working, width, height, _colour(im, orientation), detail)
 
 
 def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
