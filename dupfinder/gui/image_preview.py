@@ -54,7 +54,9 @@ PREVIEW_SIDE = 3000
 _ORIENTATION = 0x0112  # the EXIF tag
 #: The most a small picture is enlarged to fit (a 16-pixel icon fills a 256-pixel pane).
 MAX_ENLARGE = 16
-_ZOOMS = (("Fit", 0.0), ("25%", 0.25), ("50%", 0.5), ("100%", 1.0), ("200%", 2.0), ("400%", 4.0))
+#: Zoom choices: both fitted at one scale, each fitted on its own, or a fixed scale.
+FIT, FIT_EACH = 0.0, -1.0
+_ZOOMS = (FIT, FIT_EACH, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +139,14 @@ def difference_map(a: Image.Image, b: Image.Image) -> tuple[Image.Image, float]:
     dimmed = ImageOps.grayscale(base).point(lambda v: 40 + v * 2 // 5).convert("RGB")
     red = Image.new("RGB", a.size, (230, 20, 20))
     return Image.composite(red, dimmed, strength).convert("RGBA"), mean
+
+
+def _zoom_label(value: float) -> str:
+    if value == FIT:
+        return translate("Preview", "Fit")
+    if value == FIT_EACH:
+        return translate("Preview", "Fit each")
+    return f"{value:.0%}"
 
 
 def fit_scale_shown(fits: float) -> float:
@@ -273,8 +283,15 @@ class ImagePreview(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.zoom = QComboBox()
-        for label, _ in _ZOOMS:
-            self.zoom.addItem(label)
+        for value in _ZOOMS:
+            self.zoom.addItem(_zoom_label(value))
+        self.zoom.setToolTip(
+            translate(
+                "Preview",
+                "Fit: both pictures at one scale, so their sizes compare. Fit each: each as "
+                "large as its pane, to compare what they show.",
+            )
+        )
         self.show_difference = QCheckBox(translate("Preview", "Show differences"))
         self.show_difference.setToolTip(
             "Red where the selected image differs from the representative"
@@ -382,26 +399,28 @@ class ImagePreview(QWidget):
 
     @Slot()
     def _apply_zoom(self) -> None:
-        scale = _ZOOMS[self.zoom.currentIndex()][1]
-        if scale == 0.0:
+        choice = _ZOOMS[self.zoom.currentIndex()]
+        sides = (self.left, self.right)
+        if choice == FIT_EACH:
+            scales = [fit_scale_shown(side.view.fit_scale() or 1.0) for side in sides]
+        elif choice == FIT:
             fits = [s for s in (self.left.view.fit_scale(), self.right.view.fit_scale()) if s]
-            scale = fit_scale_shown(min(fits)) if fits else 1.0
-        for side in (self.left, self.right):
+            scales = [fit_scale_shown(min(fits)) if fits else 1.0] * 2
+        else:
+            scales = [choice] * 2
+        for side, scale in zip(sides, scales, strict=True):
             side.view.apply_scale(scale)
-        self._show_captions(scale)
-
-    def _show_captions(self, scale: float) -> None:
         loaded = self._loaded
-        if loaded is None:
-            return
-        self.left.caption.setText(loaded.left.caption(scale))
-        self.right.caption.setText(loaded.right.caption(scale))
+        if loaded is not None:
+            self.left.caption.setText(loaded.left.caption(scales[0]))
+            self.right.caption.setText(loaded.right.caption(scales[1]))
 
     def resizeEvent(self, event: object) -> None:  # noqa: N802
         super().resizeEvent(event)  # type: ignore[arg-type]
-        if self.zoom.currentIndex() == 0:
+        if _ZOOMS[self.zoom.currentIndex()] in (FIT, FIT_EACH):
             self._apply_zoom()
 
     def scale(self) -> float:
-        """The current shared scale (screen pixels per original pixel)."""
+        """The current scale of the kept side (screen pixels per original pixel); both sides
+        share it unless the zoom is "Fit each"."""
         return self.left.view.transform().m11()

@@ -828,7 +828,6 @@ or use “Add folder…”</source>
     <name>Preview</name>
     <message>
         <source>Show differences</source>
-        <extracomment>Emitted after both images are shown (tests and screenshots wait for it).</extracomment>
         <translation>显示差异</translation>
     </message>
     <message>
@@ -889,7 +888,7 @@ or use “Add folder…”</source>
     </message>
     <message>
         <source>{name} — cannot show: {problem}</source>
-        <extracomment>Longest side of the decoded preview; enough for a sharp view on a 4K screen. The most a small picture is enlarged to fit (a 16-pixel icon fills a 256-pixel pane).</extracomment>
+        <extracomment>Longest side of the decoded preview; enough for a sharp view on a 4K screen. The most a small picture is enlarged to fit (a 16-pixel icon fills a 256-pixel pane). Zoom choices: both fitted at one scale, each fitted on its own, or a fixed scale.</extracomment>
         <translation>{name} — 无法显示：{problem}</translation>
     </message>
     <message>
@@ -899,6 +898,19 @@ or use “Add folder…”</source>
     <message>
         <source>{pixels}, shown at {percent} %</source>
         <translation>{pixels}，按 {percent}% 显示</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>适应</translation>
+    </message>
+    <message>
+        <source>Fit each</source>
+        <translation>各自适应</translation>
+    </message>
+    <message>
+        <source>Fit: both pictures at one scale, so their sizes compare. Fit each: each as large as its pane, to compare what they show.</source>
+        <extracomment>Emitted after both images are shown (tests and screenshots wait for it).</extracomment>
+        <translation>适应：两张图片按同一比例显示，便于比较大小。各自适应：每张图片都尽量填满自己的窗格，便于比较内容。</translation>
     </message>
     <message>
         <source>Loading…</source>

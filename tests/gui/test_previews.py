@@ -148,7 +148,7 @@ def test_selecting_an_image_member_shows_both_at_one_scale(
     assert "640 × 400" in captions
     assert "PNG" in captions
     assert preview.left.view.transform().m11() == preview.right.view.transform().m11()
-    preview.zoom.setCurrentIndex(3)  # 100%
+    preview.zoom.setCurrentIndex(preview.zoom.findText("100%"))
     assert preview.scale() == 1.0
     preview.show_difference.setChecked(True)
     assert preview.right.role.text().startswith("Differences")
@@ -286,7 +286,7 @@ def test_a_small_icon_is_enlarged_to_fit_at_one_scale(qtbot: object, tmp_path: P
     item = preview.left.view._item
     assert item is not None
     assert item.transformationMode() == Qt.TransformationMode.FastTransformation
-    preview.zoom.setCurrentIndex(3)  # 100%: the real size, and the caption says so
+    preview.zoom.setCurrentIndex(preview.zoom.findText("100%"))  # the real size, and says so
     assert "shown at 100 %" in preview.left.caption.text()
     assert item.transformationMode() == Qt.TransformationMode.SmoothTransformation
     preview.stop()
@@ -306,3 +306,28 @@ def test_a_transparent_icon_and_its_copy_on_white_do_not_differ() -> None:
     on_white.paste(icon, mask=icon.getchannel("A"))
     _, mean = difference_map(icon, on_white.convert("RGBA"))
     assert mean < 0.01
+
+
+def test_fit_each_shows_a_small_copy_as_large_as_its_original(
+    qtbot: object, tmp_path: Path
+) -> None:
+    """Fit keeps one scale (sizes compare); Fit each fills both panes (content compares)."""
+    from dupfinder.gui.image_preview import ImagePreview
+
+    big = picture(256, 256)
+    big.save(tmp_path / "icon-256.png")
+    big.resize((48, 48)).save(tmp_path / "icon-48.png")
+    preview = ImagePreview()
+    qtbot.addWidget(preview)  # type: ignore[attr-defined]
+    preview.resize(900, 500)
+    preview.show()
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        preview.show_pair(str(tmp_path / "icon-256.png"), str(tmp_path / "icon-48.png"))
+    left, right = preview.left.view, preview.right.view
+    assert left.transform().m11() == right.transform().m11()  # Fit: one scale
+    preview.zoom.setCurrentIndex(preview.zoom.findText("Fit each"))
+    assert right.transform().m11() >= 4 * left.transform().m11()
+    assert right.transform().m11() == int(right.transform().m11())  # whole, sharp pixels
+    percent = f"{right.transform().m11() * 100:.0f}"
+    assert f"48 × 48 px, shown at {percent} %" in preview.right.caption.text()
+    preview.stop()
