@@ -75,6 +75,39 @@ def test_kernel_low_entropy(k: int, n: int) -> None:
     assert_three_agree(planted(7, n, k, low_entropy=True), k)
 
 
+def _modes(n: int, k: int, blocks: int) -> set[tuple[int, bool]]:
+    """(window, whether the sort covers the whole key) of each table of a layout."""
+    modes = set()
+    for table in index_kernel.make_layout(k, blocks).tables:
+        top = index_kernel._group_bits(n, table.first_width)
+        sort_bits = top + index_kernel._sub_bits(n, top, table.key_bits)
+        modes.add((index_kernel._window(n, sort_bits, table.key_bits), sort_bits == table.key_bits))
+    return modes
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "blocks", "mode"),
+    [
+        (6_000, 8, 9, (0, True)),  # long runs of one key: four entries at a time
+        (10_000, 8, 10, (8, True)),
+        (3_000, 8, 9, (16, True)),  # runs past the window, diagonal by diagonal
+        (20_000, 3, 4, (4, True)),
+        (10_000, 3, 5, (4, False)),  # keys longer than the sort: the key is checked too
+    ],
+)
+@pytest.mark.parametrize("low_entropy", [False, True])
+def test_every_way_of_searching_a_bucket(
+    n: int, k: int, blocks: int, mode: tuple[int, bool], low_entropy: bool
+) -> None:
+    """Each search of a sorted group (fixed window of 4, 8 or 16, long runs, whole buckets)
+    is reached by the layout and gives the reference's pairs; low-entropy values make runs
+    far longer than the layout expects."""
+    assert mode in _modes(n, k, blocks)
+    assert_three_agree(
+        planted(n + k, n, k, low_entropy=low_entropy)[: n // 4 if low_entropy else n], k, blocks
+    )
+
+
 @pytest.mark.parametrize("k", [0, 2, 8])
 def test_kernel_identical_values(k: int) -> None:
     rng = np.random.default_rng(k)
