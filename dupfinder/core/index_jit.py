@@ -313,17 +313,23 @@ def _emit_flagged(
 ) -> tuple[Any, int]:
     """Append to ``out`` (grown when full) the pairs (row, row, distance) of the entries
     ``hits[:count]`` with the later entries of their bucket (``ends[b]``: where bucket b of
-    the second sort level ends). Room is counted first, by a vectorised bound: an array
-    that may be replaced inside a loop costs reference counting on every turn of it."""
-    room = 0
+    the second sort level ends). Room is made first (an array that may be replaced inside a
+    loop costs reference counting on every turn of it): the rest of each bucket when that
+    fits, else an exact, vectorised count."""
+    bound = 0  # every later entry of the bucket: enough room, usually
     for h in range(count):
         i = hits[h]
-        ei = local[i]
-        rest = local[i + 1 : ends[(ei >> sort_drop) & sub_mask]]
-        for j in range(rest.size):
-            room += popcount(ei ^ rest[j]) <= k
-    if found + room > out.shape[0]:
-        out = _grow(out, found + room)
+        bound += ends[(local[i] >> sort_drop) & sub_mask] - i - 1
+    if found + bound > out.shape[0]:
+        room = 0  # the bound would take too much memory (long runs): count exactly
+        for h in range(count):
+            i = hits[h]
+            ei = local[i]
+            rest = local[i + 1 : ends[(ei >> sort_drop) & sub_mask]]
+            for j in range(rest.size):
+                room += popcount(ei ^ rest[j]) <= k
+        if found + room > out.shape[0]:
+            out = _grow(out, found + room)
     found = _write_pairs(
         local,
         local_rows,
