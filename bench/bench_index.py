@@ -10,7 +10,8 @@ rows are copies of another row with 1 to 3 distinct bits flipped; radius k = 3, 
   distinct values: its pair count is compared with dupfinder's pairs over ``np.unique``.
 - all pairs and single queries at 100k (``--quick``: 20k) against 1e0ng's ``SimhashIndex``
   (PyPI ``simhash``), pure Python: pairs come from one ``get_near_dups`` per row.
-- queries at 1M: batched ``query`` (per query) and ``query_one``; ``add`` of 1,000 rows.
+- queries at 1M: batched ``query`` (per query) and ``query_one``; ``add`` of 1,000 rows; the
+  same queries against the compiled probe index (``index_kernel.ProbeIndex``).
 - k = 8, all pairs: 1M random, every real document of this machine and 1M real paragraphs
   (``bench/doc_simhashes.py``: their SimHashes share bits), against the index of the previous
   release (``git show 208809b:dupfinder/core/index.py``, loaded as a module of its own).
@@ -51,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from dupfinder.core import index_kernel
 from dupfinder.core.index import Engine, PermutedIndex, all_pairs_with_distances, choose_blocks
 
 OUT = Path(__file__).resolve().parent / "out" / "bench_index.json"
@@ -314,7 +316,9 @@ def worker_dupfinder_query(n: int, queries: int) -> dict[str, Any]:
     started = time.perf_counter()
     index.add(new)
     add_s = time.perf_counter() - started
+    probe = _probe_queries(x, q, values) if index_kernel.available() else {}
     return {
+        **probe,
         "build_s": build["s"],
         "blocks": index.blocks,
         "tables": index.tables,
@@ -322,6 +326,27 @@ def worker_dupfinder_query(n: int, queries: int) -> dict[str, Any]:
         "batch_found": int(rows.size),
         "query_one_us": _query_one_us(index, values),
         "add_1000_s": add_s,
+    }
+
+
+def _probe_queries(x: np.ndarray, q: np.ndarray, values: list[int]) -> dict[str, Any]:
+    """The same queries against the compiled probe index (the library's online lookups)."""
+    plan = index_kernel.probe_plan(x.size, q.size, K)
+    index_kernel.ProbeIndex(x[:1000], K, plan).query(q[:10])  # load the compiled code first
+    build, index = measure(lambda: index_kernel.ProbeIndex(x, K, plan), 1)
+    batch, (rows, _, _) = measure(lambda: index.query(q), 3)
+    singles = [np.array([v], np.uint64) for v in values]
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        for one in singles:
+            index.query(one)
+        best = min(best, (time.perf_counter() - started) / len(singles))
+    return {
+        "probe_build_s": build["s"],
+        "probe_batch_query_us": batch["s"] / q.size * 1e6,
+        "probe_batch_found": int(rows.size),
+        "probe_query_one_us": best * 1e6,
     }
 
 
@@ -401,6 +426,15 @@ def _rows(report: dict[str, Any]) -> Iterator[tuple[str, Any, Any, str, float | 
         TARGETS["batch_query_us"],
     )
     yield "query_one at 1M", q.get("query_one_us"), None, "us", TARGETS["query_one_us"]
+    yield (
+        "query batched at 1M, compiled probe index",
+        q.get("probe_batch_query_us"),
+        None,
+        "us",
+        None,
+    )
+    yield "query_one at 1M, compiled probe index", q.get("probe_query_one_us"), None, "us", None
+    yield "probe index build at 1M", q.get("probe_build_s"), None, "s", None
     yield "index build at 1M", q.get("build_s"), None, "s", None
     yield "add 1,000 to the 1M index", q.get("add_1000_s"), None, "s", None
     for label, block in report.get("k8", {}).items():
