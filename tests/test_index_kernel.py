@@ -280,3 +280,20 @@ def test_probe_index_with_more_errors_than_key_bits(n: int, k: int) -> None:
     for plan in (index_kernel.ProbePlan(1, 1, k, 0.0), index_kernel.ProbePlan(2, 2, k // 2, 0.0)):
         qi, row, d = index_kernel.ProbeIndex(x, k, plan).query(q)
         assert sorted(zip(qi.tolist(), row.tolist(), d.tolist(), strict=True)) == want
+
+
+def test_pairs_are_packed_sorted_and_unpacked() -> None:
+    """Pairs in any order (and either way round) come back sorted, i < j, with distances;
+    the first row grows past several multiples of n in one step."""
+    rng = np.random.default_rng(9)
+    n = 1000
+    a = rng.integers(0, n, 5000)
+    b = rng.integers(0, n, 5000)
+    a, b = a[a != b], b[a != b]
+    a[:3], b[:3] = (0, 998, 500), (999, 999, 1)  # sparse first rows: the walk skips rows
+    d = rng.integers(0, 65, a.size)
+    pairs, dist = index_kernel.sort_pairs(a, b, d, n)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    order = np.lexsort((d, hi, lo))
+    np.testing.assert_array_equal(pairs, np.stack((lo[order], hi[order]), axis=1))
+    np.testing.assert_array_equal(dist, d[order])

@@ -653,14 +653,22 @@ def all_pairs_with_distances(
     dups = _find_duplicates(x, entries, tmp)
     del tmp
     engine = Engine.NUMPY if kernel is None else Engine.COMPILED
+    packs = kernel is not None and n < kernel.PACKED_ROWS
     if dups is None or (k > 0 and _few_copies(dups, n, k, m, engine)):
         a, b, d = _search(x, k, m, None if kernel else entries, kernel)
+        if packs:
+            return kernel.sort_pairs(a, b, d, n)  # type: ignore[no-any-return, union-attr]
     else:
         del entries
         empty = np.empty(0, np.int64)
-        distinct = x[dups.distinct_rows(n)]
+        keep = dups.distinct_rows(n)
+        distinct = x[keep]
         found = _search(distinct, k, m, None, kernel) if k else (empty, empty, empty)
-        a, b, d = _expand(dups, dups.distinct_rows(n), *found)
+        if packs:
+            return kernel.expand_sorted(  # type: ignore[no-any-return, union-attr]
+                dups.rows, dups.start, dups.size, keep, *found, n
+            )
+        a, b, d = _expand(dups, keep, *found)
     return _sort_pairs(a, b, d, n)
 
 

@@ -723,3 +723,75 @@ def probe_query(
                     for j in range(i + 1, e):
                         flips[j] = flips[j - 1] + 1
     return out[:found].copy()
+
+
+@numba.njit(**_JIT)
+def expand_packed(
+    group_of: Any,
+    group_rows: Any,
+    group_start: Any,
+    group_size: Any,
+    keep: Any,
+    a: Any,
+    b: Any,
+    d: Any,
+    n: int,
+) -> Any:
+    """Pairs of distinct values (indices into ``keep``, the row standing for each value) as
+    pairs of rows, with every copy: one int64 ``((i * n + j) << 7) | distance`` per pair,
+    i < j, unsorted. ``group_of[u]`` is the copy group of distinct value u (-1: no copies);
+    group g is ``group_rows[group_start[g] : group_start[g] + group_size[g]]``, ascending.
+    Copies of one value pair up at distance 0."""
+    total = 0
+    for p in range(a.size):
+        ga, gb = group_of[a[p]], group_of[b[p]]
+        total += (group_size[ga] if ga >= 0 else 1) * (group_size[gb] if gb >= 0 else 1)
+    for g in range(group_size.size):
+        total += group_size[g] * (group_size[g] - 1) // 2
+    out = np.empty(total, np.int64)
+    w = 0
+    for p in range(a.size):
+        ga, gb = group_of[a[p]], group_of[b[p]]
+        ca = group_size[ga] if ga >= 0 else 1
+        cb = group_size[gb] if gb >= 0 else 1
+        for x in range(ca):
+            ra = group_rows[group_start[ga] + x] if ga >= 0 else keep[a[p]]
+            for y in range(cb):
+                rb = group_rows[group_start[gb] + y] if gb >= 0 else keep[b[p]]
+                out[w] = ((min(ra, rb) * n + max(ra, rb)) << 7) | d[p]
+                w += 1
+    for g in range(group_size.size):
+        members = group_rows[group_start[g] : group_start[g] + group_size[g]]
+        for x in range(members.size):
+            for y in range(x + 1, members.size):
+                out[w] = (members[x] * n + members[y]) << 7
+                w += 1
+    return out
+
+
+@numba.njit(**_JIT)
+def pack_pairs(a: Any, b: Any, d: Any, n: int) -> Any:
+    """``((i * n + j) << 7) | distance`` of each pair, i < j."""
+    out = np.empty(a.size, np.int64)
+    for p in range(a.size):
+        out[p] = ((min(a[p], b[p]) * n + max(a[p], b[p])) << 7) | d[p]
+    return out
+
+
+@numba.njit(**_JIT)
+def unpack_pairs(packed: Any, n: int) -> tuple[Any, Any]:
+    """The ``(P, 2)`` pairs and the distances of sorted packed pairs: the first row only
+    grows along the sorted array, so it is found by walking, not by a division per pair."""
+    pairs = np.empty((packed.size, 2), np.int64)
+    dist = np.empty(packed.size, np.int64)
+    i, base = 0, 0
+    for p in range(packed.size):
+        v = packed[p]
+        ij = v >> 7
+        while ij >= base + n:
+            i += 1
+            base += n
+        pairs[p, 0] = i
+        pairs[p, 1] = ij - base
+        dist[p] = v & 127
+    return pairs, dist

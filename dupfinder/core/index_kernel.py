@@ -45,8 +45,10 @@ __all__ = [
     "all_pairs",
     "available",
     "cross_pairs",
+    "expand_sorted",
     "make_layout",
     "probe_plan",
+    "sort_pairs",
     "sorted_by_value",
     "table_keys",
     "table_pairs",
@@ -298,6 +300,44 @@ def sorted_by_value(values: U64Array) -> U64Array:
     top, sub = _sort_bits(values.size, _BITS - id_bits)
     _require().sorted_entries(values, high, top, sub, entries, rows)
     return entries
+
+
+#: Most rows for which a pair packs into one int64 with its distance: (n^2) * 128 < 2^63.
+PACKED_ROWS = 1 << 28
+
+
+def sort_pairs(a: I64Array, b: I64Array, d: I64Array, n: int) -> tuple[I64Array, I64Array]:
+    """Pairs of rows (any order inside a pair) as a sorted ``(P, 2)`` i < j array and their
+    distances; one packed int64 per pair, one sort (n below :data:`PACKED_ROWS`; the
+    packed pairs must be sorted before they are unpacked)."""
+    jit = _require()
+    packed = jit.pack_pairs(a, b, d, n)
+    packed.sort()
+    return jit.unpack_pairs(packed, n)  # type: ignore[no-any-return]
+
+
+def expand_sorted(
+    group_rows: I64Array,
+    group_start: I64Array,
+    group_size: I64Array,
+    keep: I64Array,
+    a: I64Array,
+    b: I64Array,
+    d: I64Array,
+    n: int,
+) -> tuple[I64Array, I64Array]:
+    """Pairs of distinct values (``a``, ``b`` index ``keep``, the rows standing for the values)
+    as sorted pairs of rows with every copy (groups of rows sharing a value, each group
+    ascending) and their distances, like :func:`sort_pairs`: copies of one value are at
+    distance 0. Without numpy temporaries: a search with millions of pairs among copies
+    spends its time here."""
+    leaders = np.searchsorted(keep, group_rows[group_start])
+    group_of = np.full(keep.size, -1, np.int64)
+    group_of[leaders] = np.arange(group_start.size)
+    jit = _require()
+    packed = jit.expand_packed(group_of, group_rows, group_start, group_size, keep, a, b, d, n)
+    packed.sort()
+    return jit.unpack_pairs(packed, n)  # type: ignore[no-any-return]
 
 
 def cross_pairs(
