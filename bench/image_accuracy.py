@@ -86,7 +86,7 @@ def _hash_all(
             spent[name] += decode + time.perf_counter() - start
         if working is not None:
             start = time.perf_counter()
-            descriptors[i] = np.frombuffer(working.descriptor(), np.uint8)
+            descriptors[i] = imagecheck.padded(np.frombuffer(working.descriptor(), np.uint8))[0]
             spent["descriptor"] += time.perf_counter() - start
             for j, op in enumerate(VARIANT_TRANSFORMS):
                 variants[i, j] = _signed(hash_working(working.image.transpose(op)))

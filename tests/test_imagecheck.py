@@ -31,9 +31,14 @@ def saved(im: Image.Image, path: Path, **options: object) -> Path:
 def test_descriptor_is_made_in_the_fingerprint_pass(tmp_path: Path) -> None:
     path = saved(photo(), tmp_path / "a.jpg", quality=90)
     found = imagesim.image_fingerprint(path)
-    assert len(found.descriptor) == DESCRIPTOR_BYTES
+    assert len(found.descriptor) == imagecheck.BASE_BYTES  # a photo stores no detail part
     assert found.descriptor == imagesim.load_working_image(path).descriptor()
     assert imagecheck.CHECK_VERSION in imagesim.ALGORITHM_VERSION
+    small = imagesim.image_fingerprint(saved(icon(), tmp_path / "i.png"))
+    assert len(small.descriptor) == DESCRIPTOR_BYTES
+    # base-only and whole descriptors compare: the missing detail part reads as none
+    rows = [np.frombuffer(d, np.uint8) for d in (found.descriptor, small.descriptor)]
+    assert 0.0 <= float(pair_similarity(rows[0], rows[1])[0]) <= 1.0
 
 
 def test_colour_jpeg_hash_is_that_of_its_grey_decode(tmp_path: Path) -> None:

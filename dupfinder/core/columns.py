@@ -9,6 +9,7 @@ are made again only for the files a result shows.
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 
 import numpy as np
@@ -116,6 +117,7 @@ class OutcomeColumns:
         # sketches by their length in bytes (text and pictures differ); np.zeros maps zero
         # pages lazily, so rows that never get a sketch of a length cost no memory
         self._sketches: dict[int, npt.NDArray[np.uint8]] = {}
+        self._sketch_width = np.zeros(count, dtype=np.int32)  # 0: no sketch
 
     def put(self, row: int, outcome: Outcome) -> None:
         self.known[row] = True
@@ -131,15 +133,48 @@ class OutcomeColumns:
             if width not in self._sketches:
                 self._sketches[width] = np.zeros((len(self.known), width), dtype=np.uint8)
             self._sketches[width][row] = np.frombuffer(outcome.sketch, dtype=np.uint8)
+            self._sketch_width[row] = width
         if outcome.error is not None:
             self.errors[row] = (outcome.error, outcome.code)
 
-    def sketches(self, rows: npt.NDArray[np.intp], width: int) -> npt.NDArray[np.uint8]:
-        """The ``width``-byte sketches of ``rows`` (zeros where a row has none)."""
-        table = self._sketches.get(width)
-        if table is None:
-            return np.zeros((len(rows), width), dtype=np.uint8)
-        return table[rows]
+    def sketch(self, row: int) -> bytes | None:
+        """The sketch of ``row`` as it was made (None when it has none)."""
+        width = int(self._sketch_width[row])
+        return self._sketches[width][row].tobytes() if width else None
+
+    def padded_sketches(self, rows: npt.NDArray[np.intp], width: int) -> npt.NDArray[np.uint8]:
+        """The sketches of ``rows`` as ``width``-byte rows, shorter ones padded with zeros
+        (a large picture stores its descriptor without the detail part; zeros mean none).
+        Only the asked rows are gathered: call it per chunk of pairs, never for every row."""
+        out = np.zeros((len(rows), width), dtype=np.uint8)
+        widths = self._sketch_width[rows]
+        for stored, table in self._sketches.items():
+            if stored <= width:
+                chosen = np.flatnonzero(widths == stored)
+                out[chosen, :stored] = table[rows[chosen]]
+        return out
+
+    def sketch_keys(self, rows: npt.NDArray[np.intp], prefix: int) -> npt.NDArray[np.uint8]:
+        """Per row, the first ``prefix`` bytes of its sketch, then (when some row's sketch is
+        longer) a 16-byte BLAKE2 digest of the rest: rows with equal keys have equal
+        sketches, which is what folds copies of one file into one node, and the array stays
+        ``prefix`` bytes wide however long the longest sketch."""
+        widths = self._sketch_width[rows]
+        longer = np.flatnonzero(widths > prefix)
+        out = np.zeros((len(rows), prefix + (16 if len(longer) else 0)), dtype=np.uint8)
+        for stored, table in self._sketches.items():
+            chosen = np.flatnonzero(widths == stored)
+            if len(chosen) == 0:
+                continue
+            part = min(stored, prefix)
+            out[chosen, :part] = table[rows[chosen], :part]
+            if stored > prefix:
+                rest = table[rows[chosen], prefix:]
+                out[chosen, prefix:] = np.frombuffer(
+                    b"".join(hashlib.blake2b(r.tobytes(), digest_size=16).digest() for r in rest),
+                    dtype=np.uint8,
+                ).reshape(-1, 16)
+        return out
 
     def pixels(self, row: int) -> int:
         return int(self.widths[row]) * int(self.heights[row])

@@ -39,6 +39,7 @@ import numpy.typing as npt
 from PIL import Image
 
 __all__ = [
+    "BASE_BYTES",
     "CHECK_VERSION",
     "CHROMA_SIDE",
     "DESCRIPTOR_BYTES",
@@ -48,6 +49,7 @@ __all__ = [
     "descriptor",
     "has_detail",
     "invariant_pair_similarity",
+    "padded",
     "pair_similarity",
     "similarity",
 ]
@@ -63,13 +65,19 @@ DETAIL_SIDE = 32
 SMALL_SIDE = 256
 _GREY_BYTES = GREY_SIDE * GREY_SIDE
 _CHROMA_BYTES = 2 * CHROMA_SIDE * CHROMA_SIDE
-_BASE_BYTES = _GREY_BYTES + _CHROMA_BYTES
+#: Bytes of the part every picture has: the grey thumbnail, then Cb and Cr (offset by 128).
+BASE_BYTES = _GREY_BYTES + _CHROMA_BYTES
+_BASE_BYTES = BASE_BYTES
 _DETAIL_BYTES = 1 + 3 * DETAIL_SIDE * DETAIL_SIDE
-#: Bytes of one descriptor: the grey thumbnail, Cb and Cr (offset by 128), then the detail:
-#: the side it is worth (0: none, a large picture) and the RGB thumbnail (zeros when none).
+#: Bytes of a whole descriptor: the base, then the detail: the side it is worth and the RGB
+#: thumbnail. Only small pictures store it; a large picture's descriptor is the base alone
+#: (BASE_BYTES), read as if the detail were zeros (none), so a million photos do not carry
+#: three kilobytes of zeros each in memory and in the cache.
 DESCRIPTOR_BYTES = _BASE_BYTES + _DETAIL_BYTES
 #: Part of the cache key: changes whenever a descriptor of the same picture would change.
-CHECK_VERSION = f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}-detail{DETAIL_SIDE}-small{SMALL_SIDE}"
+CHECK_VERSION = (
+    f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}-detail{DETAIL_SIDE}-small{SMALL_SIDE}-compact"
+)
 
 #: Grey cells per block that shifts on its own to find its best match.
 _BLOCK = 2
@@ -106,7 +114,8 @@ def descriptor(
     """The descriptor of a picture: its square grey working image and, when it has colour,
     its upright ``YCbCr`` (or ``RGB``) image at any size; ``None`` for greyscale pictures.
     Small pictures add ``detail``, their upright RGB image over white at any size, and
-    ``detail_side``, their short side in pixels."""
+    ``detail_side``, their short side in pixels; without them the descriptor is BASE_BYTES
+    long."""
     grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
     out = bytearray(np.asarray(grey, dtype=np.uint8).tobytes())
     if chroma is None:
@@ -117,7 +126,6 @@ def descriptor(
         cells = np.asarray(small, dtype=np.uint8)[:, :, 1:]  # (side, side, [Cb, Cr])
         out += np.ascontiguousarray(cells.transpose(2, 0, 1)).tobytes()
     if detail is None or detail_side < 1:
-        out += bytes(_DETAIL_BYTES)
         return bytes(out)
     rgb = detail.convert("RGB").resize((DETAIL_SIDE, DETAIL_SIDE), Image.Resampling.BOX)
     out.append(min(detail_side, DETAIL_SIDE))
@@ -215,14 +223,26 @@ def _detail_similarity(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np
     return out
 
 
+def padded(descriptors: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    """Descriptors as (P, DESCRIPTOR_BYTES) rows: base-only ones (BASE_BYTES) get a zero
+    detail part, which means "none"."""
+    x = np.atleast_2d(np.asarray(descriptors, dtype=np.uint8))
+    if x.shape[1] == BASE_BYTES:
+        x = np.concatenate([x, np.zeros((len(x), _DETAIL_BYTES), dtype=np.uint8)], axis=1)
+    if x.shape[1] != DESCRIPTOR_BYTES:
+        raise ValueError(
+            f"descriptors must be ({BASE_BYTES},) or ({DESCRIPTOR_BYTES},) rows: {x.shape}"
+        )
+    return x
+
+
 def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Similarity (0..1) of each row of ``a`` with the same row of ``b``: (P, DESCRIPTOR_BYTES)
-    uint8 arrays of descriptors (or single ones). A missing descriptor (all zero) makes the
-    pair unrelated."""
-    x = np.atleast_2d(np.asarray(a, dtype=np.uint8))
-    y = np.atleast_2d(np.asarray(b, dtype=np.uint8))
-    if x.shape != y.shape or x.shape[1] != DESCRIPTOR_BYTES:
-        raise ValueError(f"descriptors must be ({DESCRIPTOR_BYTES},) rows: {x.shape}, {y.shape}")
+    uint8 arrays of descriptors (or single ones; base-only ones are padded). A missing
+    descriptor (all zero) makes the pair unrelated."""
+    x, y = padded(a), padded(b)
+    if x.shape != y.shape:
+        raise ValueError(f"descriptors must be rows of one shape: {x.shape}, {y.shape}")
     gx, gy = _standardised(x[:, :_GREY_BYTES]), _standardised(y[:, :_GREY_BYTES])
     difference = np.maximum(_block_difference(gx, gy), _block_difference(gy, gx))
     layout = 1.0 - difference / _UNRELATED
@@ -253,8 +273,7 @@ def _dihedral(descriptors: npt.NDArray[np.uint8], turns: int, mirror: bool) -> n
 def invariant_pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """As ``pair_similarity``, taking for each pair the best of ``b`` mirrored and turned by
     quarter turns (the scan's mirror and rotation invariance)."""
-    x = np.atleast_2d(np.asarray(a, dtype=np.uint8))
-    y = np.atleast_2d(np.asarray(b, dtype=np.uint8))
+    x, y = padded(a), padded(b)
     best = pair_similarity(x, y)
     for mirror in (False, True):
         for turns in range(4):

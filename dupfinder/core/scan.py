@@ -18,8 +18,10 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from dupfinder.core import imagecheck, sketch, text_compiled, verify
 from dupfinder.core.cache import FingerprintCache, default_cache_dir
@@ -443,21 +445,44 @@ class _KeeperKeys(Sequence[tuple[int, int, int, int, int, int, str]]):
         )
 
 
-def second_check(kind: Kind, options: ScanOptions) -> tuple[int, Similarity | None, float]:
-    """The second check of a kind: sketch width, its similarity measure, the threshold.
+@dataclass(frozen=True, slots=True)
+class SecondCheck:
+    """How a kind's proposed pairs are verified: each row's sketch read as ``width`` bytes,
+    the first ``key_bytes`` of it (with a digest of the rest) telling copies apart, the
+    similarity measure and its threshold."""
+
+    width: int
+    key_bytes: int
+    measure: Similarity
+    threshold: float
+
+
+def second_check(kind: Kind, options: ScanOptions) -> SecondCheck | None:
+    """The second check of a kind (None: a kind compared byte for byte only).
 
     One definition for a scan's groups and for files like one (``core.similar``), so both
     accept the same pairs and show the same similarity."""
     if kind is Kind.TEXT:
-        return sketch.BINS, sketch.pair_similarity, options.text_similarity
+        return SecondCheck(
+            sketch.BINS, sketch.BINS, sketch.pair_similarity, options.text_similarity
+        )
     if kind is Kind.IMAGE:
         measure = (
             imagecheck.invariant_pair_similarity
             if options.image_invariance
             else imagecheck.pair_similarity
         )
-        return imagecheck.DESCRIPTOR_BYTES, measure, options.image_similarity
-    return 0, None, 0.0
+        return SecondCheck(
+            imagecheck.DESCRIPTOR_BYTES, imagecheck.BASE_BYTES, measure, options.image_similarity
+        )
+    return None
+
+
+def _gathered(
+    outcomes: OutcomeColumns, rows: npt.NDArray[np.intp], width: int, local: npt.NDArray[np.int64]
+) -> npt.NDArray[np.uint8]:
+    """The sketches of ``rows[local]``, each ``width`` bytes (see ``padded_sketches``)."""
+    return outcomes.padded_sketches(rows[local], width)
 
 
 def _compare(
@@ -483,28 +508,30 @@ def _compare(
         variants = None
         if kind is Kind.IMAGE and options.image_invariance:
             variants = [outcomes.variants.get(row, ()) for row in row_list]
-        width, measure, threshold = second_check(kind, options)
-        sketches = outcomes.sketches(rows, width)
+        check = second_check(kind, options)
+        keys = outcomes.sketch_keys(rows, check.key_bytes if check else 0)
         finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
         found = verify.candidates(
             values,
-            sketches,
+            keys,
             options.threshold(kind),
             variants,
             finder,
             bands=kind is Kind.TEXT,
         )
         pairs = found.pairs
-        if measure is not None:
-            pairs, _ = verify.verified(found, sketches, threshold, measure)
+        gather = functools.partial(_gathered, outcomes, rows, check.width if check else 0)
+        if check is not None:
+            pairs, _ = verify.verified(found, gather, check.threshold, check.measure)
         total_pairs += len(pairs)
-        keys = _KeeperKeys(files, outcomes, row_list, references)
-        for local_rows in cluster_nodes(found.inverse, pairs, keys, options.grouping(kind)):
+        keeper_keys = _KeeperKeys(files, outcomes, row_list, references)
+        for local_rows in cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind)):
             local = np.asarray(local_rows, dtype=np.int64)
             distances = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
-            if measure is not None:
-                rep = np.broadcast_to(sketches[local[0]], (len(local), width))
-                similarities = measure(sketches[local], rep)
+            if check is not None:
+                group_sketches = gather(local)
+                rep = np.broadcast_to(group_sketches[0], group_sketches.shape)
+                similarities = check.measure(group_sketches, rep)
             else:
                 similarities = 1.0 - distances / 64
             members = []

@@ -108,13 +108,15 @@ def similar(
     ).astype(np.int64)
     near = np.flatnonzero(distance <= options.threshold(kind))
     rows, distance = rows[near], distance[near]
-    width, measure, threshold = second_check(kind, options)
-    if measure is None:  # not reached: only documents and pictures are fingerprinted
+    check = second_check(kind, options)
+    if check is None:  # not reached: only documents and pictures are fingerprinted
         raise ValueError(f"no similarity measure for {kind}")
-    theirs = outcomes.sketches(rows, width)
-    own = np.broadcast_to(outcomes.sketches(np.array([0]), width)[0], theirs.shape)
-    similarity = np.asarray(measure(theirs, own), dtype=np.float64)
-    keep = similarity >= threshold
+    theirs = outcomes.padded_sketches(rows, check.width)
+    own = outcomes.padded_sketches(np.array([0]), check.width)[0]
+    similarity = np.asarray(
+        check.measure(theirs, np.broadcast_to(own, theirs.shape)), dtype=np.float64
+    )
+    keep = similarity >= check.threshold
     rows, distance, similarity = rows[keep], distance[keep], similarity[keep]
     matches = sorted(
         (

@@ -45,8 +45,10 @@ Similarity = Callable[[U8, U8], npt.NDArray[np.float64]]
 PairSearch = Callable[
     [npt.NDArray[np.uint64], int, Sequence[Sequence[int]] | None], npt.NDArray[np.int64]
 ]
-#: Pairs verified per step: bounds the temporary (P, width) arrays to a few MB.
+#: Pairs verified per step, and bytes of sketches gathered per side of a step: bound the
+#: temporary (P, width) arrays to a few MB whatever the sketch width.
 _CHUNK = 1 << 15
+_CHUNK_BYTES = 8 << 20
 #: Sketch bins per LSH band; bands with an empty bin (short documents) propose nothing.
 BAND_BINS = 5
 
@@ -176,15 +178,30 @@ def candidates(
 
 
 def verified(
-    found: Candidates, sketches: U8, min_similarity: float, measure: Similarity
+    found: Candidates,
+    sketches: U8 | Callable[[I64], U8],
+    min_similarity: float,
+    measure: Similarity,
 ) -> tuple[I64, npt.NDArray[np.float64]]:
     """The candidate node pairs whose sketches are at least ``min_similarity`` alike, with
-    their similarity. ``sketches`` are per row (as given to ``candidates``)."""
-    node_sketches = np.asarray(sketches, dtype=np.uint8)[found.first]
+    their similarity. ``sketches`` are per row: an array, or a function giving the rows
+    asked for (so wide sketches are gathered a chunk of pairs at a time, never all)."""
+    if callable(sketches):
+        gather = sketches
+    else:
+        table = np.asarray(sketches, dtype=np.uint8)
+
+        def gather(rows: I64) -> U8:
+            return table[rows]
+
     keep_pairs, keep_sims = [], []
-    for lo in range(0, len(found.pairs), _CHUNK):
-        chunk = found.pairs[lo : lo + _CHUNK]
-        sims = measure(node_sketches[chunk[:, 0]], node_sketches[chunk[:, 1]])
+    chunk_size = _CHUNK
+    if len(found.pairs):
+        width = gather(found.first[:1]).shape[1]
+        chunk_size = max(1, min(_CHUNK, _CHUNK_BYTES // max(width, 1)))
+    for lo in range(0, len(found.pairs), chunk_size):
+        chunk = found.pairs[lo : lo + chunk_size]
+        sims = measure(gather(found.first[chunk[:, 0]]), gather(found.first[chunk[:, 1]]))
         ok = sims >= min_similarity
         keep_pairs.append(chunk[ok])
         keep_sims.append(sims[ok])

@@ -20,7 +20,6 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from dupfinder.core import imagecheck, sketch
 from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.errors import FingerprintStoreError
 from dupfinder.core.fingerprint import Outcome
@@ -57,11 +56,10 @@ def _sketches(files: FileColumns, outcomes: OutcomeColumns) -> list[bytes | None
     """Each document's sketch and picture's descriptor (as the scan verifies with them);
     None for other rows."""
     found: list[bytes | None] = [None] * len(files)
-    for kind, width in ((Kind.TEXT, sketch.BINS), (Kind.IMAGE, imagecheck.DESCRIPTOR_BYTES)):
+    for kind in (Kind.TEXT, Kind.IMAGE):
         rows = files.rows_of(kind)
-        rows = rows[outcomes.has_value[rows]]
-        for row, data in zip(rows.tolist(), outcomes.sketches(rows, width), strict=True):
-            found[row] = data.tobytes()
+        for row in rows[outcomes.has_value[rows]].tolist():
+            found[row] = outcomes.sketch(row)
     return found
 
 
