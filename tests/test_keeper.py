@@ -21,6 +21,8 @@ from tests.scan_helpers import essay, picture, write
         "/p/IMG_2041.jpg",
         "/d/2023-report.md",
         "/d/Old Man and the Sea.txt",
+        "/d/泡茶笔记.txt",
+        "/d/散歩の記録.txt",
     ],
 )
 def test_originals_carry_no_marks(path: str) -> None:
@@ -38,6 +40,12 @@ def test_originals_carry_no_marks(path: str) -> None:
         "/d/report.txt~",
         "/p/Backup 2023/Aqua.jpg",
         "/p/Aqua-grey.png",
+        "/p/hills-camera-rotated.jpg",
+        "/d/report-modified.docx",
+        "/d/泡茶笔记-修改.txt",
+        "/d/报告 - 副本.docx",
+        "/d/散歩の記録-コピー.txt",
+        "/d/报告 拷贝.txt",
         "/p/Aqua_small.jpg",
         "/p/Aqua-800x600.jpg",
         "/p/old/Aqua.jpg",
