@@ -2,7 +2,7 @@
 
     python scripts/screenshots.py [--out docs] [--size 1280x800]
 
-The sample gets a small icon with an edited copy and an archive kept twice, for the
+The sample gets a small icon with a JPEG copy and an archive kept twice, for the
 enlarged-icon comparison and a group of byte-identical files of another type. Besides the
 English shots it takes one in Chinese (the app's zh_CN translation) and runs
 itself once more with QT_SCALE_FACTOR=2 for one at twice the scale (screenshot-2x.png).
@@ -53,7 +53,7 @@ def _many_files(folder: Path, count: int) -> None:
 
 
 def _icons_and_archives(demo: Path) -> None:
-    """A 48-pixel icon with an edited copy (shown enlarged in the comparison), a 64-pixel
+    """A 48-pixel icon with a JPEG copy of it (shown enlarged in the comparison), a 64-pixel
     version of it, and an archive kept twice (byte-identical files of no picture or text
     type)."""
     import zipfile
@@ -78,9 +78,9 @@ def _icons_and_archives(demo: Path) -> None:
     icons.mkdir()
     icon(48).save(icons / "folder-48.png")
     icon(64).save(icons / "folder-64.png")
-    edited = icon(48)
-    ImageDraw.Draw(edited).rectangle((32, 32, 35, 35), fill=(204, 0, 0, 255))
-    edited.save(icons / "folder-48-edited.png")
+    flat = Image.new("RGB", (48, 48), (255, 255, 255))
+    flat.paste(icon(48), mask=icon(48))
+    flat.save(icons / "folder-48 copy.jpg", quality=90)
     downloads = demo / "downloads"
     downloads.mkdir()
     with zipfile.ZipFile(downloads / "notes.zip", "w", zipfile.ZIP_DEFLATED) as archive:
@@ -238,7 +238,7 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
     select("photos/hills.webp", window.image_preview)
     shot(window, "screenshot-image-difference.png")
     window.image_preview.show_difference.setChecked(False)
-    select("icons/folder-48-edited.png", window.image_preview)
+    select("icons/folder-48 copy.jpg", window.image_preview)
     shot(window, "screenshot-icon-enlarged.png")
     index = window.model.index_of_path(str(demo / "downloads" / "notes (1).zip"))
     window.view.setCurrentIndex(index)
