@@ -183,6 +183,37 @@ def test_copies_of_an_icon_match_in_detail(
     assert similarity(a, b) >= SAME
 
 
+def _drawn_large(text_box: tuple[int, int, int, int]) -> Image.Image:
+    """The labelled document icon drawn at 512 px, past the small-picture side."""
+    return _labelled(text_box).resize((512, 512), Image.Resampling.NEAREST)
+
+
+def test_a_label_difference_on_a_large_transparent_icon_is_seen_in_detail(
+    tmp_path: Path,
+) -> None:
+    a = descriptor_of(saved(_drawn_large((44, 96, 50, 108)), tmp_path / "a.png"))
+    b = descriptor_of(saved(_drawn_large((78, 96, 84, 108)), tmp_path / "b.png"))
+    assert similarity(_without_detail(a), _without_detail(b)) >= SAME
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+def test_a_large_transparent_icon_matches_its_half_size_copy(tmp_path: Path) -> None:
+    master = _drawn_large((44, 96, 50, 108))
+    half = master.resize((256, 256), Image.Resampling.LANCZOS)
+    a = descriptor_of(saved(master, tmp_path / "icon.png"))
+    b = descriptor_of(saved(half, tmp_path / "half.png"))
+    assert similarity(a, b) >= SAME
+
+
+def test_only_transparent_pixels_make_a_large_picture_an_icon(tmp_path: Path) -> None:
+    opaque = photo().convert("RGBA")  # an alpha channel, every pixel opaque: a photo
+    holed = opaque.copy()
+    holed.putpixel((0, 0), (0, 0, 0, 0))
+    side = imagecheck.DESCRIPTOR_BYTES - imagecheck.DETAIL_SIDE**2 * 3 - 1
+    assert not any(descriptor_of(saved(opaque, tmp_path / "opaque.png"))[side:])
+    assert descriptor_of(saved(holed, tmp_path / "holed.png"))[side] == imagecheck.DETAIL_SIDE
+
+
 def _flattened(im: Image.Image) -> Image.Image:
     return Image.alpha_composite(Image.new("RGBA", im.size, "white"), im).convert("RGB")
 

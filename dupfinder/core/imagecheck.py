@@ -62,6 +62,8 @@ CHROMA_SIDE = 8
 DETAIL_SIDE = 32
 #: Pictures whose long side is at most this are small (icons, clip art) and get the detail
 #: check. On the accuracy corpus every icon is 48-256 px and every wallpaper 284 px or more.
+#: Larger pictures get it too when some pixel is transparent: icons drawn at 512 px (no
+#: wallpaper of the corpus has a transparent pixel; photos and screenshots are opaque).
 SMALL_SIDE = 256
 _GREY_BYTES = GREY_SIDE * GREY_SIDE
 _CHROMA_BYTES = 2 * CHROMA_SIDE * CHROMA_SIDE
@@ -76,7 +78,8 @@ _DETAIL_BYTES = 1 + 3 * DETAIL_SIDE * DETAIL_SIDE
 DESCRIPTOR_BYTES = _BASE_BYTES + _DETAIL_BYTES
 #: Part of the cache key: changes whenever a descriptor of the same picture would change.
 CHECK_VERSION = (
-    f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}-detail{DETAIL_SIDE}-small{SMALL_SIDE}-compact"
+    f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}-detail{DETAIL_SIDE}-small{SMALL_SIDE}-or-transparent"
+    "-compact"
 )
 
 #: Grey cells per block that shifts on its own to find its best match.
@@ -100,9 +103,22 @@ _DETAIL_UNRELATED = 136.0
 _DETAIL_CHUNK = 1024
 
 
-def has_detail(width: int, height: int) -> bool:
-    """Whether a picture of this size is small enough for the detail check."""
-    return max(width, height) <= SMALL_SIDE
+def has_detail(width: int, height: int, picture: Image.Image | None = None) -> bool:
+    """Whether a picture gets the detail check: small (by its stored size), or transparent
+    (its decoded ``picture`` has a pixel that is not fully opaque) like an icon drawn large."""
+    if max(width, height) <= SMALL_SIDE:
+        return True
+    if picture is None:
+        return False
+    bands = picture.getbands()
+    if bands[-1] in ("A", "a"):
+        alpha = picture.getchannel(len(bands) - 1)
+    elif "transparency" in picture.info:
+        alpha = picture.convert("RGBA").getchannel("A")
+    else:
+        return False
+    lowest = alpha.getextrema()[0]
+    return isinstance(lowest, int | float) and lowest < 255
 
 
 def descriptor(

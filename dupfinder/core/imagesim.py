@@ -315,7 +315,7 @@ def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
         working = _shrink(_to_grey(im, background=0), width, height, orientation)
     if _is_flat(working):
         raise TooLittleContent("flat or nearly blank image")
-    detail = _detail(im, orientation) if imagecheck.has_detail(width, height) else None
+    detail = _detail(im, orientation) if imagecheck.has_detail(width, height, im) else None
     if orientation >= 5:
         width, height = height, width
     return WorkingImage(working, width, height, _colour(im, orientation), detail)
