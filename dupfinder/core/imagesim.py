@@ -292,7 +292,11 @@ def _detail(im: Image.Image, orientation: int) -> Image.Image:
     """A small picture's colours over white at the detail size, upright."""
     side = (imagecheck.DETAIL_SIDE, imagecheck.DETAIL_SIDE)
     if _has_alpha(im):
-        rgba = im.convert("RGBA")
+        rgba = im if im.mode == "RGBA" else im.convert("RGBA")
+        if max(rgba.size) > imagecheck.SMALL_SIDE:
+            # An icon drawn large: averaged first (Pillow averages alpha premultiplied, as a
+            # composite would be) so that no full-size composite is made.
+            rgba = rgba.resize(side, Image.Resampling.BOX)
         flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba)
         rgb = flat.convert("RGB")
     else:
