@@ -447,15 +447,14 @@ def tables_pairs(
     Within a group, a branch-free pass flags entries with a partner among the next
     ``windows[t]`` (4, 8 or 16) entries or a run longer than that; long runs are searched
     diagonal by diagonal. With ``windows[t]`` 0 (long runs, each one key) every bucket is
-    searched diagonal by diagonal. Only flagged entries are visited pair by pair.
+    searched four entries at a time. Only flagged entries are visited pair by pair.
     """
     starts = _scatter_groups(values, np.uint64(group_shift), top_bits, entries, rows)
     largest = _largest(starts)
-    pad = 32
-    local = np.empty(largest + pad, np.uint64)
-    local_rows = np.empty(largest + pad, rows.dtype)
-    flags = np.zeros(largest + pad, np.uint8)
-    hits = np.empty(largest + pad, np.int64)
+    local = np.empty(largest, np.uint64)
+    local_rows = np.empty(largest, rows.dtype)
+    flags = np.zeros(largest, np.uint8)
+    hits = np.empty(largest, np.int64)
     perm = np.empty(largest, np.uint64)
     most_sub = 0
     for t in range(masks.shape[0]):
