@@ -52,9 +52,10 @@ def planted(seed: int, centres: int, per_centre: int, spread: int) -> np.ndarray
     return np.concatenate(out)
 
 
-#: One picture descriptor for every planted picture: the thumbnails verify every pair the
-#: hashes propose, so the groups are those of the hashes alone.
-_PICTURE = bytes(range(0, 256)) + bytes([128]) * (imagecheck.DESCRIPTOR_BYTES - 256)
+#: One picture descriptor for every planted picture (a photo's: no detail part): the
+#: thumbnails verify every pair the hashes propose, so the groups are those of the hashes
+#: alone.
+_PICTURE = bytes(range(0, 256)) + bytes([128]) * (imagecheck.BASE_BYTES - 256)
 
 
 def store(folder: Path, kinds: dict[Kind, np.ndarray], shards: int = 3) -> Path:
