@@ -20,7 +20,6 @@ compiles.
 from __future__ import annotations
 
 import functools
-import importlib
 import logging
 import math
 import os
@@ -32,9 +31,9 @@ from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
-from platformdirs import user_cache_dir
 
 from dupfinder.core.index import _bit_runs, _block_widths, _id_bits
+from dupfinder.core.jit_loader import load_compiled
 
 __all__ = [
     "Layout",
@@ -72,13 +71,11 @@ _MAX_SUB_BITS = 14
 @functools.cache
 def _jit() -> ModuleType | None:
     """The compiled functions, or None (with one warning) when numba cannot be loaded."""
-    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(user_cache_dir("dupfinder"), "numba"))
-    os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", "dupfinder.core.jit_cache.AppCacheLocator")
-    try:
-        return importlib.import_module("dupfinder.core.index_jit")
-    except (ImportError, OSError, RuntimeError) as exc:
-        _log.warning("compiled index unavailable (%s); using the slower numpy index", exc)
-        return None
+    return load_compiled(
+        "dupfinder.core.index_jit",
+        "compiled index unavailable (%s); using the slower numpy index",
+        _log,
+    )
 
 
 def available() -> bool:

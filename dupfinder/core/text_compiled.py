@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import enum
 import functools
-import importlib
 import logging
 import os
 from types import ModuleType
 
 import numpy as np
-from platformdirs import user_cache_dir
 
 from dupfinder.core import textchars
+from dupfinder.core.jit_loader import load_compiled
 
 __all__ = [
     "COMPILED_AFTER",
@@ -57,13 +56,9 @@ class Engine(enum.Enum):
 @functools.cache
 def _jit() -> ModuleType | None:
     """The compiled functions, or None (with one warning) when numba cannot be loaded."""
-    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(user_cache_dir("dupfinder"), "numba"))
-    os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", "dupfinder.core.jit_cache.AppCacheLocator")
-    try:
-        return importlib.import_module("dupfinder.core.text_jit")
-    except (ImportError, OSError, RuntimeError) as exc:
-        _log.warning("compiled text kernel unavailable (%s); using numpy", exc)
-        return None
+    return load_compiled(
+        "dupfinder.core.text_jit", "compiled text kernel unavailable (%s); using numpy", _log
+    )
 
 
 class _Usage:
