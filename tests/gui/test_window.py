@@ -222,3 +222,13 @@ def test_folders_on_the_command_line_are_scanned_and_quit_after_closes(
     QTimer.singleShot(2500, count_groups)
     assert app.main([str(tmp_path)]) == 0
     assert seen == [1]
+
+
+def test_the_window_takes_the_gil_back_quickly(window: MainWindow) -> None:
+    """A worker thread grouping in Python keeps the GIL at most this long from the window."""
+    import sys
+
+    from dupfinder.gui.main_window import GIL_SWITCH_SECONDS
+
+    assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_SECONDS)
+    assert GIL_SWITCH_SECONDS < 0.005  # shorter than Python's default
