@@ -13,18 +13,20 @@ from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import Column
 
 
-def _archive(path: Path) -> None:
-    with zipfile.ZipFile(path, "w") as archive:
+def _archive_kept_twice(tmp_path: Path) -> Path:
+    """A folder holding ``backup.zip`` and its byte-identical ``backup copy.zip``."""
+    folder = tmp_path / "files"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "backup.zip", "w") as archive:
         archive.writestr("notes.txt", "some packed notes " * 400)
+    (folder / "backup copy.zip").write_bytes((folder / "backup.zip").read_bytes())
+    return folder
 
 
 def test_identical_other_files_are_listed_marked_and_compared_by_facts(
     qtbot: object, window: MainWindow, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "files"
-    folder.mkdir()
-    _archive(folder / "backup.zip")
-    (folder / "backup copy.zip").write_bytes((folder / "backup.zip").read_bytes())
+    folder = _archive_kept_twice(tmp_path)
     (folder / "note.txt").write_text("a note kept twice " * 100, encoding="utf-8")
     (folder / "note again.txt").write_text("a note kept twice " * 100, encoding="utf-8")
     scan_folder(qtbot, window, folder)
@@ -56,10 +58,7 @@ def test_identical_other_files_are_listed_marked_and_compared_by_facts(
 def test_a_filter_that_hides_the_compared_file_clears_the_comparison(
     qtbot: object, window: MainWindow, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "files"
-    folder.mkdir()
-    _archive(folder / "backup.zip")
-    (folder / "backup copy.zip").write_bytes((folder / "backup.zip").read_bytes())
+    folder = _archive_kept_twice(tmp_path)
     (folder / "xdotool").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 40)
     (folder / "xdotool (1)").write_bytes((folder / "xdotool").read_bytes())
     scan_folder(qtbot, window, folder)
