@@ -1,18 +1,20 @@
 """Shared builders for scan tests: realistic documents and pictures written to a folder.
 
-Also a worker function that dies on purpose, importable by pool workers.
+Also worker functions (one dies on purpose), importable by worker processes.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import time
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
 from dupfinder.core.fingerprint import Outcome, Task, fingerprint_batch
+from dupfinder.core.model import Phase, Progress, ProgressCallback
 
 WORDS = (
     "river bridge garden window morning evening kitchen market letter station winter "
@@ -73,3 +75,23 @@ def crashing_batch(tasks: list[Task], image_invariance: bool = False) -> list[Ou
         if "crash" in os.path.basename(task.path):
             os._exit(3)
     return fingerprint_batch(tasks, image_invariance)
+
+
+def counted_sum(values: list[int], *, progress: ProgressCallback) -> int:
+    """A call for a worker process: reports each value as progress, returns their sum."""
+    for done, _ in enumerate(values):
+        progress(Progress(Phase.COMPARING, done, len(values)))
+    return sum(values)
+
+
+def raising(message: str, *, progress: ProgressCallback) -> None:
+    raise ValueError(message)
+
+
+def dying(code: int, *, progress: ProgressCallback) -> None:
+    os._exit(code)
+
+
+def sleeping(seconds: float, *, progress: ProgressCallback) -> None:
+    progress(Progress(Phase.COMPARING, 0, 1))
+    time.sleep(seconds)

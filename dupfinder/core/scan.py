@@ -9,24 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import multiprocessing
-import os
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-from dupfinder.core import imagecheck, sketch, text_compiled, verify
+from dupfinder.core import isolated, text_compiled
 from dupfinder.core.cache import FingerprintCache, default_cache_dir
-from dupfinder.core.cluster import cluster_nodes
-from dupfinder.core.columns import FileColumns, OutcomeColumns, member
+from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprint import (
     NOT_TEXT,
     Outcome,
@@ -35,10 +32,18 @@ from dupfinder.core.fingerprint import (
     fingerprint_batch,
     worker_init,
 )
+from dupfinder.core.grouping import (
+    KindGroups,
+    PairFinder,
+    compared_rows,
+    group_order,
+    group_rows,
+    groups_from,
+    second_check,
+)
 from dupfinder.core.identical import IdenticalReport, find_identical
 from dupfinder.core.identical_cache import CachedDigests
 from dupfinder.core.identical_groups import copies_of, merge
-from dupfinder.core.keeper import keeper_key
 from dupfinder.core.library import Library
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
@@ -53,20 +58,18 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
-from dupfinder.core.pairs import near_pairs
 from dupfinder.core.quiet import silenced
-from dupfinder.core.verify import Similarity
 from dupfinder.core.walk import WalkReport, walk
 
-__all__ = ["PairFinder", "fingerprint_files", "group_files", "run"]
+__all__ = ["PairFinder", "fingerprint_files", "group_files", "run", "second_check"]
 
-#: Near pairs of one kind: (kind, fingerprints, radius, image variants or None) to (P, 2)
-#: indices into ``np.unique`` of those fingerprints, as ``pairs.near_pairs`` finds them. The
-#: scan finds them itself; a caller holding pairs computed elsewhere (a cluster) passes them.
-PairFinder = Callable[[Kind, np.ndarray, int, Sequence[Sequence[int]] | None], np.ndarray]
+_log = logging.getLogger(__name__)
 
 #: Below this many files to fingerprint, worker start-up costs more than it saves.
 _IN_PROCESS_LIMIT = 48
+#: Files compared from which a scan beside a window groups in a worker process: below, the
+#: grouping takes a fraction of a second and a process start would cost more than it saves.
+_ISOLATED_MIN = 5_000
 _SAMPLE_SECONDS = 0.1
 
 
@@ -120,12 +123,14 @@ def run(
     if remembered is not None:
         remembered.remember_roots(options.roots)
     groups, pair_count = _compare(
-        files, outcomes, options, sample, remembered.pairs if remembered else None
+        files, outcomes, options, sample, remembered.pairs if remembered else None, cancel
     )
+    if cancel.is_set():
+        return _cancelled(len(files), started, from_cache)
     if identical.sets:
         by_suffix = not options.near_duplicates
         groups = merge(groups, [copies_of(s, files, outcomes, by_suffix) for s in identical.sets])
-        groups.sort(key=_group_order)
+        groups.sort(key=group_order)
     reported = {e.path for e in errors}
     for problem in identical.problems:
         if files.paths[problem.row] not in reported:
@@ -416,138 +421,36 @@ def _crashed(task: Task) -> Outcome:
     return Outcome(task.row, error="the file crashed its reader; skipped", code="crashed")
 
 
-class _KeeperKeys(Sequence[tuple[int, int, int, int, int, int, str]]):
-    """The keeper key (``dupfinder.core.keeper``) of each compared file, computed only for
-    the rows clustering asks about."""
-
-    def __init__(
-        self,
-        files: FileColumns,
-        outcomes: OutcomeColumns,
-        rows: list[int],
-        references: tuple[str, ...],
-    ) -> None:
-        self._files = files
-        self._outcomes = outcomes
-        self._rows = rows
-        self._references = references
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __getitem__(  # type: ignore[override]
-        self, local: int
-    ) -> tuple[int, int, int, int, int, int, str]:
-        row = self._rows[local]
-        key = self._files.key(row)
-        return keeper_key(
-            key.path, key.size, key.mtime_ns, self._outcomes.pixels(row), self._references
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class SecondCheck:
-    """How a kind's proposed pairs are verified: each row's sketch read as ``width`` bytes,
-    the first ``key_bytes`` of it (with a digest of the rest) telling copies apart, the
-    similarity measure and its threshold."""
-
-    width: int
-    key_bytes: int
-    measure: Similarity
-    threshold: float
-
-
-def second_check(kind: Kind, options: ScanOptions) -> SecondCheck | None:
-    """The second check of a kind (None: a kind compared byte for byte only).
-
-    One definition for a scan's groups and for files like one (``core.similar``), so both
-    accept the same pairs and show the same similarity."""
-    if kind is Kind.TEXT:
-        return SecondCheck(
-            sketch.BINS, sketch.BINS, sketch.pair_similarity, options.text_similarity
-        )
-    if kind is Kind.IMAGE:
-        measure = (
-            imagecheck.invariant_pair_similarity
-            if options.image_invariance
-            else imagecheck.pair_similarity
-        )
-        return SecondCheck(
-            imagecheck.DESCRIPTOR_BYTES, imagecheck.BASE_BYTES, measure, options.image_similarity
-        )
-    return None
-
-
-def _gathered(
-    outcomes: OutcomeColumns, rows: npt.NDArray[np.intp], width: int, local: npt.NDArray[np.int64]
-) -> npt.NDArray[np.uint8]:
-    """The sketches of ``rows[local]``, each ``width`` bytes (see ``padded_sketches``)."""
-    return outcomes.padded_sketches(rows[local], width)
-
-
 def _compare(
     files: FileColumns,
     outcomes: OutcomeColumns,
     options: ScanOptions,
     sample: _Sampler,
     pair_finder: PairFinder | None = None,
+    cancel: threading.Event | None = None,
 ) -> tuple[list[Group], int]:
-    """Index each kind on its own, verify the pairs it proposes, and group them."""
-    groups: list[Group] = []
-    total_pairs = 0
-    references = tuple(os.path.realpath(folder) for folder in options.references)
-    kinds = sorted(files.kinds_present())
-    for step, kind in enumerate(kinds):
-        sample(Progress(Phase.COMPARING, step, len(kinds)), force=True)
-        rows = files.rows_of(kind)
-        rows = rows[outcomes.has_value[rows]]
-        if len(rows) < 2:
-            continue
-        values = outcomes.values[rows]
-        row_list = rows.tolist()
-        variants = None
-        if kind is Kind.IMAGE and options.image_invariance:
-            variants = [outcomes.variants.get(row, ()) for row in row_list]
-        check = second_check(kind, options)
-        keys = outcomes.sketch_keys(rows, check.key_bytes if check else 0)
-        finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
-        found = verify.candidates(
-            values,
-            keys,
-            options.threshold(kind),
-            variants,
-            finder,
-            bands=kind is Kind.TEXT,
-        )
-        pairs = found.pairs
-        gather = functools.partial(_gathered, outcomes, rows, check.width if check else 0)
-        if check is not None:
-            pairs, _ = verify.verified(found, gather, check.threshold, check.measure)
-        total_pairs += len(pairs)
-        keeper_keys = _KeeperKeys(files, outcomes, row_list, references)
-        for local_rows in cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind)):
-            local = np.asarray(local_rows, dtype=np.int64)
-            distances = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
-            if check is not None:
-                group_sketches = gather(local)
-                rep = np.broadcast_to(group_sketches[0], group_sketches.shape)
-                similarities = check.measure(group_sketches, rep)
-            else:
-                similarities = 1.0 - distances / 64
-            members = []
-            for position, local_row in enumerate(local.tolist()):
-                similarity = 1.0 if position == 0 else float(similarities[position])
-                distance = int(distances[position])
-                row = row_list[local_row]
-                members.append(member(files, outcomes, row, kind, distance, similarity))
-            representative, *rest = members
-            rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
-            groups.append(Group(kind, (representative, *rest)))
-    sample(Progress(Phase.COMPARING, len(kinds), len(kinds)), force=True)
-    groups.sort(key=_group_order)
-    return groups, total_pairs
+    """The groups and verified pair count of fingerprinted files (nothing when cancelled).
 
-
-def _group_order(group: Group) -> tuple[int, str]:
-    """Largest groups first, then by the representative's path."""
-    return (-len(group.members), group.representative.path)
+    Beside a window (any thread but the main one) a large grouping runs in a worker
+    process, so the window's thread never waits for the interpreter lock behind it, and a
+    cancel stops it at once; if that process fails, the grouping runs here instead."""
+    progress = functools.partial(sample, force=True)
+    found: tuple[list[KindGroups], int] | None = None
+    if (
+        cancel is not None
+        and threading.current_thread() is not threading.main_thread()
+        and compared_rows(files, outcomes) >= _ISOLATED_MIN
+    ):
+        try:
+            found = isolated.call(
+                group_rows, (files, outcomes, options, pair_finder), _mp_context(), progress, cancel
+            )
+        except isolated.IsolatedFailure as exc:
+            _log.warning("grouping in a worker process failed (%s); grouping here", exc)
+        else:
+            if found is None:  # cancelled
+                return [], 0
+    if found is None:
+        found = group_rows(files, outcomes, options, pair_finder, progress)
+    parts, pairs = found
+    return groups_from(files, outcomes, parts), pairs

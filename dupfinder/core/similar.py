@@ -21,9 +21,10 @@ import numpy as np
 from dupfinder.core.cache import default_cache_dir
 from dupfinder.core.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.errors import DupfinderError
+from dupfinder.core.grouping import second_check
 from dupfinder.core.library import Library
 from dupfinder.core.model import Group, Kind, ProgressCallback, ScanError, ScanOptions, no_progress
-from dupfinder.core.scan import fingerprint_files, second_check
+from dupfinder.core.scan import fingerprint_files
 from dupfinder.core.walk import WalkReport, walk, walk_listed
 
 __all__ = ["Match", "NoFolders", "SimilarResult", "similar"]

@@ -8,7 +8,6 @@ job, in tests a synchronous runner. Closing the window cancels the running job a
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Slot
@@ -59,6 +58,7 @@ from dupfinder.gui.dialogs import (
 from dupfinder.gui.file_preview import FileInfoPreview
 from dupfinder.gui.icons import app_icon
 from dupfinder.gui.image_preview import ImagePreview
+from dupfinder.gui.latency import keep_window_responsive
 from dupfinder.gui.results_model import ResultsModel
 from dupfinder.gui.results_view import ResultsView
 from dupfinder.gui.runner import ThreadRunner
@@ -75,10 +75,6 @@ _EXPAND_ALL_LIMIT = 1_500
 _EXPAND_FIRST = 200
 
 
-#: How long a thread keeps the GIL when another asks for it (Python's default is 5 ms).
-GIL_SWITCH_SECONDS = 0.0005
-
-
 class MainWindow(QMainWindow):
     """dupfinder's one window."""
 
@@ -91,11 +87,6 @@ class MainWindow(QMainWindow):
         runner: JobRunner | None = None,
     ) -> None:
         super().__init__()
-        # The scan's grouping runs in Python on a worker thread of this process. Every call
-        # from Qt into Python (a timer, a model's data) must take the GIL back from it, and
-        # by default waits up to 5 ms each time: a window that makes a hundred such calls
-        # froze for 0.5 s on a quiet machine. 0.5 ms brought that to about 0.15 s.
-        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         self.settings = settings if settings is not None else Settings()
         self.runner = runner if runner is not None else ThreadRunner()
         self.app = App(self, self.runner, journal, decisions, scan_function)
@@ -134,6 +125,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self.app.references = self.panel.reference_folders()
         self.state_changed()
+        keep_window_responsive()
 
     # --- construction ----------------------------------------------------------------------
 

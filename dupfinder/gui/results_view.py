@@ -140,9 +140,18 @@ class ResultsView(QTreeView):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
+        self._follow_screen()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.DevicePixelRatioChange:  # moved to another screen
+            self._follow_screen()
+        return super().event(event)
+
+    def _follow_screen(self) -> None:
+        """Sharp thumbnails on the screen the list is on, made again when that changes."""
         model = self.model()
-        if isinstance(model, ResultsModel):  # sharp thumbnails on the screen shown on
-            model.thumbnails.set_ratio(self.devicePixelRatioF())
+        if isinstance(model, ResultsModel) and model.thumbnails.set_ratio(self.devicePixelRatioF()):
+            self.viewport().update()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.key() == Qt.Key.Key_Space and not event.modifiers():

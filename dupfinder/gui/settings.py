@@ -38,6 +38,26 @@ def _as_int(value: Any, default: int, low: int, high: int) -> int:
     return number if low <= number <= high else default
 
 
+#: The radius, in bits, that earlier versions stored for both kinds as their default.
+_OLD_DEFAULT_BITS = 8
+
+
+def _similarity(store: QSettings, kind: str, default: int) -> int:
+    """The kind's similarity threshold in percent.
+
+    Settings from before it existed kept a radius in bits (``scan/<kind>_threshold``). The
+    old default becomes the new default; a radius the person changed keeps its direction
+    and its measure: 0 bits (identical fingerprints) is 100 %, and the percent moves in
+    even steps from there to the default at 8 bits and beyond (12 bits, looser, is below
+    the default), never under 50 %."""
+    stored = store.value(f"scan/{kind}_similarity")
+    if stored is None:
+        bits = _as_int(store.value(f"scan/{kind}_threshold"), _OLD_DEFAULT_BITS, 0, 64)
+        step = (100 - default) / _OLD_DEFAULT_BITS
+        return max(50, min(100, round(100 - bits * step)))
+    return _as_int(stored, default, 50, 100)
+
+
 def _as_bytes(value: Any) -> QByteArray | None:
     if isinstance(value, QByteArray) and not value.isEmpty():
         return value
@@ -76,12 +96,8 @@ class Settings:
             include=str(s.value("scan/include", "")),
             exclude=str(s.value("scan/exclude", "")),
             kinds=kinds or frozenset({Kind.TEXT, Kind.IMAGE}),
-            text_similarity=_as_int(
-                s.value("scan/text_similarity"), round(DEFAULT_TEXT_SIMILARITY * 100), 50, 100
-            ),
-            image_similarity=_as_int(
-                s.value("scan/image_similarity"), round(DEFAULT_IMAGE_SIMILARITY * 100), 50, 100
-            ),
+            text_similarity=_similarity(s, "text", round(DEFAULT_TEXT_SIMILARITY * 100)),
+            image_similarity=_similarity(s, "image", round(DEFAULT_IMAGE_SIMILARITY * 100)),
             advanced=self._load_advanced(),
         )
 

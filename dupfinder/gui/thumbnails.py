@@ -152,11 +152,16 @@ class Thumbnails(QObject):
 
     # --- what the list shows -----------------------------------------------------------------
 
-    def set_ratio(self, ratio: float) -> None:
-        """Device pixels per logical pixel of the screen the list is on."""
-        if ratio > 0 and ratio != self.ratio:
-            self.ratio = ratio
-            self._placeholder = self._broken = self._blank = None
+    def set_ratio(self, ratio: float) -> bool:
+        """Device pixels per logical pixel of the screen the list is on; True when that
+        changed, and the thumbnails made for the old screen are forgotten (blurred on a
+        sharper screen, oversized on a coarser one): rows ask for them again as they paint."""
+        if ratio <= 0 or ratio == self.ratio:
+            return False
+        self.ratio = ratio
+        self._placeholder = self._broken = self._blank = None
+        self._cache = LruCache(self._cache.capacity)
+        return True
 
     def device_side(self) -> int:
         return max(1, round(self.side * self.ratio))

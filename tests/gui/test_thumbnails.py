@@ -146,3 +146,25 @@ def test_thumbnails_are_sharp_on_a_2x_screen(qtbot: object, tmp_path: Path) -> N
     assert (pixmap.width(), pixmap.height()) == (64, 64)  # device pixels
     assert pixmap.devicePixelRatio() == 2.0  # drawn in 32 logical pixels
     thumbnails.stop()
+
+
+def test_moving_to_a_sharper_screen_makes_the_thumbnails_again(
+    qtbot: object, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    path = tmp_path / "icon.png"
+    picture(256, 256).save(path)
+    member = _member(path)
+    thumbnails = window.model.thumbnails
+    thumbnails.pixmap(member)
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    assert thumbnails.pixmap(member).width() == 32
+    monkeypatch.setattr(window.view, "devicePixelRatioF", lambda: 2.0)
+    QApplication.sendEvent(window.view, QEvent(QEvent.Type.DevicePixelRatioChange))
+    assert thumbnails.ratio == 2.0
+    assert thumbnails.state(member) is ThumbState.LOADING  # the 1x one is not shown blurred
+    thumbnails.pixmap(member)
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    assert thumbnails.pixmap(member).width() == 64

@@ -47,6 +47,25 @@ def test_damaged_settings_fall_back_to_defaults(tmp_path: Path) -> None:
     assert loaded == ScanSettings()
 
 
+@pytest.mark.parametrize(
+    ("old", "text", "image"),
+    [
+        ("text_threshold=8\nimage_threshold=8", 70, 85),  # the old defaults: the new ones
+        ("text_threshold=4\nimage_threshold=2", 85, 96),  # stricter stays stricter
+        ("text_threshold=12\nimage_threshold=16", 55, 70),  # looser stays looser
+        ("text_threshold=0\nimage_threshold=32", 100, 50),  # identical only; the floor
+        ("text_threshold=4\ntext_similarity=90", 90, 85),  # a new setting wins
+    ],
+)
+def test_a_radius_saved_by_an_earlier_version_becomes_a_similarity(
+    tmp_path: Path, old: str, text: int, image: int
+) -> None:
+    path = tmp_path / "s.ini"
+    path.write_text(f"[scan]\n{old}\n")
+    loaded = Settings(QSettings(str(path), QSettings.Format.IniFormat)).load_scan()
+    assert (loaded.text_similarity, loaded.image_similarity) == (text, image)
+
+
 def test_window_remembers_folders_thresholds_geometry_and_columns(
     make_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
@@ -225,10 +244,19 @@ def test_folders_on_the_command_line_are_scanned_and_quit_after_closes(
 
 
 def test_the_window_takes_the_gil_back_quickly(window: MainWindow) -> None:
-    """A worker thread grouping in Python keeps the GIL at most this long from the window."""
+    """A worker thread running Python keeps the GIL at most this long from the window."""
     import sys
 
-    from dupfinder.gui.main_window import GIL_SWITCH_SECONDS
+    from dupfinder.gui.latency import GIL_SWITCH_SECONDS
 
     assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_SECONDS)
     assert GIL_SWITCH_SECONDS < 0.005  # shorter than Python's default
+
+
+def test_the_app_lifetime_objects_are_out_of_the_collectors_full_passes(
+    window: MainWindow,
+) -> None:
+    """The modules and the window are frozen: a full pass walks only what came after."""
+    import gc
+
+    assert gc.get_freeze_count() > 10_000
