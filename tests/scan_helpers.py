@@ -95,3 +95,8 @@ def dying(code: int, *, progress: ProgressCallback) -> None:
 def sleeping(seconds: float, *, progress: ProgressCallback) -> None:
     progress(Progress(Phase.COMPARING, 0, 1))
     time.sleep(seconds)
+
+
+def niceness(*, progress: ProgressCallback) -> int:
+    """The scheduling niceness of the process this runs in."""
+    return os.nice(0)

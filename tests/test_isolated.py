@@ -1,17 +1,22 @@
 """A long call in a worker process: its result and progress come back, a cancel kills it at
-once, and any way it fails is an IsolatedFailure, never a hang."""
+once, and any way it fails is an IsolatedFailure, never a hang. Beside a window, worker
+processes run at a lower priority."""
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-from scan_helpers import counted_sum, dying, raising, sleeping
+from scan_helpers import counted_sum, dying, niceness, raising, sleeping
 
 from dupfinder.core import isolated
+from dupfinder.core.fingerprint import worker_init
 from dupfinder.core.model import Phase, Progress
+from dupfinder.core.priority import BACKGROUND_NICENESS
 from dupfinder.core.scan import _mp_context
 
 
@@ -49,3 +54,22 @@ def test_a_cancel_kills_the_call_at_once() -> None:
     assert isolated.call(sleeping, (600.0,), _mp_context(), on_progress, cancel) is None
     assert time.monotonic() - began < 300  # it did not wait for the call's ten minutes
     assert not multiprocessing.active_children()
+
+
+def test_a_background_call_yields_the_cpu_to_the_window() -> None:
+    here = os.nice(0)
+    expected = min(19, here + BACKGROUND_NICENESS)
+    assert isolated.call(niceness, (), _mp_context(), print, threading.Event()) == here
+    background = isolated.call(
+        niceness, (), _mp_context(), print, threading.Event(), background=True
+    )
+    assert background == expected
+
+
+def test_a_scans_workers_beside_a_window_yield_the_cpu_to_it() -> None:
+    here = os.nice(0)
+    for background, expected in ((False, here), (True, min(19, here + BACKGROUND_NICENESS))):
+        with ProcessPoolExecutor(
+            1, mp_context=_mp_context(), initializer=worker_init, initargs=(0, background)
+        ) as pool:
+            assert pool.submit(os.nice, 0).result() == expected

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from dupfinder.core.errors import FileProblem, TooLittleContent, UnsupportedFile
 from dupfinder.core.formats import kind_for_path
 from dupfinder.core.model import Kind
+from dupfinder.core.priority import run_in_background
 from dupfinder.core.quiet import silence_process
 from dupfinder.core.walk import describe_os_error
 
@@ -158,10 +159,13 @@ def fingerprint_batch(tasks: list[Task], image_invariance: bool = False) -> list
     return [fingerprint_file(task, image_invariance=image_invariance) for task in tasks]
 
 
-def worker_init(text_bytes: int = 0) -> None:
+def worker_init(text_bytes: int = 0, background: bool = False) -> None:
     """Workers ignore Ctrl-C (the parent cancels them in order) and never write to the terminal;
-    ``text_bytes`` (a worker's share of the documents) picks the text engine up front."""
+    ``text_bytes`` (a worker's share of the documents) picks the text engine up front;
+    ``background`` workers (a scan beside a window) yield the CPU to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if background:
+        run_in_background()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     silence_process()
     if text_bytes:

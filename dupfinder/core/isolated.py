@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.model import Progress, ProgressCallback
+from dupfinder.core.priority import run_in_background
 
 __all__ = ["IsolatedFailure", "call"]
 
@@ -49,13 +50,18 @@ def call(
     context: multiprocessing.context.BaseContext,
     progress: ProgressCallback,
     cancel: threading.Event,
+    background: bool = False,
 ) -> T | None:
     """``function(*args, progress=...)`` in a new process of ``context``; None if cancelled.
+    A ``background`` process runs at a lower scheduling priority.
 
     Raises ``IsolatedFailure`` when the process cannot start, raises, or dies."""
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(  # type: ignore[attr-defined]
-        target=_serve, args=(sender, function, args), name="dupfinder-isolated", daemon=True
+        target=_serve,
+        args=(sender, function, args, background),
+        name="dupfinder-isolated",
+        daemon=True,
     )
     try:
         process.start()
@@ -90,8 +96,12 @@ def call(
         process.close()
 
 
-def _serve(sender: Connection, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _serve(
+    sender: Connection, function: Callable[..., Any], args: tuple[Any, ...], background: bool
+) -> None:
     """The worker process's side: run the call, send its progress and then its result."""
+    if background:
+        run_in_background()
     try:
         value = function(*args, progress=sender.send)
         sender.send(_Returned(value))

@@ -58,6 +58,7 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
+from dupfinder.core.priority import beside_window
 from dupfinder.core.quiet import silenced
 from dupfinder.core.walk import WalkReport, walk
 
@@ -336,9 +337,7 @@ def _outcomes(
     # Small scans skip the pool's start-up, but only on the main thread: the per-file time
     # limit is a SIGALRM timer, which exists there and in the pool's workers, not in the
     # desktop app's scan thread.
-    small = (
-        len(tasks) <= _IN_PROCESS_LIMIT and threading.current_thread() is threading.main_thread()
-    )
+    small = len(tasks) <= _IN_PROCESS_LIMIT and not beside_window()
     if options.jobs <= 1 or small:
         text_compiled.expect(tasks.text_bytes())
         for start in range(0, len(tasks), 8):
@@ -375,7 +374,7 @@ def _pool_outcomes(
             max_workers=options.jobs,
             mp_context=_mp_context(),
             initializer=worker_init,
-            initargs=(text_bytes,),
+            initargs=(text_bytes, beside_window()),
         )
         inflight: dict[Future[list[Outcome]], list[Task]] = {}
         try:
@@ -436,14 +435,15 @@ def _compare(
     cancel stops it at once; if that process fails, the grouping runs here instead."""
     progress = functools.partial(sample, force=True)
     found: tuple[list[KindGroups], int] | None = None
-    if (
-        cancel is not None
-        and threading.current_thread() is not threading.main_thread()
-        and compared_rows(files, outcomes) >= _ISOLATED_MIN
-    ):
+    if cancel is not None and beside_window() and compared_rows(files, outcomes) >= _ISOLATED_MIN:
         try:
             found = isolated.call(
-                group_rows, (files, outcomes, options, pair_finder), _mp_context(), progress, cancel
+                group_rows,
+                (files, outcomes, options, pair_finder),
+                _mp_context(),
+                progress,
+                cancel,
+                background=True,
             )
         except isolated.IsolatedFailure as exc:
             _log.warning("grouping in a worker process failed (%s); grouping here", exc)
