@@ -113,3 +113,12 @@ def test_small_scans_and_the_command_line_group_in_process(
     options = ScanOptions(roots=(folder,), use_cache=False)
     assert scan.run(options).groups  # the main thread, as the command line runs it
     assert _on_a_thread(options, threading.Event()).groups  # fewer files than the minimum
+
+
+def test_grouping_progress_counts_the_files_compared(folder: Path) -> None:
+    seen: list[Progress] = []
+    scan.run(ScanOptions(roots=(folder,), use_cache=False), seen.append)
+    comparing = [(p.done, p.total) for p in seen if p.phase is Phase.COMPARING]
+    assert comparing[0] == (0, 19)  # 13 documents and 6 pictures, not "0 of 2" kinds
+    assert comparing[-1] == (19, 19)
+    assert [done for done, _ in comparing] == sorted(done for done, _ in comparing)

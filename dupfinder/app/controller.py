@@ -37,7 +37,7 @@ from dupfinder.app.jobs import (
 )
 from dupfinder.app.listing import Listing, PreparedResult, SortKey, group_numbers, prepare
 from dupfinder.app.marks import MarkSet
-from dupfinder.app.progress import ProgressEstimate
+from dupfinder.app.progress import ProgressEstimate, stopped_text
 from dupfinder.app.similar import (
     Outcome,
     ScanView,
@@ -261,12 +261,7 @@ class App:
     def _scanned(self, rescored: Rescored) -> None:
         stats = rescored.raw.stats
         if stats.cancelled:
-            last = self.estimate.last
-            text = translate("App", "Scan stopped.")
-            if last is not None and last.total:
-                amount = last.total
-                text = translate("App", "Scan stopped after {done} of %Ln files.", None, amount)
-                text = text.format(done=f"{last.done:,}")
+            text = stopped_text(self.estimate.last)
             if self.has_result:
                 text += " " + translate("App", "The list still shows the previous results.")
             self.view.show_message(text)

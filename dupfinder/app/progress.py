@@ -15,7 +15,7 @@ from collections import deque
 from dupfinder.app.i18n import translate
 from dupfinder.core.model import Phase, Progress
 
-__all__ = ["ProgressEstimate", "duration_text"]
+__all__ = ["ProgressEstimate", "duration_text", "stopped_text"]
 
 #: Seconds a phase runs, and share of it done, before an estimate is shown.
 WARM_UP_SECONDS = 3.0
@@ -36,6 +36,37 @@ def _label(phase: Phase) -> str:
         Phase.APPLYING: translate("Progress", "Working"),
     }
     return labels[phase]
+
+
+def stopped_text(last: Progress | None) -> str:
+    """How far a cancelled scan got, from its last progress sample, in the phase's own
+    words: files found, files fingerprinted, files whose bytes were compared, or files being
+    grouped (a count of files in every case)."""
+    if last is None:
+        return translate("Progress", "Scan stopped.")
+    done = f"{last.done:,}"
+    if last.phase is Phase.WALKING:
+        amount = last.done
+        return translate("Progress", "Scan stopped after finding %Ln file(s).", None, amount)
+    if last.total is None:
+        return translate("Progress", "Scan stopped.")
+    amount = last.total
+    if last.phase is Phase.FINGERPRINTING:
+        text = translate(
+            "Progress", "Scan stopped after fingerprinting {done} of %Ln file(s).", None, amount
+        )
+    elif last.phase is Phase.IDENTICAL:
+        text = translate(
+            "Progress",
+            "Scan stopped after comparing the bytes of {done} of %Ln file(s).",
+            None,
+            amount,
+        )
+    elif last.phase is Phase.COMPARING:
+        text = translate("Progress", "Scan stopped while grouping %Ln file(s).", None, amount)
+    else:
+        return translate("Progress", "Scan stopped.")
+    return text.format(done=done)
 
 
 def duration_text(seconds: float) -> str:

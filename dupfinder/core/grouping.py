@@ -146,15 +146,19 @@ def group_rows(
     progress: ProgressCallback = no_progress,
 ) -> tuple[list[KindGroups], int]:
     """Index each kind on its own, verify the pairs it proposes, and cluster them: the
-    groups of every kind as columns, and how many verified pairs linked them."""
+    groups of every kind as columns, and how many verified pairs linked them. Progress
+    counts the files compared, a kind at a time."""
     parts: list[KindGroups] = []
     total_pairs = 0
     references = tuple(os.path.realpath(folder) for folder in options.references)
     kinds = sorted(files.kinds_present())
-    for step, kind in enumerate(kinds):
-        progress(Progress(Phase.COMPARING, step, len(kinds)))
-        rows = files.rows_of(kind)
-        rows = rows[outcomes.has_value[rows]]
+    rows_by_kind = [files.rows_of(kind) for kind in kinds]
+    rows_by_kind = [rows[outcomes.has_value[rows]] for rows in rows_by_kind]
+    total = sum(len(rows) for rows in rows_by_kind)
+    done = 0
+    for kind, rows in zip(kinds, rows_by_kind, strict=True):
+        progress(Progress(Phase.COMPARING, done, total))
+        done += len(rows)
         if len(rows) < 2:
             continue
         values = outcomes.values[rows]
@@ -206,7 +210,7 @@ def group_rows(
                     np.concatenate(similarities).astype(np.float64),
                 )
             )
-    progress(Progress(Phase.COMPARING, len(kinds), len(kinds)))
+    progress(Progress(Phase.COMPARING, total, total))
     return parts, total_pairs
 
 

@@ -20,14 +20,6 @@
         <translation>未能应用已记住的判断</translation>
     </message>
     <message>
-        <source>Scan stopped.</source>
-        <translation>扫描已停止。</translation>
-    </message>
-    <message>
-        <source>Scan stopped after {done} of %Ln files.</source>
-        <translation>扫描已停止：已处理 {done} / %Ln 个文件。</translation>
-    </message>
-    <message>
         <source>The list still shows the previous results.</source>
         <translation>列表中仍是上次的结果。</translation>
     </message>
@@ -1013,6 +1005,26 @@ or use “Add folder…”</source>
     <message>
         <source>Working</source>
         <translation>正在处理</translation>
+    </message>
+    <message>
+        <source>Scan stopped.</source>
+        <translation>扫描已停止。</translation>
+    </message>
+    <message>
+        <source>Scan stopped after finding %Ln file(s).</source>
+        <translation>扫描已停止：已找到 %Ln 个文件。</translation>
+    </message>
+    <message>
+        <source>Scan stopped after fingerprinting {done} of %Ln file(s).</source>
+        <translation>扫描已停止：已为 %Ln 个文件中的 {done} 个计算指纹。</translation>
+    </message>
+    <message>
+        <source>Scan stopped after comparing the bytes of {done} of %Ln file(s).</source>
+        <translation>扫描已停止：已比较 %Ln 个文件中 {done} 个的字节。</translation>
+    </message>
+    <message>
+        <source>Scan stopped while grouping %Ln file(s).</source>
+        <translation>扫描已停止：正在对 %Ln 个文件分组时停止。</translation>
     </message>
     <message>
         <source>%n s</source>

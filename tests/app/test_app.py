@@ -270,7 +270,36 @@ def test_a_cancelled_scan_says_how_far_it_got(tmp_path: Path) -> None:
 
     app.scan_function = stopped
     app.scan(options(tmp_path), ())
-    assert view.message == "Scan stopped after 5,736 of 14,017 files."
+    assert view.message == "Scan stopped after fingerprinting 5,736 of 14,017 files."
+
+
+@pytest.mark.parametrize(
+    ("last", "said"),
+    [
+        (None, "Scan stopped."),
+        (("walking", 1200, None), "Scan stopped after finding 1,200 files."),
+        (("walking", 1, None), "Scan stopped after finding 1 file."),
+        (("identical", 20, 300), "Scan stopped after comparing the bytes of 20 of 300 files."),
+        # grouping counts files too: "0 of 3" had read as three files when it meant kinds
+        (("comparing", 0, 62257), "Scan stopped while grouping 62,257 files."),
+    ],
+)
+def test_a_cancelled_scan_says_how_far_it_got_in_each_phase(
+    tmp_path: Path, last: tuple[str, int, int | None] | None, said: str
+) -> None:
+    from dupfinder.core.model import Phase, Progress, ScanStats
+
+    app, view = make_app(tmp_path)
+
+    def stopped(_o: object, progress: object, _c: object) -> ScanResult:
+        if last is not None:
+            phase, done, total = last
+            progress(Progress(Phase(phase), done, total))  # type: ignore[operator]
+        return ScanResult(stats=ScanStats(files_seen=62257, cancelled=True))
+
+    app.scan_function = stopped
+    app.scan(options(tmp_path), ())
+    assert view.message == said
 
 
 def test_failures_reach_the_view(tmp_path: Path) -> None:
