@@ -20,9 +20,11 @@ from dupfinder.core.priority import BACKGROUND_NICENESS
 from dupfinder.core.scan import _mp_context
 
 
-def test_the_result_and_the_progress_come_back() -> None:
+@pytest.mark.parametrize("start", ["forkserver", "spawn"])  # spawn: the bundles, macOS, Windows
+def test_the_result_and_the_progress_come_back(start: str) -> None:
     seen: list[Progress] = []
-    result = isolated.call(counted_sum, ([1, 2, 3],), _mp_context(), seen.append, threading.Event())
+    context = multiprocessing.get_context(start)
+    result = isolated.call(counted_sum, ([1, 2, 3],), context, seen.append, threading.Event())
     assert result == 6
     assert [p.done for p in seen] == [0, 1, 2]
     assert all(p.phase is Phase.COMPARING and p.total == 3 for p in seen)
