@@ -113,6 +113,8 @@ class App:
         self.marks = MarkSet()
         self.history = History(self.journal)
         self.raw: ScanResult | None = None  # the result before decisions; None: nothing yet
+        #: Groups the last scan showed: an empty list after it means all were handled.
+        self.scan_found = 0
         self.job: JobKind | None = None
         self.references: tuple[str, ...] = ()
         self.estimate = ProgressEstimate()
@@ -269,6 +271,7 @@ class App:
         self.history.clear()
         self._show(rescored, frozenset(), terms=self._close_similar())
         groups, files, reclaim = self.totals()
+        self.scan_found = groups
         found = translate("App", "Found %Ln group(s)", None, groups)
         amount = stats.files_seen
         detail = translate(

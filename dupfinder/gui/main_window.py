@@ -643,6 +643,8 @@ class MainWindow(QMainWindow):
                 hint = translate("Window", "Add folders on the left, then press Scan.")
         elif app.similar is not None and self.model.totals()[0] == 0:
             hint = empty_hint(app.similar)
+        elif self.model.totals()[0] == 0 and app.scan_found:
+            hint = translate("Window", "No groups left to review: each was acted on or set aside.")
         elif self.model.totals()[0] == 0:
             hint = translate("Window", "No near-duplicates found.")
         elif self.model.rowCount() == 0:

@@ -5,6 +5,7 @@
     <name>App</name>
     <message>
         <source>Wait for the running task to finish.</source>
+        <extracomment>Groups the last scan showed: an empty list after it means all were handled.</extracomment>
         <translation>请等待当前任务完成。</translation>
     </message>
     <message>
@@ -1458,6 +1459,10 @@ or use “Add folder…”</source>
     <message>
         <source>Add folders on the left, then press Scan.</source>
         <translation>在左侧添加文件夹，然后按“扫描”。</translation>
+    </message>
+    <message>
+        <source>No groups left to review: each was acted on or set aside.</source>
+        <translation>没有待查看的组了：每组都已处理或搁置。</translation>
     </message>
     <message>
         <source>No near-duplicates found.</source>

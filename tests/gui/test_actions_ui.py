@@ -100,7 +100,8 @@ def test_keep_rule_marks_all_but_one_and_trash_leaves_one_per_group(
     for group in result.groups:
         assert sum(Path(m.path).exists() for m in group.members) == 1
     assert window.model.totals()[0] == 0
-    assert "No near-duplicates" in window.view.placeholder
+    # the scan did find groups: an empty list now means they were all handled
+    assert window.view.placeholder == "No groups left to review: each was acted on or set aside."
 
 
 def test_reference_folder_files_are_locked_and_kept(
@@ -247,3 +248,12 @@ def test_member_rows_carry_the_member(qtbot: object, window: MainWindow, tmp_pat
     scan_folder(qtbot, window, tmp_path / "docs")
     index = window.model.index_of_path(str(files["edited"]))
     assert index.data(MEMBER_ROLE).path == str(files["edited"])
+
+
+def test_a_scan_that_finds_nothing_says_so(
+    qtbot: object, window: MainWindow, tmp_path: Path
+) -> None:
+    (tmp_path / "only").mkdir()
+    (tmp_path / "only" / "alone.txt").write_text("nothing else is like this file\n")
+    scan_folder(qtbot, window, tmp_path / "only")
+    assert window.view.placeholder == "No near-duplicates found."
