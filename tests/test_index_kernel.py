@@ -9,7 +9,9 @@ k = 0..12 and sizes from 0 to tens of thousands.
 from __future__ import annotations
 
 import logging
+import math
 import sys
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -117,11 +119,8 @@ def test_kernel_identical_values(k: int) -> None:
     assert_three_agree(x, k)
 
 
-def test_every_table_reports_only_its_own_pairs() -> None:
+def assert_each_table_reports_its_own_pairs(x: np.ndarray, layout: index_kernel.Layout) -> None:
     """The union of per-table results is every pair once, and table t's pairs share its key."""
-    k, blocks = 4, 6
-    x = planted(11, 3000, k)
-    layout = index_kernel.make_layout(k, blocks)
     seen = []
     for t in range(len(layout.tables)):
         a, b, d = index_kernel.table_pairs(x, layout, t)
@@ -130,9 +129,13 @@ def test_every_table_reports_only_its_own_pairs() -> None:
         seen.append(np.stack((a, b, d), axis=1))
     got = np.concatenate(seen)
     got = got[np.lexsort((got[:, 1], got[:, 0]))]
-    pairs, dist = brute_pairs(x, k)
+    pairs, dist = brute_pairs(x, layout.k)
     np.testing.assert_array_equal(got[:, :2], pairs)
     np.testing.assert_array_equal(got[:, 2], dist)
+
+
+def test_every_table_reports_only_its_own_pairs() -> None:
+    assert_each_table_reports_its_own_pairs(planted(11, 3000, 4), index_kernel.make_layout(4, 6))
 
 
 def test_table_pairs_on_a_key_range_of_one_table() -> None:
@@ -154,8 +157,9 @@ def test_table_pairs_on_a_key_range_of_one_table() -> None:
 
 def test_threads_give_the_same_pairs() -> None:
     x = planted(3, 5000, 5)
-    one = index_kernel.all_pairs(x, 5, 8, threads=1)
-    two = index_kernel.all_pairs(x, 5, 8, threads=2)
+    layout = index_kernel.make_layout(5, 8)
+    one = index_kernel.all_pairs(x, layout, threads=1)
+    two = index_kernel.all_pairs(x, layout, threads=2)
     order_one, order_two = np.lexsort(one[:2]), np.lexsort(two[:2])
     for u, v in zip(one, two, strict=True):
         np.testing.assert_array_equal(u[order_one], v[order_two])
@@ -297,3 +301,114 @@ def test_pairs_are_packed_sorted_and_unpacked() -> None:
     order = np.lexsort((d, hi, lo))
     np.testing.assert_array_equal(pairs, np.stack((lo[order], hi[order]), axis=1))
     np.testing.assert_array_equal(dist, d[order])
+
+
+# ----------------------------------------------------------------------------- designs
+
+#: Layouts of several parts, each with at most its share of the differences: the designs the
+#: cost model picks at k = 3..12 for sizes from 30,000 to 10,000,000, and uneven ones.
+DESIGNS = [
+    (3, ((32, 1, 3), (32, 1, 3))),
+    (5, ((22, 1, 3), (21, 1, 3), (21, 1, 3))),
+    (8, ((21, 2, 5), (21, 2, 5), (22, 2, 5))),
+    (8, ((22, 2, 7), (21, 2, 7), (21, 2, 7))),
+    (8, ((22, 3, 6), (21, 2, 5), (21, 1, 4))),
+    (10, ((16, 2, 4), (16, 2, 4), (16, 2, 4), (16, 1, 2))),
+    (12, ((22, 4, 8), (21, 3, 7), (21, 3, 7))),
+    (6, ((40, 3, 5), (24, 3, 4))),  # more room than needed: shares adding up past k + 1
+]
+
+
+def design(k: int, parts: tuple[tuple[int, int, int], ...]) -> index_kernel.Layout:
+    return index_kernel.make_design(k, tuple(index_kernel.Part(*p) for p in parts))
+
+
+def design_pairs(x: np.ndarray, layout: index_kernel.Layout) -> tuple[np.ndarray, np.ndarray]:
+    a, b, d = index_kernel.all_pairs(x, layout)
+    return index_kernel.sort_pairs(a, b, d, x.size)
+
+
+@pytest.mark.parametrize(("k", "parts"), DESIGNS)
+def test_every_pattern_of_differences_leaves_some_key_whole(
+    k: int, parts: tuple[tuple[int, int, int], ...]
+) -> None:
+    """The covering property, block by block: whichever k blocks (or fewer) hold the
+    differences, some table's key lies in the others. (Each block with a difference needs
+    one differing bit, so this is every pattern of k differing bits.)"""
+    layout = design(k, parts)
+    assert len(layout.tables) == sum(math.comb(b, e) for _, e, b in parts)
+    widths = [w for p in layout.parts for w in p.widths()]
+    lows = [64 - sum(widths[: i + 1]) for i in range(len(widths))]
+    block_bits = [((1 << w) - 1) << low for w, low in zip(widths, lows, strict=True)]
+    key_bits = [sum(block_bits[b] for b in t.key_blocks) for t in layout.tables]
+    for touched in range(k + 1):
+        for hit in combinations(range(len(widths)), touched):
+            differ = sum(block_bits[b] for b in hit)
+            assert any(key & differ == 0 for key in key_bits), hit
+
+
+@pytest.mark.parametrize(("k", "parts"), DESIGNS)
+@pytest.mark.parametrize("low_entropy", [False, True])
+def test_designs_give_brute_force_pairs(
+    k: int, parts: tuple[tuple[int, int, int], ...], low_entropy: bool
+) -> None:
+    """Planted neighbours at every distance, copies and values sharing most bits: every pair
+    once, as brute force finds them."""
+    x = planted(k * 7 + len(parts), 4000, k, low_entropy=low_entropy)
+    for got, want in zip(design_pairs(x, design(k, parts)), brute_pairs(x, k), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("k", "parts"), DESIGNS[:5])
+def test_designs_at_tens_of_thousands_match_the_reference(
+    k: int, parts: tuple[tuple[int, int, int], ...]
+) -> None:
+    x = planted(k, 60_000, k)
+    ref = all_pairs_with_distances(x, k, engine=Engine.NUMPY)
+    for got, want in zip(design_pairs(x, design(k, parts)), ref, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("k", [0, 2, 8])
+def test_designs_with_identical_values(k: int) -> None:
+    rng = np.random.default_rng(k + 50)
+    x = np.repeat(rng.integers(0, 2**64, 30, dtype=np.uint64), 40)  # 30 values, 40 copies
+    x = np.concatenate([x, flip_bits(rng, x[:200], 1)])
+    rng.shuffle(x)
+    layout = index_kernel.choose_layout(max(x.size, 1_000_000), k)
+    for got, want in zip(design_pairs(x, layout), brute_pairs(x, k), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_each_pair_is_reported_by_one_table_of_a_design() -> None:
+    """The canonical rule across parts: table by table, every pair once, each sharing the
+    reporting table's key."""
+    layout = design(8, ((21, 2, 5), (21, 2, 5), (22, 2, 5)))
+    assert_each_table_reports_its_own_pairs(planted(3, 3000, 8), layout)
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ((32, 1, 3), (30, 1, 3)),  # 62 bits
+        ((32, 1, 3), (32, 3, 3)),  # as many errors as blocks
+        ((32, 1, 3), (32, 0, 3)),  # shares add up to k: a pair may escape every part
+    ],
+)
+def test_designs_that_would_miss_pairs_are_refused(parts: tuple[tuple[int, int, int], ...]) -> None:
+    with pytest.raises(ValueError, match=r"parts|errors"):
+        design(3, parts)
+
+
+def test_the_cost_model_prefers_parts_at_large_k() -> None:
+    """Several parts need fewer tables for the same key length: chosen from k = 5 on at a
+    million fingerprints; at k = 3 one part (Manku's layout) stays."""
+    assert len(index_kernel.choose_layout(1_000_000, 3).parts) == 1
+    for k in (5, 8, 12):
+        layout = index_kernel.choose_layout(1_000_000, k)
+        assert len(layout.parts) > 1
+        manku = min(
+            (index_kernel.make_layout(k, m) for m in range(k + 1, k + 5)),
+            key=lambda m: index_kernel.layout_cost(1_000_000, m),
+        )
+        assert len(layout.tables) < len(manku.tables)

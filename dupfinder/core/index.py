@@ -522,7 +522,8 @@ def _search(
         if blocks is None and direct < _pairs_cost(n, k, m, kernel is not None):
             found = _direct_pairs(values, k)
         elif kernel is not None:
-            found = [kernel.all_pairs(values, k, m)]
+            layout = kernel.make_layout(k, m) if blocks else kernel.choose_layout(n, k)
+            found = [kernel.all_pairs(values, layout)]
         else:
             ids = np.arange(n, dtype=np.uint64)
             tmp = np.empty(n, np.uint64)

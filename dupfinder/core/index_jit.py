@@ -780,9 +780,11 @@ def pack_pairs(a: Any, b: Any, d: Any, n: int) -> Any:
 @numba.njit(**_JIT)
 def unpack_pairs(packed: Any, n: int) -> tuple[Any, Any]:
     """The ``(P, 2)`` pairs and the distances of sorted packed pairs: the first row only
-    grows along the sorted array, so it is found by walking, not by a division per pair."""
+    grows along the sorted array, so it is found by walking, not by a division per pair.
+    The distances overwrite ``packed`` (returned as the distances): with a hundred million
+    pairs, touching a fresh gigabyte costs more than the loop itself."""
     pairs = np.empty((packed.size, 2), np.int64)
-    dist = np.empty(packed.size, np.int64)
+    dist = packed
     i, base = 0, 0
     for p in range(packed.size):
         v = packed[p]

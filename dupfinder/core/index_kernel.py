@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import queue
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import combinations
@@ -37,14 +38,18 @@ from dupfinder.core.jit_loader import load_compiled
 
 __all__ = [
     "Layout",
+    "Part",
     "ProbeIndex",
     "ProbePlan",
     "TableArrays",
     "Workspace",
     "all_pairs",
     "available",
+    "choose_layout",
     "cross_pairs",
     "expand_sorted",
+    "layout_cost",
+    "make_design",
     "make_layout",
     "probe_plan",
     "sort_pairs",
@@ -100,10 +105,16 @@ class TableArrays:
     differ: U64Array  # earlier blocks the pair must differ on for this table to be canonical
     first_low: int  # the lowest bit of the table's first block in a fingerprint
     first_width: int  # and its width: the first block's bits lead every entry
+    key_blocks: tuple[int, ...]  # the key's blocks (tables led by one block share a sort)
 
     @classmethod
-    def of(cls, m: int, chosen: tuple[int, ...]) -> TableArrays:
-        widths = _block_widths(m)
+    def of(
+        cls, widths: list[int], chosen: tuple[int, ...], differ: list[tuple[int, ...]]
+    ) -> TableArrays:
+        """The table keyed by blocks ``chosen`` (of blocks ``widths`` wide, from the top bit
+        down), reporting the pairs that differ somewhere in each set of blocks of ``differ``
+        (those of the earlier tables' keys)."""
+        m = len(widths)
         lows = [_BITS - sum(widths[: i + 1]) for i in range(m)]
         order = [*chosen, *(b for b in range(m) if b not in chosen)]
         segments, top = [], _BITS
@@ -117,20 +128,20 @@ class TableArrays:
                 out |= (mask & seg) << shift if shift >= 0 else (mask & seg) >> -shift
             return np.uint64(out)
 
-        def block(b: int) -> int:
-            return ((1 << widths[b]) - 1) << lows[b]
+        def bits(blocks: tuple[int, ...]) -> int:
+            return sum(((1 << widths[b]) - 1) << lows[b] for b in blocks)
 
-        picked = set(chosen)
-        skipped = [block(b) for b in range(chosen[-1]) if b not in picked] if chosen else []
+        full = bits(chosen)
         return cls(
             masks=np.array([mask for mask, _ in segments], np.uint64),
             lshift=np.array([max(s, 0) for _, s in segments], np.uint64),
             rshift=np.array([max(-s, 0) for _, s in segments], np.uint64),
             key_bits=sum(widths[b] for b in chosen),
-            full=permuted(sum(block(b) for b in chosen)),
-            differ=np.array([permuted(mask) for mask in skipped], np.uint64),
+            full=permuted(full),
+            differ=np.array([permuted(bits(blocks)) for blocks in differ], np.uint64),
             first_low=lows[order[0]],
             first_width=widths[order[0]],
+            key_blocks=chosen,
         )
 
     def segments_for(self, bits: int) -> int:
@@ -152,20 +163,162 @@ class TableArrays:
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """``width`` consecutive bits expected to hold at most ``errors`` of a near pair's
+    differing bits, cut into ``blocks`` blocks: its tables key on every choice of
+    ``blocks - errors`` of them (Manku's scheme inside the part)."""
+
+    width: int
+    errors: int
+    blocks: int
+
+    @property
+    def tables(self) -> int:
+        return math.comb(self.blocks, self.errors)
+
+    def widths(self) -> list[int]:
+        q, r = divmod(self.width, self.blocks)
+        return [q + 1 if i < r else q for i in range(self.blocks)]
+
+
+@dataclass(frozen=True, slots=True)
 class Layout:
-    """The C(blocks, k) tables for radius ``k``, in the order of the canonical-table rule."""
+    """The tables for radius ``k``: the bits cut into ``parts`` so that every pair within k
+    has at most ``errors`` differing bits in some part (pigeonhole: the parts' ``errors + 1``
+    add up to more than k), each part searched by Manku's tables over its own blocks.
+
+    One part of 64 bits is Manku's layout: C(blocks, k) tables. Several parts need fewer
+    tables for the same key length (a covering design): k = 8 as three parts of 21-22 bits,
+    each with at most 2 differing bits and 5 blocks, is 30 tables of 12-14 key bits, where
+    one part of 10 blocks is 45 tables of 12-14 bits. Tables are in order of the
+    canonical-table rule: a pair is reported by the first table whose key it agrees on.
+    """
 
     k: int
-    blocks: int
+    parts: tuple[Part, ...]
     tables: tuple[TableArrays, ...]
+
+    @property
+    def blocks(self) -> int:
+        return sum(part.blocks for part in self.parts)
+
+
+@functools.cache
+def make_design(k: int, parts: tuple[Part, ...]) -> Layout:
+    """The tables of ``parts`` (their widths add up to 64) for radius ``k``.
+
+    A pair is canonical for a table when no earlier table's key fits it: inside the table's
+    own part (Manku's order) that is a difference in every skipped block before its last
+    chosen one; in each earlier part, a difference in every key of that part.
+    """
+    if sum(part.width for part in parts) != _BITS:
+        raise ValueError(f"the parts must cover {_BITS} bits, got {parts}")
+    if not all(0 <= part.errors < part.blocks <= part.width for part in parts):
+        raise ValueError(f"need 0 <= errors < blocks <= width in every part, got {parts}")
+    if sum(part.errors + 1 for part in parts) <= k:
+        raise ValueError(f"parts {parts} miss pairs at radius {k}")
+    widths = [w for part in parts for w in part.widths()]
+    tables: list[TableArrays] = []
+    earlier: list[tuple[int, ...]] = []  # the keys of the earlier parts
+    first = 0
+    for part in parts:
+        keys = list(combinations(range(first, first + part.blocks), part.blocks - part.errors))
+        for key in keys:
+            skipped = [(b,) for b in range(first, key[-1]) if b not in key]
+            tables.append(TableArrays.of(widths, key, [*skipped, *earlier]))
+        earlier += keys
+        first += part.blocks
+    return Layout(k, parts, tuple(tables))
+
+
+# The kernel's costs (ns), fitted to k = 8, n = 1,000,000 on a 2-core x86-64 (AVX-512)
+# machine with numba 0.68 (layouts of 30 to 165 tables): per table (buffers, hand-off); per
+# entry and table (permutation, counting sort in cache, the window or bucket set-up); per
+# entry, table and fingerprint of the mean run of equal keys (vectorised comparisons, about
+# half the run); per entry of each first-level sort (shared by the tables one block leads).
+_NS_TABLE = 20_000.0
+_NS_ENTRY = 4.5
+_NS_RUN = 0.02
+_NS_GROUP = 3.0
+#: Most tables of an automatic layout.
+_MAX_TABLES = 2000
+#: Most parts an automatic layout tries (more parts, shorter keys).
+_MAX_PARTS = 4
+
+
+def _part_cost(n: int, part: Part) -> float:
+    """Nanoseconds of one part's tables on n fingerprints."""
+    q, wide = divmod(part.width, part.blocks)
+    chosen = part.blocks - part.errors
+    # the mean run over the keys, n / 2^key_bits summed over every choice of blocks (j of
+    # them one bit wider): the short keys weigh most
+    runs = sum(
+        math.comb(wide, j) * math.comb(part.blocks - wide, chosen - j) * n / 2.0 ** (q * chosen + j)
+        for j in range(min(wide, chosen) + 1)
+    )
+    per_table = part.tables * (_NS_TABLE + n * _NS_ENTRY)
+    return per_table + n * _NS_RUN * runs + (part.errors + 1) * n * _NS_GROUP
+
+
+def _best_part(n: int, width: int, errors: int) -> tuple[float, Part]:
+    """The cheapest cut into blocks of ``width`` bits holding at most ``errors`` differences."""
+    best: tuple[float, Part] | None = None
+    for blocks in range(errors + 1, width + 1):
+        part = Part(width, errors, blocks)
+        if part.tables > _MAX_TABLES:
+            break
+        cost = _part_cost(n, part)
+        if best is None or cost < best[0]:
+            best = (cost, part)
+    if best is None:
+        raise ValueError(f"no layout for {width} bits with {errors} errors")
+    return best
+
+
+def _error_budgets(total: int, parts: int, most: int) -> Iterator[tuple[int, ...]]:
+    """Every way to share ``total`` errors among ``parts`` parts, non-increasing, each at most
+    ``most``."""
+    if parts == 1:
+        if total <= most:
+            yield (total,)
+        return
+    for first in range(min(total, most), -1, -1):
+        if first * parts < total:
+            break
+        for rest in _error_budgets(total - first, parts - 1, first):
+            yield (first, *rest)
+
+
+@functools.cache
+def choose_layout(n: int, k: int) -> Layout:
+    """The cheapest layout by the kernel's cost model for n fingerprints at radius k: Manku's
+    tables over all 64 bits, or the bits cut into 2-4 parts where some part holds at most its
+    share of the differences (pigeonhole: the shares plus one per part exceed k)."""
+    best: tuple[float, tuple[Part, ...]] | None = None
+    for count in range(1, min(_MAX_PARTS, k + 1) + 1):
+        q, r = divmod(_BITS, count)
+        widths = [q + 1 if i < r else q for i in range(count)]
+        for budget in _error_budgets(k + 1 - count, count, k):
+            # the part that may hold most errors gets the widest bits
+            choice = [_best_part(n, w, e) for w, e in zip(widths, budget, strict=True)]
+            cost = sum(c for c, _ in choice)
+            if best is None or cost < best[0]:
+                best = (cost, tuple(part for _, part in choice))
+    assert best is not None
+    return make_design(k, best[1])
+
+
+def layout_cost(n: int, layout: Layout) -> float:
+    """The cost model's nanoseconds for all pairs among n fingerprints with ``layout``."""
+    return sum(_part_cost(n, part) for part in layout.parts)
 
 
 def make_layout(k: int, blocks: int) -> Layout:
-    """The tables for radius ``k`` with the 64 bits in ``blocks`` blocks (0 <= k < blocks)."""
+    """Manku's tables for radius ``k`` with the 64 bits in ``blocks`` blocks (0 <= k < blocks):
+    every choice of ``blocks - k`` blocks, in the order of ``itertools.combinations``."""
     if not 0 <= k < blocks <= _BITS:
         raise ValueError(f"need 0 <= k < blocks <= 64, got k={k}, blocks={blocks}")
-    chosen = combinations(range(blocks), blocks - k)
-    return Layout(k, blocks, tuple(TableArrays.of(blocks, c) for c in chosen))
+    return make_design(k, (Part(_BITS, k, blocks),))
 
 
 class Workspace:
@@ -192,10 +345,11 @@ def _sort_bits(n: int, key_bits: int) -> tuple[int, int]:
     return top, sub
 
 
-def _group_bits(n: int, first_width: int) -> int:
-    """Bits of the first level for tables led by a block ``first_width`` bits wide: groups of
-    about 2^12 entries, from that block's bits only (so every table it leads shares them)."""
-    return max(0, min(n.bit_length() - _GROUP_BITS, first_width, 11))
+def _group_bits(n: int, lead_width: int) -> int:
+    """Bits of the first level for tables whose keys start with the same blocks,
+    ``lead_width`` bits: groups of about 2^12 entries, from those bits only (so every table
+    they lead shares them)."""
+    return max(0, min(n.bit_length() - _GROUP_BITS, lead_width, 11))
 
 
 def _sub_bits(n: int, top: int, key_bits: int) -> int:
@@ -225,14 +379,14 @@ def _require() -> ModuleType:
 def _tables_pairs(
     values: U64Array, layout: Layout, ts: list[int], workspace: Workspace | None
 ) -> I64Array:
-    """Pairs ``(i, j, distance)`` whose canonical table is one of ``ts`` (tables led by the
-    same block: they share the first level of the sort)."""
+    """Pairs ``(i, j, distance)`` whose canonical table is one of ``ts`` (tables whose keys
+    start with the same block: they share the first level of the sort)."""
     tables = [layout.tables[t] for t in ts]
-    lead = tables[0]
-    if any((t.first_low, t.first_width) != (lead.first_low, lead.first_width) for t in tables):
-        raise ValueError("tables sharing a first level must be led by the same block")
+    first = tables[0]
+    if any(t.key_blocks[0] != first.key_blocks[0] for t in tables):
+        raise ValueError("tables sharing a first level must start with the same block")
     n = values.size
-    top = _group_bits(n, lead.first_width)
+    top = _group_bits(n, first.first_width)
     subs = [_sub_bits(n, top, t.key_bits) for t in tables]
     segments = max(t.masks.size for t in tables)
     differs = max(1, max(t.differ.size for t in tables))
@@ -247,7 +401,7 @@ def _tables_pairs(
     found: I64Array = _require().tables_pairs(
         values,
         layout.k,
-        lead.first_low + lead.first_width - top,
+        first.first_low + first.first_width - top,
         top,
         stack([t.masks for t in tables], segments),
         stack([t.lshift for t in tables], segments),
@@ -453,19 +607,21 @@ class ProbeIndex:
 
 
 def _bundles(layout: Layout) -> list[list[int]]:
-    """Tables grouped by their first block (they share the sort's first level), largest
-    group first so that threads finish together."""
-    by_first: dict[tuple[int, int], list[int]] = {}
+    """Tables grouped by their first key block (they share the sort's first level), largest
+    group first so that threads finish together. (Grouping by two blocks when the first is
+    narrow sorts smaller groups, but each group of tables pays its own pass over every
+    fingerprint: slower at k = 8, 1,000,000, with blocks of 4 bits.)"""
+    by_first: dict[int, list[int]] = {}
     for t, table in enumerate(layout.tables):
-        by_first.setdefault((table.first_low, table.first_width), []).append(t)
+        by_first.setdefault(table.key_blocks[0], []).append(t)
     return sorted(by_first.values(), key=len, reverse=True)
 
 
 def all_pairs(
-    values: U64Array, k: int, blocks: int, *, threads: int | None = None
+    values: U64Array, layout: Layout, *, threads: int | None = None
 ) -> tuple[I64Array, I64Array, I64Array]:
-    """Every pair of rows within k (unsorted, each once), tables shared among ``threads``."""
-    layout = make_layout(k, blocks)
+    """Every pair of rows within ``layout.k`` (unsorted, each once), tables shared among
+    ``threads``."""
     values = np.ascontiguousarray(values, dtype=np.uint64)
     bundles = _bundles(layout)
     if values.size < 2:
