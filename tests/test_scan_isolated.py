@@ -122,3 +122,22 @@ def test_grouping_progress_counts_the_files_compared(folder: Path) -> None:
     assert comparing[0] == (0, 19)  # 13 documents and 6 pictures, not "0 of 2" kinds
     assert comparing[-1] == (19, 19)
     assert [done for done, _ in comparing] == sorted(done for done, _ in comparing)
+
+
+def test_with_the_cache_the_worker_process_saves_the_library_and_rescans_agree(
+    folder: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path_factory.mktemp("cache")
+    options = ScanOptions(roots=(folder,), cache_dir=cache)
+    here = scan.run(ScanOptions(roots=(folder,), use_cache=False))
+    monkeypatch.setattr(scan, "_ISOLATED_MIN", 2)
+    first = _on_a_thread(options, threading.Event())
+    assert (cache / "library-v1.npz").is_file()  # saved by the worker process
+    write(
+        folder / "docs" / "report-0 (another copy).txt",
+        (folder / "docs" / "report-0.txt").read_text(),
+    )
+    second = _on_a_thread(options, threading.Event())
+    assert _shape(first) == _shape(here)
+    assert len(second.groups) == len(here.groups)
+    assert any(len(g.members) == 3 for g in second.groups)  # the new copy joined its group
