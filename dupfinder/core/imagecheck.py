@@ -33,10 +33,16 @@ the README, *Pictures*).
 from __future__ import annotations
 
 import functools
+import logging
+import os
+import sys
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
+
+from dupfinder.core.jit_loader import load_compiled
 
 __all__ = [
     "BASE_BYTES",
@@ -101,6 +107,14 @@ _DETAIL_BLOCK = 4
 _DETAIL_UNRELATED = 136.0
 #: Pairs compared in one step of the detail check (bounds its temporary arrays).
 _DETAIL_CHUNK = 1024
+#: Pairs a process checks in detail on numpy before it loads the compiled check: numpy
+#: takes about 0.2 ms a pair, and loading numba about 0.5 s (nothing when the index's
+#: kernel loaded it already), so this many pairs cost on numpy what loading costs.
+COMPILED_AFTER_PAIRS = 2_500
+#: Environment variable that forces the detail check's engine: ``numpy`` or ``compiled``.
+ENGINE_VARIABLE = "DUPFINDER_PICTURE_CHECK"
+
+_log = logging.getLogger(__name__)
 
 
 def has_detail(width: int, height: int, picture: Image.Image | None = None) -> bool:
@@ -227,6 +241,70 @@ def _worst_block(x: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> np.n
     return worst
 
 
+@functools.cache
+def _jit() -> ModuleType | None:
+    """The compiled detail check, or None (with one warning) when numba cannot be loaded."""
+    return load_compiled(
+        "dupfinder.core.imagecheck_jit",
+        "compiled picture check unavailable (%s); using numpy",
+        _log,
+    )
+
+
+class _Usage:
+    """Pairs this process has checked in detail on numpy."""
+
+    pairs = 0
+
+
+def _detail_kernel(pairs: int) -> ModuleType | None:
+    """The compiled check for ``pairs`` more pairs, or None for numpy: numpy until a process
+    has checked ``COMPILED_AFTER_PAIRS`` (at most twice the cost of the better choice made in
+    hindsight), or at once when numba is loaded already; ``ENGINE_VARIABLE`` forces either."""
+    forced = os.environ.get(ENGINE_VARIABLE)
+    if forced == "numpy":
+        return None
+    on_numpy = forced != "compiled" and "numba" not in sys.modules
+    if on_numpy and _Usage.pairs < COMPILED_AFTER_PAIRS:
+        _Usage.pairs += pairs
+        return None
+    return _jit()
+
+
+def _worst_both(x: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> np.ndarray:
+    """Per pair, the worse of ``_worst_block`` in both directions (compiled when worth it)."""
+    side = x.shape[-1]
+    block = side // max(side // _DETAIL_BLOCK, 1)
+    jit = _detail_kernel(len(x))
+    if jit is None:
+        both: np.ndarray = np.maximum(_worst_block(x, y), _worst_block(y, x))
+        return both
+    worst: np.ndarray = np.asarray(
+        jit.worst_blocks(
+            np.ascontiguousarray(x, dtype=np.float32),
+            np.ascontiguousarray(y, dtype=np.float32),
+            block,
+        )
+    )
+    return worst
+
+
+def _layout_difference(gx: npt.NDArray[np.float64], gy: npt.NDArray[np.float64]) -> np.ndarray:
+    """Per pair, the worse of ``_block_difference`` in both directions (compiled when worth
+    it; the compiled check shifts by one cell, as ``_SHIFT`` does)."""
+    jit = _detail_kernel(len(gx)) if _SHIFT == 1 else None
+    if jit is None:
+        both: np.ndarray = np.maximum(_block_difference(gx, gy), _block_difference(gy, gx))
+        return both
+    shape = (len(gx), 1, GREY_SIDE, GREY_SIDE)
+    difference: np.ndarray = np.asarray(
+        jit.mean_blocks(
+            np.ascontiguousarray(gx.reshape(shape)), np.ascontiguousarray(gy.reshape(shape)), _BLOCK
+        )
+    )
+    return difference
+
+
 def _detail_similarity(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np.ndarray:
     """Detail similarity of row pairs (detail parts of descriptors); 1 unless both have
     detail. Both are averaged down to the smaller side of the two before comparing."""
@@ -243,8 +321,7 @@ def _detail_similarity(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np
             if value < DETAIL_SIDE:  # at full size the averaging is the identity
                 x = (weights @ x @ weights.T).astype(np.float32, copy=False)
                 y = (weights @ y @ weights.T).astype(np.float32, copy=False)
-            worst = np.maximum(_worst_block(x, y), _worst_block(y, x))
-            out[chunk] = 1.0 - worst / _DETAIL_UNRELATED
+            out[chunk] = 1.0 - _worst_both(x, y) / _DETAIL_UNRELATED
     return out
 
 
@@ -269,8 +346,7 @@ def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float6
     if x.shape != y.shape:
         raise ValueError(f"descriptors must be rows of one shape: {x.shape}, {y.shape}")
     gx, gy = _standardised(x[:, :_GREY_BYTES]), _standardised(y[:, :_GREY_BYTES])
-    difference = np.maximum(_block_difference(gx, gy), _block_difference(gy, gx))
-    layout = 1.0 - difference / _UNRELATED
+    layout = 1.0 - _layout_difference(gx, gy) / _UNRELATED
     colour = _colour_agreement(x[:, _GREY_BYTES:_BASE_BYTES], y[:, _GREY_BYTES:_BASE_BYTES])
     detail = _detail_similarity(x[:, _BASE_BYTES:], y[:, _BASE_BYTES:])
     missing = ~x.any(axis=1) | ~y.any(axis=1)
