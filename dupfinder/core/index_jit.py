@@ -32,6 +32,10 @@ from numba.core.extending import intrinsic
 _JIT: dict[str, Any] = {"nogil": True, "cache": True}
 #: Buckets up to this size are compared pair by pair; larger ones are sorted first.
 _SMALL_BUCKET = 12
+#: Entries of a bucket compared at once with a flagged entry before any is visited alone.
+_CHUNK = 16
+#: Most rows of output room made for a group's flagged entries without counting their pairs.
+_ROOM = 1 << 20
 _BITS = 64
 
 
@@ -279,18 +283,39 @@ def _write_pairs(
 ) -> int:
     """Write to ``out`` from ``found`` on the pairs of the entries ``hits[:count]`` with the
     later entries of their bucket: within k, of equal key, canonical here (room is made by
-    the caller). Returns the new count."""
+    the caller). Returns the new count.
+
+    The rest of the bucket is read in chunks of 16 whose smallest distance to the entry is a
+    vectorised reduction; only a chunk holding a partner is walked pair by pair (a flagged
+    entry has one or two partners in a bucket of a hundred or more)."""
     for h in range(count):
         i = hits[h]
         ei = local[i]
-        for j in range(i + 1, ends[(ei >> sort_drop) & sub_mask]):
-            x = ei ^ local[j]
-            if popcount(x) <= k and (x >> key_drop) == 0 and _canonical(x, full, differ, ndiffer):
-                a, b = np.int64(local_rows[i]), np.int64(local_rows[j])
-                out[found, 0] = min(a, b)
-                out[found, 1] = max(a, b)
-                out[found, 2] = popcount(x)
-                found += 1
+        j = i + 1
+        end = ends[(ei >> sort_drop) & sub_mask]
+        while j < end:
+            stop = min(j + _CHUNK, end)
+            if stop - j == _CHUNK:
+                chunk = local[j:stop]
+                nearest = 64
+                for c in range(_CHUNK):
+                    nearest = min(nearest, popcount(ei ^ chunk[c]))
+                if nearest > k:
+                    j = stop
+                    continue
+            for jj in range(j, stop):
+                x = ei ^ local[jj]
+                if (
+                    popcount(x) <= k
+                    and (x >> key_drop) == 0
+                    and _canonical(x, full, differ, ndiffer)
+                ):
+                    a, b = np.int64(local_rows[i]), np.int64(local_rows[jj])
+                    out[found, 0] = min(a, b)
+                    out[found, 1] = max(a, b)
+                    out[found, 2] = popcount(x)
+                    found += 1
+            j = stop
     return found
 
 
@@ -315,12 +340,14 @@ def _emit_flagged(
     ``hits[:count]`` with the later entries of their bucket (``ends[b]``: where bucket b of
     the second sort level ends). Room is made first (an array that may be replaced inside a
     loop costs reference counting on every turn of it): the rest of each bucket when that
-    fits, else an exact, vectorised count."""
+    takes at most :data:`_ROOM` rows more, else an exact, vectorised count (a second pass)."""
     bound = 0  # every later entry of the bucket: enough room, usually
     for h in range(count):
         i = hits[h]
         bound += ends[(local[i] >> sort_drop) & sub_mask] - i - 1
-    if found + bound > out.shape[0]:
+    if found + bound > out.shape[0] and bound <= _ROOM:
+        out = _grow(out, found + bound)
+    elif found + bound > out.shape[0]:
         room = 0  # the bound would take too much memory (long runs): count exactly
         for h in range(count):
             i = hits[h]
