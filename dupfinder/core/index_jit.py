@@ -217,17 +217,18 @@ def _nearest(e: np.uint64, rest: Any) -> int:
 
 
 @numba.njit(**_JIT)
-def _flag_buckets(local: Any, ends: Any, nsub: int, k: int, flags: Any) -> None:
-    """Bit 0 of ``flags`` for every entry with a partner within k later in its bucket, where a
-    bucket is one key (``ends[b]`` is where bucket b ends).
+def _flag_buckets(local: Any, ends: Any, nsub: int, k: int, hits: Any) -> int:
+    """Positions of the entries with a partner within k later in their bucket, where a bucket
+    is one key (``ends[b]`` is where bucket b ends), into ``hits``; returns how many.
 
     Four entries at a time meet the rest of their bucket in one vectorised loop (a minimum of
     distances, no branch on the data): each later entry is loaded once for four comparisons.
     """
     lo = 0
+    count = 0
     for b in range(nsub):
         hi = ends[b]
-        run, marks = local[lo:hi], flags[lo:hi]
+        run = local[lo:hi]
         i = 0
         while i + 4 <= run.size:
             e0, e1, e2, e3 = run[i], run[i + 1], run[i + 2], run[i + 3]
@@ -242,14 +243,21 @@ def _flag_buckets(local: Any, ends: Any, nsub: int, k: int, flags: Any) -> None:
                 m1 = min(m1, popcount(e1 ^ r))
                 m2 = min(m2, popcount(e2 ^ r))
                 m3 = min(m3, popcount(e3 ^ r))
-            marks[i] = np.uint8(m0 <= k)
-            marks[i + 1] = np.uint8(m1 <= k)
-            marks[i + 2] = np.uint8(m2 <= k)
-            marks[i + 3] = np.uint8(m3 <= k)
+            at = lo + i
+            hits[count] = at
+            count += m0 <= k
+            hits[count] = at + 1
+            count += m1 <= k
+            hits[count] = at + 2
+            count += m2 <= k
+            hits[count] = at + 3
+            count += m3 <= k
             i += 4
         for last in range(i, run.size):
-            marks[last] = np.uint8(_nearest(run[last], run[last + 1 :]) <= k)
+            hits[count] = lo + last
+            count += _nearest(run[last], run[last + 1 :]) <= k
         lo = hi
+    return count
 
 
 @numba.njit(**_JIT)
@@ -474,7 +482,8 @@ def tables_pairs(
     Within a group, a branch-free pass flags entries with a partner among the next
     ``windows[t]`` (4, 8 or 16) entries or a run longer than that; long runs are searched
     diagonal by diagonal. With ``windows[t]`` 0 (long runs, each one key) every bucket is
-    searched four entries at a time. Only flagged entries are visited pair by pair.
+    searched four entries at a time and the entries with a partner are listed directly.
+    Only those entries are visited pair by pair.
     """
     starts = _scatter_groups(values, np.uint64(group_shift), top_bits, entries, rows)
     largest = _largest(starts)
@@ -512,16 +521,16 @@ def tables_pairs(
             )
             window = windows[t]
             if window == 0:
-                _flag_buckets(local, sub, 1 << sub_bits[t], k, flags)
-            elif window == 4:
-                _flags_4(local, size, k, key_drop, sort_drop, flags)
-            elif window == 8:
-                _flags_8(local, size, k, key_drop, sort_drop, flags)
+                count = _flag_buckets(local, sub, 1 << sub_bits[t], k, hits)
             else:
-                _flags_16(local, size, k, key_drop, sort_drop, flags)
-            if window:
+                if window == 4:
+                    _flags_4(local, size, k, key_drop, sort_drop, flags)
+                elif window == 8:
+                    _flags_8(local, size, k, key_drop, sort_drop, flags)
+                else:
+                    _flags_16(local, size, k, key_drop, sort_drop, flags)
                 _flag_long_runs(local, size, k, key_drop, sort_drop, window, flags)
-            count = _flagged(flags, size, hits)
+                count = _flagged(flags, size, hits)
             if count == 0:
                 continue
             out, found = _emit_flagged(
