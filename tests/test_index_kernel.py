@@ -412,3 +412,20 @@ def test_the_cost_model_prefers_parts_at_large_k() -> None:
             key=lambda m: index_kernel.layout_cost(1_000_000, m),
         )
         assert len(layout.tables) < len(manku.tables)
+
+
+@pytest.mark.parametrize("k", [2, 8])
+def test_a_limit_leaves_out_the_pairs_among_the_rows_past_it(k: int) -> None:
+    """Rows from the limit on are queries: their pairs with earlier rows stay, the pairs
+    among them go (in every layout)."""
+    x = planted(k + 20, 3000, k)
+    limit = 1800
+    pairs, dist = brute_pairs(x, k)
+    keep = pairs[:, 0] < limit
+    assert (~keep).any()
+    assert keep.any()
+    for layout in (index_kernel.make_layout(k, k + 2), index_kernel.choose_layout(10**6, k)):
+        a, b, d = index_kernel.all_pairs(x, layout, limit=limit)
+        got_pairs, got_dist = index_kernel.sort_pairs(a, b, d, x.size)
+        np.testing.assert_array_equal(got_pairs, pairs[keep])
+        np.testing.assert_array_equal(got_dist, dist[keep])

@@ -286,12 +286,13 @@ def _write_pairs(
     full: np.uint64,
     differ: Any,
     ndiffer: int,
+    limit: int,
     out: Any,
     found: int,
 ) -> int:
     """Write to ``out`` from ``found`` on the pairs of the entries ``hits[:count]`` with the
-    later entries of their bucket: within k, of equal key, canonical here (room is made by
-    the caller). Returns the new count.
+    later entries of their bucket: within k, of equal key, canonical here, with a row below
+    ``limit`` (room is made by the caller). Returns the new count.
 
     The rest of the bucket is read in chunks of 16 whose smallest distance to the entry is a
     vectorised reduction; only a chunk holding a partner is walked pair by pair (a flagged
@@ -319,6 +320,8 @@ def _write_pairs(
                     and _canonical(x, full, differ, ndiffer)
                 ):
                     a, b = np.int64(local_rows[i]), np.int64(local_rows[jj])
+                    if min(a, b) >= limit:
+                        continue
                     out[found, 0] = min(a, b)
                     out[found, 1] = max(a, b)
                     out[found, 2] = popcount(x)
@@ -341,6 +344,7 @@ def _emit_flagged(
     full: Any,
     differ: Any,
     ndiffer: int,
+    limit: int,
     out: Any,
     found: int,
 ) -> tuple[Any, int]:
@@ -378,6 +382,7 @@ def _emit_flagged(
         full,
         differ,
         ndiffer,
+        limit,
         out,
         found,
     )
@@ -467,6 +472,7 @@ def tables_pairs(
     windows: Any,
     entries: Any,
     rows: Any,
+    limit: int,
 ) -> Any:
     """Pairs ``(i, j, distance)``, i < j rows of ``values``, within k whose canonical table is
     one of the tables described (one line of each array per table): an int64 ``(P, 3)`` array.
@@ -483,7 +489,8 @@ def tables_pairs(
     ``windows[t]`` (4, 8 or 16) entries or a run longer than that; long runs are searched
     diagonal by diagonal. With ``windows[t]`` 0 (long runs, each one key) every bucket is
     searched four entries at a time and the entries with a partner are listed directly.
-    Only those entries are visited pair by pair.
+    Only those entries are visited pair by pair. Pairs of two rows from ``limit`` on are left
+    out (a search of queries against known fingerprints skips the pairs among queries).
     """
     starts = _scatter_groups(values, np.uint64(group_shift), top_bits, entries, rows)
     largest = _largest(starts)
@@ -546,6 +553,7 @@ def tables_pairs(
                 full[t],
                 differ[t],
                 ndiffer[t],
+                limit,
                 out,
                 found,
             )

@@ -377,10 +377,14 @@ def _require() -> ModuleType:
 
 
 def _tables_pairs(
-    values: U64Array, layout: Layout, ts: list[int], workspace: Workspace | None
+    values: U64Array,
+    layout: Layout,
+    ts: list[int],
+    workspace: Workspace | None,
+    limit: int | None = None,
 ) -> I64Array:
     """Pairs ``(i, j, distance)`` whose canonical table is one of ``ts`` (tables whose keys
-    start with the same block: they share the first level of the sort)."""
+    start with the same block: they share the first level of the sort), i below ``limit``."""
     tables = [layout.tables[t] for t in ts]
     first = tables[0]
     if any(t.key_blocks[0] != first.key_blocks[0] for t in tables):
@@ -414,6 +418,7 @@ def _tables_pairs(
         np.array([_window(n, top + sub, t.key_bits) for t, sub in zip(tables, subs, strict=True)]),
         entries,
         rows,
+        n if limit is None else limit,
     )
     return found
 
@@ -618,10 +623,11 @@ def _bundles(layout: Layout) -> list[list[int]]:
 
 
 def all_pairs(
-    values: U64Array, layout: Layout, *, threads: int | None = None
+    values: U64Array, layout: Layout, *, threads: int | None = None, limit: int | None = None
 ) -> tuple[I64Array, I64Array, I64Array]:
-    """Every pair of rows within ``layout.k`` (unsorted, each once), tables shared among
-    ``threads``."""
+    """Every pair of rows i < j within ``layout.k`` (unsorted, each once), tables shared among
+    ``threads``; with a ``limit``, only the pairs with i below it (rows from ``limit`` on are
+    queries: their pairs with the rows before are kept, those among them left out)."""
     values = np.ascontiguousarray(values, dtype=np.uint64)
     bundles = _bundles(layout)
     if values.size < 2:
@@ -641,7 +647,7 @@ def all_pairs(
                 ts = todo.get_nowait()
             except queue.Empty:
                 return found
-            found.append(_tables_pairs(values, layout, ts, workspace))
+            found.append(_tables_pairs(values, layout, ts, workspace, limit))
 
     if workers == 1:
         parts = work()
