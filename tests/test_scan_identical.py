@@ -256,3 +256,19 @@ def test_the_summary_counts_files_compared_by_bytes_apart(mixed: Path, tmp_path:
     assert exact.stats.files_bytes_only == exact.stats.files_seen
     assert "0 fingerprinted, 12 by their bytes only, 0 skipped" in summary(exact)
     assert "0 from the cache, 0 read now" in summary(exact)
+
+
+def test_a_rescan_counts_sniffed_binaries_among_the_other_files(
+    mixed: Path, tmp_path: Path
+) -> None:
+    """The cache also serves "holds no text" for the sniffed program; a rescan counts it with
+    the other files, so every count of the summary adds up (it had said "-2 read now")."""
+    from dupfinder.core.report import summary
+
+    options = _options(mixed, tmp_path)
+    first = scan.run(options)
+    again = scan.run(options)
+    readable = again.stats.files_seen - again.stats.files_bytes_only
+    assert again.stats.files_from_cache == again.stats.files_fingerprinted == readable
+    assert first.stats.files_from_cache == 0
+    assert "0 read now" in summary(again)

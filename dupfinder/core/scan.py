@@ -20,6 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
+import numpy.typing as npt
 
 from dupfinder.core import isolated, text_compiled
 from dupfinder.core.cache import FingerprintCache, default_cache_dir
@@ -169,9 +170,9 @@ def fingerprint_files(
     Files sniffed for text that hold none become other files, as in a scan."""
     cancel = cancel if cancel is not None else threading.Event()
     with _opened_cache(options) as cache:
-        outcomes, from_cache = _fingerprint_all(files, options, _Sampler(progress), cancel, cache)
+        outcomes, cached = _fingerprint_all(files, options, _Sampler(progress), cancel, cache)
     _settle_sniffed(files, outcomes)
-    return outcomes, from_cache
+    return outcomes, _hits(files, cached)
 
 
 def group_files(
@@ -195,13 +196,13 @@ def _read_all(
     serves both, so a cache that fails is reported and turned off once."""
     with _opened_cache(options) as cache:
         if options.near_duplicates:
-            outcomes, from_cache = _fingerprint_all(files, options, sample, cancel, cache)
+            outcomes, cached = _fingerprint_all(files, options, sample, cancel, cache)
         else:
-            outcomes, from_cache = OutcomeColumns(len(files)), 0
+            outcomes, cached = OutcomeColumns(len(files)), np.zeros(len(files), dtype=np.bool_)
         if cancel.is_set():
-            return outcomes, from_cache, IdenticalReport(cancelled=True)
+            return outcomes, _hits(files, cached), IdenticalReport(cancelled=True)
         _settle_sniffed(files, outcomes)
-        return outcomes, from_cache, _identical(files, options, sample, cancel, cache)
+        return outcomes, _hits(files, cached), _identical(files, options, sample, cancel, cache)
 
 
 @contextlib.contextmanager
@@ -221,9 +222,11 @@ def _fingerprint_all(
     sample: _Sampler,
     cancel: threading.Event,
     cache: FingerprintCache | None,
-) -> tuple[OutcomeColumns, int]:
-    """Outcomes for every file: from the cache where it is fresh, else computed."""
+) -> tuple[OutcomeColumns, npt.NDArray[np.bool_]]:
+    """Outcomes for every file: from the cache where it is fresh, else computed; also
+    which rows the cache served."""
     outcomes = OutcomeColumns(len(files))
+    cached = np.zeros(len(files), dtype=np.bool_)
     algorithms = {
         kind: algorithm_id(kind, image_invariance=options.image_invariance)
         for kind in files.kinds_present()
@@ -241,6 +244,7 @@ def _fingerprint_all(
                 found = cache.lookup(algorithm, [files.key(row) for row in chunk])
                 for position, outcome in found.items():
                     outcomes.put(chunk[position], outcome)
+                    cached[chunk[position]] = True
                 from_cache += len(found)
     todo = np.flatnonzero(~outcomes.known & wanted)
     done = from_cache
@@ -259,7 +263,14 @@ def _fingerprint_all(
         sample(Progress(Phase.FINGERPRINTING, done, total, last))
     if not cancel.is_set():
         sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
-    return outcomes, from_cache
+    return outcomes, cached
+
+
+def _hits(files: FileColumns, cached: npt.NDArray[np.bool_]) -> int:
+    """Cache hits among the files still to be fingerprinted: a file sniffed for text that
+    holds none is served by the cache too, but then counts among the other files (counting
+    it had made a rescan say "-58 read now")."""
+    return int(np.count_nonzero(cached[files.rows_in(FINGERPRINTED_KINDS)]))
 
 
 def _bytes_only(files: FileColumns, options: ScanOptions) -> int:
