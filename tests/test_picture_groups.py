@@ -87,3 +87,5 @@ def test_mirrored_copies_are_verified_when_asked_for(tmp_path: Path) -> None:
     assert scan.run(_options(tmp_path)).groups == ()
     (group,) = scan.run(_options(tmp_path, image_invariance=True)).groups
     assert group.members[1].similarity >= ScanOptions(roots=()).image_similarity
+    # the bits shown are those of the turned copy, which the search matched (not some 25)
+    assert group.members[1].distance <= ScanOptions(roots=()).image_threshold

@@ -133,6 +133,27 @@ def _gathered(
     return outcomes.padded_sketches(rows[local], width)
 
 
+def _closest_turns(
+    distance: npt.NDArray[np.int64],
+    values: npt.NDArray[np.uint64],
+    variants: Sequence[Sequence[int]],
+    local: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """Each member's distance from the representative over their mirrored and turned
+    versions too, as the mirror and rotation invariant search matched them (a copy turned by
+    a quarter turn is some 25 bits from the original itself, and 0 to 4 from it turned)."""
+    rep = int(values[local[0]])
+    turned_rep = [int(v) for v in variants[local[0]]]
+    out = distance.copy()
+    for position, index in enumerate(local.tolist()):
+        value = int(values[index])
+        for turned in variants[index]:
+            out[position] = min(out[position], (int(turned) ^ rep).bit_count())
+        for turned in turned_rep:
+            out[position] = min(out[position], (value ^ turned).bit_count())
+    return out
+
+
 def compared_rows(files: FileColumns, outcomes: OutcomeColumns) -> int:
     """How many files grouping compares (those with a fingerprint)."""
     return int(np.count_nonzero(outcomes.has_value))
@@ -189,6 +210,8 @@ def group_rows(
         for local_rows in cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind)):
             local = np.asarray(local_rows, dtype=np.int64)
             distance = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
+            if variants is not None:
+                distance = _closest_turns(distance, values, variants, local)
             if check is not None:
                 group_sketches = gather(local)
                 rep = np.broadcast_to(group_sketches[0], group_sketches.shape)
