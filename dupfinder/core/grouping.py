@@ -154,7 +154,7 @@ def _closest_turns(
     return out
 
 
-def compared_rows(files: FileColumns, outcomes: OutcomeColumns) -> int:
+def compared_rows(outcomes: OutcomeColumns) -> int:
     """How many files grouping compares (those with a fingerprint)."""
     return int(np.count_nonzero(outcomes.has_value))
 

@@ -458,7 +458,7 @@ def _compare(
     cancel stops it at once; if that process fails, the grouping runs here instead."""
     progress = functools.partial(sample, force=True)
     found: tuple[list[KindGroups], int] | None = None
-    if cancel is not None and beside_window() and compared_rows(files, outcomes) >= _ISOLATED_MIN:
+    if cancel is not None and beside_window() and compared_rows(outcomes) >= _ISOLATED_MIN:
         try:
             found = isolated.call(
                 group_rows,
