@@ -110,6 +110,18 @@ def test_every_way_of_searching_a_bucket(
     )
 
 
+@pytest.mark.parametrize(("k", "blocks", "n"), [(3, 4, 300), (8, 9, 6_000)])
+def test_partners_anywhere_in_a_long_bucket(k: int, blocks: int, n: int) -> None:
+    """Values sharing their top 24 bits fill one bucket in the tables keyed there, and the
+    rest of a flagged entry's bucket is read 64 entries at a time: the first value's
+    partners sit at every offset around those spans and at the bucket's end."""
+    rng = np.random.default_rng(k)
+    x = rng.integers(0, 1 << 40, n, dtype=np.uint64) | np.uint64(0xABCDEF << 40)
+    for at in (1, 62, 63, 64, 65, 66, 127, 128, 129, 191, 192, n - 2, n - 1):
+        x[at] = x[0] ^ (np.uint64(1) << np.uint64(at % 40))
+    assert_three_agree(x, k, blocks)
+
+
 @pytest.mark.parametrize("k", [0, 2, 8])
 def test_kernel_identical_values(k: int) -> None:
     rng = np.random.default_rng(k)

@@ -32,8 +32,8 @@ from numba.core.extending import intrinsic
 _JIT: dict[str, Any] = {"nogil": True, "cache": True}
 #: Buckets up to this size are compared pair by pair; larger ones are sorted first.
 _SMALL_BUCKET = 12
-#: Entries of a bucket compared at once with a flagged entry before any is visited alone.
-_CHUNK = 16
+#: Entries of a bucket compared at once with a flagged entry (one bit each of a mask).
+_SPAN = 64
 #: Most rows of output room made for a group's flagged entries without counting their pairs.
 _ROOM = 1 << 20
 _BITS = 64
@@ -273,6 +273,17 @@ def _flagged(flags: Any, size: int, hits: Any) -> int:
 
 
 @numba.njit(inline="always")
+def _partners(ei: np.uint64, block: Any, k: int) -> np.uint64:
+    """Bit c set when ``block[c]`` is within k of ``ei``, for the :data:`_SPAN` entries of
+    ``block``: a fixed-length loop without branches, so it vectorises (a bit mask, no
+    reduction to a minimum and no walk to find where the partner was)."""
+    found = np.uint64(0)
+    for c in range(_SPAN):
+        found |= np.uint64(popcount(ei ^ block[c]) <= k) << np.uint64(c)
+    return found
+
+
+@numba.njit(inline="always")
 def _write_pairs(
     local: Any,
     local_rows: Any,
@@ -294,31 +305,24 @@ def _write_pairs(
     later entries of their bucket: within k, of equal key, canonical here, with a row below
     ``limit`` (room is made by the caller). Returns the new count.
 
-    The rest of the bucket is read in chunks of 16 whose smallest distance to the entry is a
-    vectorised reduction; only a chunk holding a partner is walked pair by pair (a flagged
-    entry has one or two partners in a bucket of a hundred or more)."""
+    The rest of the bucket is read :data:`_SPAN` entries at a time as a mask of the entries
+    within k (``local`` has that many entries of room past its end: bits past the bucket
+    are dropped); only those are checked further (a flagged entry has one or two partners
+    in a bucket of a hundred or more)."""
+    one = np.uint64(1)
     for h in range(count):
         i = hits[h]
         ei = local[i]
-        j = i + 1
         end = ends[(ei >> sort_drop) & sub_mask]
-        while j < end:
-            stop = min(j + _CHUNK, end)
-            if stop - j == _CHUNK:
-                chunk = local[j:stop]
-                nearest = 64
-                for c in range(_CHUNK):
-                    nearest = min(nearest, popcount(ei ^ chunk[c]))
-                if nearest > k:
-                    j = stop
-                    continue
-            for jj in range(j, stop):
+        for j in range(i + 1, end, _SPAN):
+            near = _partners(ei, local[j : j + _SPAN], k)
+            if end - j < _SPAN:
+                near &= (one << np.uint64(end - j)) - one
+            while near:
+                jj = j + popcount((near & (~near + one)) - one)
+                near &= near - one
                 x = ei ^ local[jj]
-                if (
-                    popcount(x) <= k
-                    and (x >> key_drop) == 0
-                    and _canonical(x, full, differ, ndiffer)
-                ):
+                if (x >> key_drop) == 0 and _canonical(x, full, differ, ndiffer):
                     a, b = np.int64(local_rows[i]), np.int64(local_rows[jj])
                     if min(a, b) >= limit:
                         continue
@@ -326,7 +330,6 @@ def _write_pairs(
                     out[found, 1] = max(a, b)
                     out[found, 2] = popcount(x)
                     found += 1
-            j = stop
     return found
 
 
@@ -494,7 +497,7 @@ def tables_pairs(
     """
     starts = _scatter_groups(values, np.uint64(group_shift), top_bits, entries, rows)
     largest = _largest(starts)
-    local = np.empty(largest, np.uint64)
+    local = np.empty(largest + _SPAN, np.uint64)  # room for a mask's reach past the end
     local_rows = np.empty(largest, rows.dtype)
     flags = np.zeros(largest, np.uint8)
     hits = np.empty(largest, np.int64)
