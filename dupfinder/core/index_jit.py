@@ -82,34 +82,18 @@ def _grow(arr: Any, size: int) -> Any:
 
 @numba.njit(inline="always")
 def _scatter_sub(
-    entries: Any,
-    rows: Any,
-    lo: int,
-    hi: int,
-    masks: Any,
-    lshift: Any,
-    rshift: Any,
-    local: Any,
-    local_rows: Any,
-    sub: Any,
-    drop: np.uint64,
-    mask: np.uint64,
+    entries: Any, lo: int, hi: int, local: Any, sub: Any, drop: np.uint64, mask: np.uint64
 ) -> None:
-    """The fingerprints ``entries[lo:hi]`` permuted into entries (in place), then into
-    ``local`` (rows beside) by counting sort on ``(e >> drop) & mask``: ``sub[b] : sub[b + 1]``
-    is then bucket b of ``local``."""
-    nseg = masks.size
+    """``entries[lo:hi]`` into ``local`` by counting sort on ``(e >> drop) & mask``:
+    ``sub[b] : sub[b + 1]`` is then bucket b of ``local``."""
     sub[:] = 0
     for i in range(lo, hi):
-        e = _pack(entries[i], masks, lshift, rshift, nseg)
-        entries[i] = e
-        sub[np.int64((e >> drop) & mask) + 1] += 1
+        sub[np.int64((entries[i] >> drop) & mask) + 1] += 1
     for g in range(sub.size - 1):
         sub[g + 1] += sub[g]
     for i in range(lo, hi):
         b = np.int64((entries[i] >> drop) & mask)
         local[sub[b]] = entries[i]
-        local_rows[sub[b]] = rows[i]
         sub[b] += 1
     # the scatter advanced each start to the next one's: shift back by one bucket
     for g in range(sub.size - 1, 0, -1):
@@ -392,6 +376,18 @@ def _emit_flagged(
     return out, found
 
 
+@numba.njit(inline="always")
+def _group_starts(values: Any, shift: np.uint64, mask: np.uint64, top_bits: int) -> Any:
+    """Where each group of values sharing ``(v >> shift) & mask`` starts (2^top_bits + 1)."""
+    one = np.uint64(1)
+    starts = np.zeros((1 << top_bits) + 1, np.int64)
+    for i in range(values.size):
+        starts[((values[i] >> shift) & mask) + one] += 1
+    for g in range(1 << top_bits):
+        starts[g + 1] += starts[g]
+    return starts
+
+
 @numba.njit(**_JIT)
 def _scatter_groups(values: Any, shift: np.uint64, top_bits: int, entries: Any, rows: Any) -> Any:
     """Fingerprints (unpermuted, rows beside) grouped by the ``top_bits`` bits at ``shift``;
@@ -401,11 +397,7 @@ def _scatter_groups(values: Any, shift: np.uint64, top_bits: int, entries: Any, 
     mask = np.uint64((1 << top_bits) - 1)
     shift = shift if top_bits else np.uint64(0)  # a shift by 64 is undefined
     one = np.uint64(1)
-    starts = np.zeros((1 << top_bits) + 1, np.int64)
-    for i in range(n):
-        starts[((values[i] >> shift) & mask) + one] += 1
-    for g in range(1 << top_bits):
-        starts[g + 1] += starts[g]
+    starts = _group_starts(values, shift, mask, top_bits)
     fill = starts[:-1].copy()
     for i in range(n):
         v = values[i]
@@ -570,17 +562,23 @@ def sorted_entries(
     top_bits: int,
     sub_bits: int,
     entries: Any,
-    rows: Any,
 ) -> None:
-    """``np.sort((values & high) | row)`` into ``entries`` (``high`` leaves the row bits free)."""
-    zero = np.zeros(1, np.uint64)
-    everything = np.full(1, ~np.uint64(0), np.uint64)
-    starts = _scatter_groups(values, np.uint64(_BITS - top_bits), top_bits, entries, rows)
+    """``np.sort((values & high) | row)`` into ``entries`` (``high`` leaves the row bits free):
+    grouped by the top bits with the rows written in (no array of rows beside), then each
+    group by counting sort on the next bits, then each bucket sorted."""
+    mask = np.uint64((1 << top_bits) - 1)
+    shift = np.uint64(_BITS - top_bits) if top_bits else np.uint64(0)
+    one = np.uint64(1)
+    starts = _group_starts(values, shift, mask, top_bits)
+    fill = starts[:-1].copy()
     for i in range(values.size):
-        entries[i] = (entries[i] & high[0]) | np.uint64(rows[i])
+        v = values[i]
+        b = (v >> shift) & mask
+        p = np.uint64(fill[b])
+        entries[p] = (v & high[0]) | np.uint64(i)
+        fill[b] = p + one
     largest = _largest(starts)
     local = np.empty(largest, np.uint64)
-    local_rows = np.empty(largest, rows.dtype)
     sub = np.empty((1 << sub_bits) + 1, np.int64)
     sub_drop = np.uint64(_BITS - top_bits - sub_bits)
     sub_mask = np.uint64((1 << sub_bits) - 1)
@@ -588,20 +586,7 @@ def sorted_entries(
         glo, ghi = starts[group], starts[group + 1]
         if ghi - glo < 2:
             continue
-        _scatter_sub(
-            entries,
-            rows,
-            glo,
-            ghi,
-            everything,
-            zero,
-            zero,
-            local,
-            local_rows,
-            sub,
-            sub_drop,
-            sub_mask,
-        )
+        _scatter_sub(entries, glo, ghi, local, sub, sub_drop, sub_mask)
         for bucket in range(sub.size - 1):
             lo, hi = sub[bucket], sub[bucket + 1]
             if hi - lo > _SMALL_BUCKET:

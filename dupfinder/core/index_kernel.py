@@ -452,9 +452,9 @@ def sorted_by_value(values: U64Array) -> U64Array:
     values = np.ascontiguousarray(values, dtype=np.uint64)
     id_bits = _id_bits(values.size)
     high = np.array([(1 << _BITS) - (1 << id_bits)], np.uint64)
-    entries, rows = Workspace(values.size).fit(values.size)
+    entries = np.empty(values.size, np.uint64)
     top, sub = _sort_bits(values.size, _BITS - id_bits)
-    _require().sorted_entries(values, high, top, sub, entries, rows)
+    _require().sorted_entries(values, high, top, sub, entries)
     return entries
 
 
