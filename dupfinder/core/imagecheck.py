@@ -271,11 +271,12 @@ def _detail_kernel(pairs: int) -> ModuleType | None:
     return _jit()
 
 
-def _worst_both(x: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> np.ndarray:
-    """Per pair, the worse of ``_worst_block`` in both directions (compiled when worth it)."""
+def _worst_both(
+    x: npt.NDArray[np.float32], y: npt.NDArray[np.float32], jit: ModuleType | None
+) -> np.ndarray:
+    """Per pair, the worse of ``_worst_block`` in both directions (``jit``: compiled)."""
     side = x.shape[-1]
     block = side // max(side // _DETAIL_BLOCK, 1)
-    jit = _detail_kernel(len(x))
     if jit is None:
         both: np.ndarray = np.maximum(_worst_block(x, y), _worst_block(y, x))
         return both
@@ -289,11 +290,12 @@ def _worst_both(x: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> np.nd
     return worst
 
 
-def _layout_difference(gx: npt.NDArray[np.float64], gy: npt.NDArray[np.float64]) -> np.ndarray:
-    """Per pair, the worse of ``_block_difference`` in both directions (compiled when worth
-    it; the compiled check shifts by one cell, as ``_SHIFT`` does)."""
-    jit = _detail_kernel(len(gx)) if _SHIFT == 1 else None
-    if jit is None:
+def _layout_difference(
+    gx: npt.NDArray[np.float64], gy: npt.NDArray[np.float64], jit: ModuleType | None
+) -> np.ndarray:
+    """Per pair, the worse of ``_block_difference`` in both directions (``jit``: compiled,
+    which shifts by one cell, as ``_SHIFT`` does)."""
+    if jit is None or _SHIFT != 1:
         both: np.ndarray = np.maximum(_block_difference(gx, gy), _block_difference(gy, gx))
         return both
     shape = (len(gx), 1, GREY_SIDE, GREY_SIDE)
@@ -305,7 +307,9 @@ def _layout_difference(gx: npt.NDArray[np.float64], gy: npt.NDArray[np.float64])
     return difference
 
 
-def _detail_similarity(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np.ndarray:
+def _detail_similarity(
+    a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8], jit: ModuleType | None
+) -> np.ndarray:
     """Detail similarity of row pairs (detail parts of descriptors); 1 unless both have
     detail. Both are averaged down to the smaller side of the two before comparing."""
     out = np.ones(len(a))
@@ -321,7 +325,7 @@ def _detail_similarity(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np
             if value < DETAIL_SIDE:  # at full size the averaging is the identity
                 x = (weights @ x @ weights.T).astype(np.float32, copy=False)
                 y = (weights @ y @ weights.T).astype(np.float32, copy=False)
-            out[chunk] = 1.0 - _worst_both(x, y) / _DETAIL_UNRELATED
+            out[chunk] = 1.0 - _worst_both(x, y, jit) / _DETAIL_UNRELATED
     return out
 
 
@@ -346,9 +350,10 @@ def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float6
     if x.shape != y.shape:
         raise ValueError(f"descriptors must be rows of one shape: {x.shape}, {y.shape}")
     gx, gy = _standardised(x[:, :_GREY_BYTES]), _standardised(y[:, :_GREY_BYTES])
-    layout = 1.0 - _layout_difference(gx, gy) / _UNRELATED
+    jit = _detail_kernel(len(x))  # one choice (and one count) per call, for both checks
+    layout = 1.0 - _layout_difference(gx, gy, jit) / _UNRELATED
     colour = _colour_agreement(x[:, _GREY_BYTES:_BASE_BYTES], y[:, _GREY_BYTES:_BASE_BYTES])
-    detail = _detail_similarity(x[:, _BASE_BYTES:], y[:, _BASE_BYTES:])
+    detail = _detail_similarity(x[:, _BASE_BYTES:], y[:, _BASE_BYTES:], jit)
     missing = ~x.any(axis=1) | ~y.any(axis=1)
     lowest = np.minimum(np.minimum(layout, colour), detail)
     return np.where(missing, 0.0, np.clip(lowest, 0.0, 1.0))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
 from gui_helpers import (
     EDITED_FROM,
@@ -16,7 +17,7 @@ from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QTextBrowser
 
 from dupfinder.core.model import Kind
-from dupfinder.gui.image_preview import difference_map, load_preview_image
+from dupfinder.gui.image_preview import ImagePreview, difference_map, load_preview_image
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.results_model import MEMBER_ROLE
 from dupfinder.gui.text_preview import TextPreview
@@ -193,15 +194,22 @@ def _long_text(paragraphs: int) -> str:
     return "\n".join(essay(seed, 60) for seed in range(paragraphs))
 
 
-def _shown_preview(qtbot: object, left: Path, right: Path) -> TextPreview:
-    """A text preview on screen, showing ``left`` against ``right``."""
-    preview = TextPreview()
+P = TypeVar("P", TextPreview, ImagePreview)
+
+
+def _on_screen(qtbot: object, preview: P, height: int, left: Path, right: Path) -> P:
+    """``preview`` 900 pixels wide on screen, once it has drawn ``left`` against ``right``."""
     qtbot.addWidget(preview)  # type: ignore[attr-defined]
-    preview.resize(900, 300)
+    preview.resize(900, height)
     preview.show()
     with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
         preview.show_pair(str(left), str(right))
     return preview
+
+
+def _shown_preview(qtbot: object, left: Path, right: Path) -> TextPreview:
+    """A text preview on screen, showing ``left`` against ``right``."""
+    return _on_screen(qtbot, TextPreview(), 300, left, right)
 
 
 def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: object, tmp_path: Path) -> None:
@@ -265,17 +273,12 @@ def test_a_small_icon_is_enlarged_to_fit_at_one_scale(qtbot: object, tmp_path: P
     """A 48-pixel icon fills its pane by a whole factor, both sides alike, pixels kept sharp."""
     from PySide6.QtCore import Qt
 
-    from dupfinder.gui.image_preview import ImagePreview, fit_scale_shown
+    from dupfinder.gui.image_preview import fit_scale_shown
 
     icon = picture(48, 48)
     icon.save(tmp_path / "icon.png")
     icon.save(tmp_path / "icon copy.png")
-    preview = ImagePreview()
-    qtbot.addWidget(preview)  # type: ignore[attr-defined]
-    preview.resize(900, 500)
-    preview.show()
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
-        preview.show_pair(str(tmp_path / "icon.png"), str(tmp_path / "icon copy.png"))
+    preview = _shown_pair(qtbot, tmp_path / "icon.png", tmp_path / "icon copy.png")
     scale = preview.scale()
     assert scale >= 4  # a pane of about 450 by 450 pixels
     assert scale == int(scale)
@@ -312,17 +315,10 @@ def test_fit_each_shows_a_small_copy_as_large_as_its_original(
     qtbot: object, tmp_path: Path
 ) -> None:
     """Fit keeps one scale (sizes compare); Fit each fills both panes (content compares)."""
-    from dupfinder.gui.image_preview import ImagePreview
-
     big = picture(256, 256)
     big.save(tmp_path / "icon-256.png")
     big.resize((48, 48)).save(tmp_path / "icon-48.png")
-    preview = ImagePreview()
-    qtbot.addWidget(preview)  # type: ignore[attr-defined]
-    preview.resize(900, 500)
-    preview.show()
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
-        preview.show_pair(str(tmp_path / "icon-256.png"), str(tmp_path / "icon-48.png"))
+    preview = _shown_pair(qtbot, tmp_path / "icon-256.png", tmp_path / "icon-48.png")
     left, right = preview.left.view, preview.right.view
     assert left.transform().m11() == right.transform().m11()  # Fit: one scale
     preview.zoom.setCurrentIndex(preview.zoom.findText("Fit each"))
@@ -331,3 +327,8 @@ def test_fit_each_shows_a_small_copy_as_large_as_its_original(
     percent = f"{right.transform().m11() * 100:.0f}"
     assert f"48 × 48 px, shown at {percent} %" in preview.right.caption.text()
     preview.stop()
+
+
+def _shown_pair(qtbot: object, left: Path, right: Path) -> ImagePreview:
+    """An image preview on screen, showing ``left`` against ``right``."""
+    return _on_screen(qtbot, ImagePreview(), 500, left, right)
