@@ -32,10 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from bench.text_corpus import Doc, build_corpus, ensure_packages
-from dupfinder.core import sketch, text_compiled, textsim, verify
 from dupfinder.core.errors import TooLittleContent
+from dupfinder.core.grouping import verify
+from dupfinder.core.jit.engine import Engine
 from dupfinder.core.model import DEFAULT_TEXT_SIMILARITY, DEFAULT_TEXT_THRESHOLD
-from dupfinder.core.textsim import Engine
+from dupfinder.core.text import compiled as text_compiled
+from dupfinder.core.text import simhash as textsim
+from dupfinder.core.text import sketch
 
 OUT = Path(__file__).resolve().parent / "out" / "datasketch.json"
 Pairs = set[tuple[int, int]]

@@ -162,7 +162,7 @@ def shuffle_bytes(client: Any) -> dict[str, int]:
 
 
 def single_machine(values: np.ndarray, k: int) -> tuple[float, int, np.ndarray, np.ndarray]:
-    from dupfinder.core.index import all_pairs_with_distances
+    from dupfinder.core.index.reference import all_pairs_with_distances
 
     unique = np.unique(values)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image
 
 from bench.image_corpus import BACKGROUNDS
-from dupfinder.core.imagesim import image_fingerprint
+from dupfinder.core.image.perceptual import image_fingerprint
 
 SIZE = (3000, 2000)
 

@@ -53,8 +53,9 @@ from typing import Any
 
 import numpy as np
 
-from dupfinder.core import index_kernel
-from dupfinder.core.index import Engine, PermutedIndex, all_pairs_with_distances, choose_blocks
+from dupfinder.core.index import compiled as index_kernel
+from dupfinder.core.index.reference import PermutedIndex, all_pairs_with_distances, choose_blocks
+from dupfinder.core.jit.engine import Engine
 
 OUT = Path(__file__).resolve().parent / "out" / "bench_index.json"
 K = 3
@@ -238,7 +239,7 @@ def worker_compile(cache: str) -> dict[str, Any]:
     os.environ["NUMBA_CACHE_DIR"] = cache
     started = time.perf_counter()
     cpu = time.process_time()
-    from dupfinder.core import index_kernel
+    from dupfinder.core.index import compiled as index_kernel
 
     x = make_fingerprints(30_000)
     all_pairs_with_distances(x, 8, engine=Engine.COMPILED)

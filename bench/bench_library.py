@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.bench_index import make_fingerprints
-from dupfinder.core.index import all_pairs
-from dupfinder.core.library import Library
+from dupfinder.core.index.library import Library
+from dupfinder.core.index.reference import all_pairs
 from dupfinder.core.model import Kind
 
 K = 8

@@ -34,7 +34,7 @@ FORMATS |= {"epub": (".epub",), "md": (".md",), "txt": (".txt",)}
 #: Runs inside each version's interpreter: reads the paths on stdin, one JSON line each.
 PROBE = """
 import json, sys, time
-from dupfinder.core import textsim
+from dupfinder.core.text import simhash as textsim
 from dupfinder.core.extract import extract_text
 for line in sys.stdin:
     path = line.rstrip("\\n")

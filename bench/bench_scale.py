@@ -4,7 +4,7 @@ Builds a synthetic tree once (small text documents, 1,000 per folder, a near-cop
 for one file in twenty) under bench/out/scale-tree, then scans growing subsets of it in a
 fresh process each (cold: empty cache; warm: every file cached), reporting time per phase
 and the scanning process's peak RSS. A straight-line fit of peak RSS against file count
-gives the bytes each file costs; the index part runs ``dupfinder.core.index.all_pairs`` on
+gives the bytes each file costs; the index part runs ``dupfinder.core.index.reference.all_pairs`` on
 random fingerprints with planted neighbours at k=3 and at the default text radius.
 
     python -m bench.bench_scale [--quick] [--sizes 100000 300000 1000000] [--index-n N]
@@ -39,7 +39,7 @@ SCAN_CHILD = textwrap.dedent(
     import json, resource, sys, threading, time
     from pathlib import Path
     import psutil
-    from dupfinder.core import scan
+    from dupfinder.core.scan import pipeline as scan
     from dupfinder.core.model import ScanOptions
 
     roots = tuple(Path(p) for p in json.loads(sys.argv[1]))
@@ -88,7 +88,7 @@ INDEX_CHILD = textwrap.dedent(
     """
     import json, resource, sys, time
     import numpy as np
-    from dupfinder.core.index import all_pairs
+    from dupfinder.core.index.reference import all_pairs
 
     n, k, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     rng = np.random.default_rng(seed)
@@ -187,10 +187,10 @@ def fit(xs: list[int], ys: list[float]) -> tuple[float, float]:
 
 def per_file_objects() -> dict[str, int]:
     """Bytes a scan keeps for one file (a typical 60-byte path): its path string, a list
-    slot, and its entries in the numpy columns of ``dupfinder.core.columns``."""
+    slot, and its entries in the numpy columns of ``dupfinder.core.fingerprints.columns``."""
     import numpy as np
 
-    from dupfinder.core.columns import FileColumns, OutcomeColumns
+    from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
     from dupfinder.core.model import FileEntry, Kind
 
     path = "/home/user/projects/archive/part-0042/folder-0917/doc-00917042.txt"

@@ -93,7 +93,7 @@ def _timed_scan(root: Path, cache: Path, jobs: int) -> dict[str, float]:
     script = (
         "import resource, sys, time, json\n"
         "from pathlib import Path\n"
-        "from dupfinder.core import scan\n"
+        "from dupfinder.core.scan import pipeline as scan\n"
         "from dupfinder.core.model import ScanOptions\n"
         "t = time.perf_counter()\n"
         f"r = scan.run(ScanOptions(roots=(Path({str(root)!r}),), cache_dir=Path({str(cache)!r}), "

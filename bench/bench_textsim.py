@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.text_corpus import ensure_packages, man_page_texts
-from dupfinder.core import textsim
 from dupfinder.core.errors import TooLittleContent
-from dupfinder.core.textsim import Engine
+from dupfinder.core.jit.engine import Engine
+from dupfinder.core.text import simhash as textsim
 
 OUT = Path(__file__).resolve().parent / "out" / "bench_textsim.json"
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dupfinder.core import textsim
 from dupfinder.core.errors import TooLittleContent
+from dupfinder.core.text import simhash as textsim
 
 OUT = Path(__file__).resolve().parent / "out" / "doc_simhashes.npz"
 ROOTS = (Path("/usr/share/doc"), Path("/usr/share/man"), Path("/usr/share/common-licenses"))

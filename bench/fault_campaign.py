@@ -323,10 +323,11 @@ def scenario_big_trash(box: Sandbox, quick: bool) -> dict[str, Any]:
     before = _snapshot(pairs)
     code = """
 import json, sys, time
-from dupfinder.core.actions import apply, make_plan
-from dupfinder.core.journal import Journal
-from dupfinder.core.report import load_result
-from dupfinder.core.undo import undo
+from dupfinder.core.actions import make_plan
+from dupfinder.core.actions.apply import apply
+from dupfinder.core.actions.journal import Journal
+from dupfinder.core.results.report import load_result
+from dupfinder.core.actions.undo import undo
 result, _ = load_result(sys.argv[1])
 journal = Journal(sys.argv[2])
 marks = {g.members[1].path for g in result.groups}

@@ -111,8 +111,8 @@ def _run(corpus: Path, temp: Path) -> int:
     from PySide6.QtCore import QSettings, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from dupfinder.core.decisions import DecisionStore
-    from dupfinder.core.journal import Journal
+    from dupfinder.core.actions.journal import Journal
+    from dupfinder.core.results.decisions import DecisionStore
     from dupfinder.gui.main_window import MainWindow
     from dupfinder.gui.results_model import Column
     from dupfinder.gui.settings import Settings

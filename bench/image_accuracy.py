@@ -13,7 +13,7 @@ given for wallpaper pairs ("photos", where the default radius is chosen), icon p
 look-alikes: document pages, folders with emblems) and all pairs.
 
 Two-stage matching (what a scan does): a pair within k bits of the default hash is kept only
-when the second check (``dupfinder.core.imagecheck``) finds it at least t similar. Measured for
+when the second check (``dupfinder.core.image.check``) finds it at least t similar. Measured for
 the shipped check (layout and colour of small thumbnails, and the detail of small pictures) and
 candidates: its layout part
 alone, and the plain correlation of the 16x16 grey thumbnails; and the same check without the
@@ -38,9 +38,9 @@ import numpy as np
 from PIL import Image
 
 from bench.image_corpus import DEFAULT_CORPUS_DIR, CorpusItem, build_corpus
-from dupfinder.core import imagecheck
 from dupfinder.core.errors import FileProblem
-from dupfinder.core.imagesim import (
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image.perceptual import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
     VARIANT_TRANSFORMS,

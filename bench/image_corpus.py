@@ -37,7 +37,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageEnhance, ImageFont
 
 from dupfinder.core.errors import FileProblem
-from dupfinder.core.imagesim import load_working_image
+from dupfinder.core.image.perceptual import load_working_image
 
 __all__ = ["DEFAULT_CORPUS_DIR", "PACKAGES", "CorpusItem", "build_corpus", "ensure_packages"]
 

@@ -102,8 +102,8 @@ def _scan_czkawka(folder: str, level: int) -> list[list[str]]:
 
 
 def _scan_dupfinder(folder: str, k: int, jobs: int) -> list[list[str]]:
-    from dupfinder.core import scan
     from dupfinder.core.model import Kind, ScanOptions
+    from dupfinder.core.scan import pipeline as scan
 
     options = ScanOptions(
         roots=(Path(folder),),

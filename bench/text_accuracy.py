@@ -24,8 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.text_corpus import Doc, build_corpus, ensure_packages, fortunes
-from dupfinder.core import sketch, textsim
 from dupfinder.core.errors import TooLittleContent
+from dupfinder.core.text import simhash as textsim
+from dupfinder.core.text import sketch
 
 KS = range(15)
 #: Radii and thresholds of the verified (two-stage) evaluation.

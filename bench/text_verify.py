@@ -9,7 +9,7 @@ candidate MinHash sketch (bins x bits), then reports
 - how many candidate pairs share little text (what SimHash alone would group), per radius;
 - each sketch's estimation error and how often it takes a wrong side of each threshold.
 
-Used to choose the verification sketch and its threshold (``dupfinder.core.sketch``).
+Used to choose the verification sketch and its threshold (``dupfinder.core.text.sketch``).
 Results go to ``bench/out/text_verify.json``.
 """
 
@@ -28,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.text_corpus import man_page_texts
-from dupfinder.core import sketch, textsim
+from dupfinder.core.text import simhash as textsim
+from dupfinder.core.text import sketch
 
 OUT = Path(__file__).resolve().parent / "out" / "text_verify.json"
 RADII = tuple(range(4, 15))

@@ -118,8 +118,8 @@ def _shoot_scaled(out: Path, width: int, height: int, temp: Path, demo: Path) ->
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from dupfinder.core.decisions import DecisionStore
-    from dupfinder.core.journal import Journal
+    from dupfinder.core.actions.journal import Journal
+    from dupfinder.core.results.decisions import DecisionStore
     from dupfinder.gui.app import create_application
     from dupfinder.gui.main_window import MainWindow
     from dupfinder.gui.settings import Settings
@@ -157,8 +157,8 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
     from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
 
     from dupfinder.core.actions import Action, make_plan
-    from dupfinder.core.decisions import DecisionStore
-    from dupfinder.core.journal import Journal
+    from dupfinder.core.actions.journal import Journal
+    from dupfinder.core.results.decisions import DecisionStore
     from dupfinder.gui.app import create_application
     from dupfinder.gui.dialogs import PlanDialog
     from dupfinder.gui.main_window import MainWindow

@@ -31,7 +31,7 @@ import pytest  # noqa: E402 - after the environment above is set
 @pytest.fixture(autouse=True)
 def _every_group_keeps_its_promise(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every scan a test runs (core, CLI or app) has its groups checked by group_rules."""
-    from dupfinder.core import scan
+    from dupfinder.core.scan import pipeline as scan
     from tests.group_rules import check_groups
 
     compare = scan._compare

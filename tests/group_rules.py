@@ -11,10 +11,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from dupfinder.core import imagecheck, imagesim, sketch, textsim
 from dupfinder.core.errors import FileProblem
 from dupfinder.core.extract import extract_text
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.model import Group, Grouping, Kind, Member, ScanOptions
+from dupfinder.core.text import simhash as textsim
+from dupfinder.core.text import sketch
 
 #: The estimate is recomputed from the same shingles, so it must agree exactly.
 _TOLERANCE = 1e-9

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from dupfinder.core.fingerprint import Outcome, Task, fingerprint_batch
+from dupfinder.core.fingerprints.worker import FingerprintOutcome, Task, fingerprint_batch
 from dupfinder.core.model import Phase, Progress, ProgressCallback
 
 WORDS = (
@@ -69,7 +69,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def crashing_batch(tasks: list[Task], image_invariance: bool = False) -> list[Outcome]:
+def crashing_batch(tasks: list[Task], image_invariance: bool = False) -> list[FingerprintOutcome]:
     """Like the real worker, but the process dies on any file named *crash*."""
     for task in tasks:
         if "crash" in os.path.basename(task.path):

@@ -1,7 +1,7 @@
 """Faults around a scan: killed processes, full disks, read-only and damaged caches, an
 output file that cannot be written. The scan always finishes with the right groups.
 
-Killing a process mid-apply is covered by tests/test_journal_crash.py: the journal then says
+Killing a process mid-apply is covered by tests/core/actions/test_journal_crash.py: the journal then says
 which file was done, which was interrupted and which was never reached, and undo restores
 exactly those.
 
@@ -27,11 +27,11 @@ import pytest
 from scan_helpers import essay, write
 
 from dupfinder.cli import EXIT_FATAL, EXIT_OK, main
-from dupfinder.core import cache as cache_module
-from dupfinder.core import scan
 from dupfinder.core.model import ScanOptions, ScanResult
+from dupfinder.core.scan import cache as cache_module
+from dupfinder.core.scan import pipeline as scan
 
-CACHE_LOGGER = "dupfinder.core.cache"
+CACHE_LOGGER = "dupfinder.core.scan.cache"
 
 
 def _corpus(root: Path, files: int = 100) -> Path:
@@ -63,7 +63,8 @@ KILL_CHILD = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from dupfinder.core import cache, scan
+    from dupfinder.core.scan import cache
+    from dupfinder.core.scan import pipeline as scan
     from dupfinder.core.model import ScanOptions
 
     root, folder, when = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]

@@ -44,12 +44,19 @@ from test_extract_samples import (
 )
 from test_hostile_corpus import IMAGE_FORMATS, image_bytes
 
-from dupfinder.core import extract, fingerprint, scan
+from dupfinder.core import extract
 from dupfinder.core.errors import CorruptFile, FileProblem
 from dupfinder.core.extract import extract_text
-from dupfinder.core.fingerprint import Outcome, Task, fingerprint_batch, fingerprint_file
-from dupfinder.core.imagesim import image_fingerprint
+from dupfinder.core.fingerprints import worker as fingerprint
+from dupfinder.core.fingerprints.worker import (
+    FingerprintOutcome,
+    Task,
+    fingerprint_batch,
+    fingerprint_file,
+)
+from dupfinder.core.image.perceptual import image_fingerprint
 from dupfinder.core.model import Kind, ScanOptions
+from dupfinder.core.scan import pipeline as scan
 
 DOCUMENT_WRITERS: dict[str, Callable[[Path], Path]] = {
     "docx": write_docx,
@@ -325,7 +332,7 @@ def test_time_limit_stops_a_stuck_reader(tmp_path: Path, monkeypatch: pytest.Mon
     assert fingerprint_file(Task(0, str(write(tmp_path / "ok.txt", "x")), Kind.TEXT)).value
 
 
-def slow_batch(tasks: list[Task], image_invariance: bool = False) -> list[Outcome]:
+def slow_batch(tasks: list[Task], image_invariance: bool = False) -> list[FingerprintOutcome]:
     """The pool's unit of work with a stuck reader and a short limit (runs in workers)."""
     fingerprint.FILE_TIME_LIMIT_SECONDS = 0.5
     extract.extract_text = _slow_reader  # type: ignore[assignment]
@@ -417,7 +424,7 @@ MEMORY_CHILD = textwrap.dedent(
     from pathlib import Path
     from dupfinder.core.errors import CorruptFile, FileProblem
     from dupfinder.core.extract import extract_text
-    from dupfinder.core.imagesim import image_fingerprint, _register_heif
+    from dupfinder.core.image.perceptual import image_fingerprint, _register_heif
 
     _register_heif()
     limit = int(sys.argv[2]) * 1024 * 1024

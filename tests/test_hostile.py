@@ -39,10 +39,12 @@ from test_hostile_corpus import (
 
 from dupfinder.cli import EXIT_OK, main
 from dupfinder.cli.scan_cmd import write_result
-from dupfinder.core import extract, imagesim, scan
-from dupfinder.core.fingerprint import Task, fingerprint_file
-from dupfinder.core.formats import kind_for_path
+from dupfinder.core import extract
+from dupfinder.core.fingerprints.formats import kind_for_path
+from dupfinder.core.fingerprints.worker import Task, fingerprint_file
+from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.model import ScanOptions, ScanResult
+from dupfinder.core.scan import pipeline as scan
 
 #: Outcomes that mean a reader escaped its error handling; never acceptable for a file.
 FAILURE_CODES = {"crashed", "timeout"}
@@ -334,7 +336,7 @@ def test_largest_allowed_image_is_hashed_in_bounded_memory(tmp_path: Path) -> No
     child = textwrap.dedent(
         """
         import resource, sys
-        from dupfinder.core import imagesim
+        from dupfinder.core.image import perceptual as imagesim
         imagesim._register_heif()
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         result = imagesim.image_fingerprint(sys.argv[1])
@@ -354,7 +356,7 @@ def test_largest_allowed_image_is_hashed_in_bounded_memory(tmp_path: Path) -> No
 def test_csv_keeps_a_name_with_a_carriage_return_in_one_row() -> None:
     """The csv module quotes only its own line terminator; a bare CR used to split the row."""
     from dupfinder.core.model import Fingerprint, Group, Kind, Member
-    from dupfinder.core.report import write_csv
+    from dupfinder.core.results.report import write_csv
 
     names = ["/d/a\rb.txt", "/d/plain.txt", "/d/c\r\nd,e.txt"]
     members = tuple(Member(n, 10, 0, 0, Fingerprint(Kind.TEXT, 1)) for n in names)

@@ -19,9 +19,9 @@ from scan_helpers import edit, essay, picture, write
 
 from dupfinder.app.jobs import Rescored, scan_job
 from dupfinder.cli import EXIT_OK, main
-from dupfinder.core.decisions import DecisionStore
 from dupfinder.core.model import ScanResult
-from dupfinder.core.report import result_to_dict
+from dupfinder.core.results.decisions import DecisionStore
+from dupfinder.core.results.report import result_to_dict
 from dupfinder.gui.scan_panel import ScanPanel
 from dupfinder.gui.worker import Job
 

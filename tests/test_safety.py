@@ -19,19 +19,20 @@ from pathlib import Path
 import pytest
 
 from dupfinder.cli import main
-from dupfinder.core import apply as apply_module
-from dupfinder.core import trash as trash_module
-from dupfinder.core.actions import Action, ActionKind, apply, make_plan
+from dupfinder.core.actions import Action, ActionKind, make_plan
+from dupfinder.core.actions import apply as apply_module
+from dupfinder.core.actions import trash as trash_module
+from dupfinder.core.actions.apply import apply
+from dupfinder.core.actions.journal import Journal, JournalSession
+from dupfinder.core.actions.undo import clear_leftovers, undo
 from dupfinder.core.errors import JournalWriteError
-from dupfinder.core.journal import Journal, JournalSession
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
-from dupfinder.core.report import save_result
-from dupfinder.core.undo import clear_leftovers, undo
+from dupfinder.core.results.report import save_result
 
 HOLD_THE_LOCK = textwrap.dedent(
     """
     import time
-    from dupfinder.core.action_lock import hold_action_lock
+    from dupfinder.core.actions.lock import hold_action_lock
     with hold_action_lock():
         print("held", flush=True)
         time.sleep(60)
@@ -412,7 +413,7 @@ def test_trash_and_undo_never_list_the_trash(
         raise AssertionError("the trash was searched")
 
     monkeypatch.setattr(trash_module, "find_trash_entry", searched)
-    monkeypatch.setattr("dupfinder.core.undo.find_trash_entry", searched)
+    monkeypatch.setattr("dupfinder.core.actions.undo.find_trash_entry", searched)
     journal = Journal(tmp_path / "journal.jsonl")
     assert apply(
         make_plan(pairs_result([(files[0], files[1])]), {str(files[1])}), journal=journal

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from dupfinder.core.cache import default_cache_dir
+from dupfinder.core.scan.cache import default_cache_dir
 
 __all__ = ["CACHE_PATTERNS", "Cleared", "cache_bytes", "cache_files", "clear_cache", "folder_of"]
 

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from dupfinder.app.enabled import Current, Enabled, compute_enabled
 from dupfinder.app.history import History, UndoEntry, UndoOffer
@@ -39,16 +39,15 @@ from dupfinder.app.listing import Listing, PreparedResult, SortKey, group_number
 from dupfinder.app.marks import MarkSet
 from dupfinder.app.progress import ProgressEstimate, stopped_text
 from dupfinder.app.similar import (
-    Outcome,
     ScanView,
     SimilarFound,
     SimilarMode,
     SimilarQuery,
+    SimilarStatus,
     outcome_text,
     similar_job,
 )
 from dupfinder.app.wording import action_done_text, undo_question
-from dupfinder.core import scan
 from dupfinder.core.actions import (
     Action,
     ActionKind,
@@ -57,16 +56,19 @@ from dupfinder.core.actions import (
     compare_link_contents,
     make_plan,
 )
-from dupfinder.core.decisions import Decision, DecisionStore
+from dupfinder.core.actions.journal import Journal
+from dupfinder.core.actions.marks import parse_rule
+from dupfinder.core.actions.undo import UndoReport
 from dupfinder.core.errors import ActionError
-from dupfinder.core.journal import Journal
-from dupfinder.core.marks import parse_rule
 from dupfinder.core.model import Group, Member, Progress, ScanOptions, ScanResult
-from dupfinder.core.report import format_size
-from dupfinder.core.session import LoadedSession, without
-from dupfinder.core.undo import UndoReport
+from dupfinder.core.results.decisions import Decision, DecisionStore
+from dupfinder.core.results.session import LoadedSession, without
+from dupfinder.core.scan import pipeline as scan
+from dupfinder.core.wording import format_size
 
 __all__ = ["App", "PlanReview", "View"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +156,9 @@ class App:
 
     # --- jobs --------------------------------------------------------------------------------
 
-    def _begin(self, kind: JobKind, function: JobFunction, finished: Callable[[Any], None]) -> bool:
+    def _begin(
+        self, kind: JobKind, function: JobFunction[T], finished: Callable[[T], None]
+    ) -> bool:
         if self.job is not None:
             self.view.show_message(translate("App", "Wait for the running task to finish."))
             return False
@@ -616,8 +620,8 @@ class App:
         title, text = outcome_text(found)
         if found.rescored is None or found.result is None:
             self.view.show_message(text)
-            if found.outcome is not Outcome.CANCELLED:
-                warning = found.outcome in (Outcome.UNSUPPORTED, Outcome.UNREADABLE)
+            if found.outcome is not SimilarStatus.CANCELLED:
+                warning = found.outcome in (SimilarStatus.UNSUPPORTED, SimilarStatus.UNREADABLE)
                 self.view.tell(title, text, warning)
             return
         if self.similar is None:

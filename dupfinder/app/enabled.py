@@ -4,15 +4,29 @@ current row: every menu entry, button and shortcut is enabled from one :class:`E
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from dupfinder.app.similar import can_search
+from dupfinder.app.history import UndoOffer
+from dupfinder.app.marks import MarkSet
+from dupfinder.app.similar import SimilarMode, can_search
 from dupfinder.core.model import Member
 
-if TYPE_CHECKING:
-    from dupfinder.app.controller import App
+__all__ = ["AppState", "Current", "Enabled", "compute_enabled"]
 
-__all__ = ["Current", "Enabled", "compute_enabled"]
+
+class AppState(Protocol):
+    """What the enabled state is computed from: the app, read only."""
+
+    @property
+    def marks(self) -> MarkSet: ...
+    @property
+    def similar(self) -> SimilarMode | None: ...
+    @property
+    def has_result(self) -> bool: ...
+    def busy(self) -> bool: ...
+    def totals(self) -> tuple[int, int, int]: ...
+    def keeper(self, g: int) -> Member: ...
+    def undo_offer(self) -> UndoOffer | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +57,7 @@ class Enabled:
     back: bool = False  # from files like one file back to the scan's results
 
 
-def compute_enabled(app: App, current: Current) -> Enabled:
+def compute_enabled(app: AppState, current: Current) -> Enabled:
     idle = not app.busy()
     groups = app.totals()[0] > 0
     member = current.member if current.group is not None else None

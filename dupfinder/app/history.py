@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dupfinder.core.actions import Action, ActionKind
-from dupfinder.core.journal import Journal, SessionSummary
+from dupfinder.core.actions.journal import Journal, SessionSummary
 from dupfinder.core.model import ScanResult
 
 __all__ = ["History", "UndoEntry", "UndoOffer"]

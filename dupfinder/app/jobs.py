@@ -12,25 +12,27 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from dupfinder.app.listing import PreparedResult, SortKey, prepare
-from dupfinder.core import scan
-from dupfinder.core.actions import ApplyReport, Plan, apply
-from dupfinder.core.decisions import DecisionStore, apply_decisions
+from dupfinder.core.actions import ApplyReport, Plan
+from dupfinder.core.actions.apply import apply
+from dupfinder.core.actions.journal import Journal
+from dupfinder.core.actions.marks import KeepRule, best_member, kept_members, reference_folder
+from dupfinder.core.actions.undo import UndoReport, undo
 from dupfinder.core.errors import DupfinderError, ResultFormatError
-from dupfinder.core.journal import Journal
-from dupfinder.core.marks import KeepRule, best_member, kept_members, reference_folder
 from dupfinder.core.model import Group, Member, Phase, Progress, ScanOptions, ScanResult
-from dupfinder.core.report import write_csv, write_json
-from dupfinder.core.session import LoadedSession, load_session, save_session, without
-from dupfinder.core.undo import UndoReport, undo
+from dupfinder.core.results.decisions import DecisionStore, apply_decisions
+from dupfinder.core.results.report import write_csv, write_json
+from dupfinder.core.results.session import LoadedSession, load_session, save_session, without
+from dupfinder.core.scan import pipeline as scan
 
 __all__ = [
     "ExportFormat",
     "JobFunction",
     "JobKind",
     "JobRunner",
+    "ProgressSink",
     "Rescored",
     "ScanFunction",
     "SyncRunner",
@@ -41,8 +43,13 @@ __all__ = [
     "with_suffix",
 ]
 
-#: A job: gets a progress sink and a cancel event, returns the value handed to ``finished``.
-JobFunction = Callable[[Callable[[Progress], None], threading.Event], Any]
+T = TypeVar("T")
+
+#: Where a job reports how far it got.
+ProgressSink = Callable[[Progress], None]
+#: A job: gets a progress sink and a cancel event, returns the value handed to ``finished``
+#: (``JobFunction[ApplyReport]`` hands an ``ApplyReport`` to a ``finished`` that takes one).
+JobFunction = Callable[[ProgressSink, threading.Event], T]
 ScanFunction = Callable[[ScanOptions, Callable[[Progress], None], threading.Event], ScanResult]
 
 
@@ -75,9 +82,9 @@ class JobRunner(Protocol):
 
     def start(
         self,
-        function: JobFunction,
-        progress: Callable[[Progress], None],
-        finished: Callable[[Any], None],
+        function: JobFunction[T],
+        progress: ProgressSink,
+        finished: Callable[[T], None],
         failed: Callable[[str], None],
         done: Callable[[], None],
     ) -> None: ...
@@ -93,13 +100,13 @@ class SyncRunner:
 
     def __init__(self) -> None:
         self.cancel_event = threading.Event()
-        self.started: list[JobFunction] = []
+        self.started: list[JobFunction[object]] = []
 
     def start(
         self,
-        function: JobFunction,
-        progress: Callable[[Progress], None],
-        finished: Callable[[Any], None],
+        function: JobFunction[T],
+        progress: ProgressSink,
+        finished: Callable[[T], None],
         failed: Callable[[str], None],
         done: Callable[[], None],
     ) -> None:
@@ -169,7 +176,7 @@ def scan_job(
     scan_function: ScanFunction = scan.run,
     sort: SortKey | None = None,
     numbers: Callable[[ScanResult], Mapping[str, int]] | None = None,
-) -> JobFunction:
+) -> JobFunction[Rescored]:
     """The scan, with the result prepared (and sorted as the list shows it) off the GUI thread."""
 
     def job(progress: Callable[[Progress], None], cancel: threading.Event) -> Rescored:
@@ -185,7 +192,7 @@ def refresh_job(
     store: DecisionStore,
     sort: SortKey | None = None,
     numbers: Mapping[str, int] | None = None,
-) -> JobFunction:
+) -> JobFunction[Rescored]:
     """Re-apply decisions and reference folders to a result already shown (or loaded)."""
 
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> Rescored:
@@ -202,7 +209,7 @@ class Kept:
     keepers: dict[int, str]
 
 
-def keep_job(groups: Sequence[tuple[int, Group]], rules: Sequence[KeepRule]) -> JobFunction:
+def keep_job(groups: Sequence[tuple[int, Group]], rules: Sequence[KeepRule]) -> JobFunction[Kept]:
     """The marks a keep rule gives in ``groups`` ((position, group) pairs, the ones shown)."""
 
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> Kept:
@@ -228,7 +235,7 @@ def _waiting(progress: Callable[[Progress], None]) -> Callable[[str], None]:
     return tell
 
 
-def apply_job(plan: Plan, journal: Journal | None) -> JobFunction:
+def apply_job(plan: Plan, journal: Journal | None) -> JobFunction[ApplyReport]:
     def job(progress: Callable[[Progress], None], cancel: threading.Event) -> ApplyReport:
         wait = _waiting(progress)
         return apply(plan, journal=journal, progress=progress, cancel=cancel, on_wait=wait)
@@ -236,7 +243,7 @@ def apply_job(plan: Plan, journal: Journal | None) -> JobFunction:
     return job
 
 
-def undo_job(journal: Journal | None, session: str | None) -> JobFunction:
+def undo_job(journal: Journal | None, session: str | None) -> JobFunction[UndoReport]:
     def job(progress: Callable[[Progress], None], cancel: threading.Event) -> UndoReport:
         wait = _waiting(progress)
         return undo(session, journal=journal, progress=progress, cancel=cancel, on_wait=wait)
@@ -244,7 +251,7 @@ def undo_job(journal: Journal | None, session: str | None) -> JobFunction:
     return job
 
 
-def save_job(path: str, result: ScanResult, marks: frozenset[str]) -> JobFunction:
+def save_job(path: str, result: ScanResult, marks: frozenset[str]) -> JobFunction[str]:
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> str:
         save_session(path, result, marks)
         return path
@@ -252,7 +259,7 @@ def save_job(path: str, result: ScanResult, marks: frozenset[str]) -> JobFunctio
     return job
 
 
-def export_job(path: str, result: ScanResult, fmt: ExportFormat) -> JobFunction:
+def export_job(path: str, result: ScanResult, fmt: ExportFormat) -> JobFunction[str]:
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> str:
         with open(path, "w", encoding="utf-8", newline="") as out:
             (write_csv if fmt is ExportFormat.CSV else write_json)(result, out)
@@ -267,7 +274,7 @@ def open_job(
     store: DecisionStore,
     sort: SortKey | None,
     numbers: Callable[[ScanResult], Mapping[str, int]] | None = None,
-) -> JobFunction:
+) -> JobFunction[tuple[Rescored, LoadedSession]]:
     def job(
         _progress: Callable[[Progress], None], _cancel: threading.Event
     ) -> tuple[Rescored, LoadedSession]:

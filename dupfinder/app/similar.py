@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from dupfinder.app.i18n import translate
 from dupfinder.app.jobs import JobFunction, Rescored, shown
 from dupfinder.app.listing import SortKey
-from dupfinder.core.decisions import DecisionStore
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
     Kind,
@@ -29,15 +28,16 @@ from dupfinder.core.model import (
     ScanOptions,
     ScanResult,
 )
-from dupfinder.core.similar import NoFolders, SimilarResult, similar
+from dupfinder.core.results.decisions import DecisionStore
+from dupfinder.core.scan.similar import NoFolders, SimilarResult, similar
 
 __all__ = [
-    "Outcome",
     "ScanView",
     "SearchScope",
     "SimilarFound",
     "SimilarMode",
     "SimilarQuery",
+    "SimilarStatus",
     "banner_text",
     "can_search",
     "empty_hint",
@@ -85,7 +85,7 @@ class SimilarQuery:
         return os.path.basename(self.target) or self.target
 
 
-class Outcome(enum.Enum):
+class SimilarStatus(enum.Enum):
     """How a search ended; only FOUND changes the list."""
 
     FOUND = "found"
@@ -102,7 +102,7 @@ class SimilarFound:
     one-group result prepared for the list; ``problem`` says why an UNREADABLE file was."""
 
     query: SimilarQuery
-    outcome: Outcome
+    outcome: SimilarStatus
     result: SimilarResult | None = None
     rescored: Rescored | None = None
     problem: str = ""
@@ -136,7 +136,7 @@ def similar_job(
     store: DecisionStore,
     sort: SortKey | None = None,
     search: SearchFunction = _search,
-) -> JobFunction:
+) -> JobFunction[SimilarFound]:
     """The search, and its matches prepared as one group for the list, off the GUI thread."""
     wanted = similar_options(options)
 
@@ -144,21 +144,21 @@ def similar_job(
         try:
             result = search(query.target, query.folders, wanted, progress, cancel)
         except NoFolders:
-            return SimilarFound(query, Outcome.NO_FOLDERS)
+            return SimilarFound(query, SimilarStatus.NO_FOLDERS)
         if cancel.is_set():
-            return SimilarFound(query, Outcome.CANCELLED, result)
+            return SimilarFound(query, SimilarStatus.CANCELLED, result)
         if result.kind is None:
             problems = [e.error for e in result.errors if e.path == result.target]
             if problems:
-                return SimilarFound(query, Outcome.UNREADABLE, result, problem=problems[0])
-            return SimilarFound(query, Outcome.UNSUPPORTED, result)
+                return SimilarFound(query, SimilarStatus.UNREADABLE, result, problem=problems[0])
+            return SimilarFound(query, SimilarStatus.UNSUPPORTED, result)
         if result.group is None:
-            return SimilarFound(query, Outcome.NOTHING, result)
+            return SimilarFound(query, SimilarStatus.NOTHING, result)
         raw = ScanResult((result.group,), result.errors)
         rescored = shown(raw, references, store, sort, {})
         if not rescored.prepared.result.groups:  # every match was "not a duplicate" before
-            return SimilarFound(query, Outcome.NOTHING, result)
-        return SimilarFound(query, Outcome.FOUND, result, rescored)
+            return SimilarFound(query, SimilarStatus.NOTHING, result)
+        return SimilarFound(query, SimilarStatus.FOUND, result, rescored)
 
     return job
 
@@ -204,31 +204,31 @@ def outcome_text(found: SimilarFound) -> tuple[str, str]:
     """A title and a sentence for the user about how a search ended."""
     name = found.query.name
     outcome = found.outcome
-    if outcome is Outcome.FOUND:
+    if outcome is SimilarStatus.FOUND:
         group = found.rescored.prepared.result.groups[0] if found.rescored else None
         amount = len(group.members) - 1 if group is not None else 0
         text = translate("Similar", "%Ln file(s) like {name} in {where}.", None, amount)
         return translate("Similar", "Files like this one"), text.format(
             name=name, where=_where(found)
         )
-    if outcome is Outcome.NOTHING:
+    if outcome is SimilarStatus.NOTHING:
         text = translate("Similar", "No file like {name} in {where}.")
         return translate("Similar", "Nothing similar found"), text.format(
             name=name, where=_where(found)
         )
-    if outcome is Outcome.UNSUPPORTED:
+    if outcome is SimilarStatus.UNSUPPORTED:
         text = translate(
             "Similar",
             "{name} is neither a document nor a picture. dupfinder finds files like a "
             "document (text, PDF, Word, OpenDocument, HTML, e-book…) or a picture.",
         )
         return translate("Similar", "Not a document or picture"), text.format(name=name)
-    if outcome is Outcome.UNREADABLE:
+    if outcome is SimilarStatus.UNREADABLE:
         text = translate("Similar", "{name} cannot be compared: {problem}")
         return translate("Similar", "Cannot compare this file"), text.format(
             name=name, problem=found.problem
         )
-    if outcome is Outcome.NO_FOLDERS:
+    if outcome is SimilarStatus.NO_FOLDERS:
         return translate("Similar", "Nowhere to search"), translate(
             "Similar",
             "Add the folders to search on the left, or scan once with the cache on: dupfinder "
@@ -251,7 +251,7 @@ def banner_text(mode: SimilarMode, shown_files: int) -> str:
         text = translate("Similar", "Pictures like {name}: none left in the list")
     else:
         text = translate("Similar", "Documents like {name}: none left in the list")
-    found = SimilarFound(mode.query, Outcome.FOUND, mode.found)
+    found = SimilarFound(mode.query, SimilarStatus.FOUND, mode.found)
     return (
         text.format(name=mode.query.name)
         + " · "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dupfinder.app.history import UndoOffer
 from dupfinder.app.i18n import translate
 from dupfinder.core.actions import ActionKind, ApplyReport, Plan
-from dupfinder.core.report import format_size
+from dupfinder.core.wording import format_size
 
 __all__ = [
     "action_done_text",

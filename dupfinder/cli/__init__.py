@@ -17,6 +17,14 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from dupfinder import __version__
+from dupfinder.cli.exit_codes import (
+    EXIT_CANCELLED,
+    EXIT_CODES,
+    EXIT_FATAL,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+)
 
 __all__ = [
     "EXIT_CANCELLED",
@@ -28,21 +36,6 @@ __all__ = [
     "main",
     "open_gui",
 ]
-
-EXIT_OK = 0
-EXIT_FATAL = 1
-EXIT_USAGE = 2
-EXIT_PROBLEMS = 3
-EXIT_CANCELLED = 130
-
-EXIT_CODES = f"""\
-exit codes:
-  {EXIT_OK}    success, with or without duplicates
-  {EXIT_FATAL}    fatal error (the scan or the result file failed)
-  {EXIT_USAGE}    usage error, or a plan refused as unsafe
-  {EXIT_PROBLEMS}    some planned actions were skipped or failed (each is listed with its reason)
-  {EXIT_CANCELLED}  cancelled with Ctrl-C
-"""
 
 EXAMPLES = """\
 examples:
@@ -87,12 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     shtab.add_argument_to(parser, ["--print-completion"], help="print a shell completion script")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     scan_cmd.register(commands)
-    try:
-        from dupfinder.cli import actions_cmd
-    except ImportError:  # pragma: no cover - present in every release
-        actions_cmd = None  # type: ignore[assignment]
-    if actions_cmd is not None:
-        actions_cmd.register(commands)
+    from dupfinder.cli import actions_cmd
+
+    actions_cmd.register(commands)
     from dupfinder.cli import distributed_cmd
 
     distributed_cmd.register(commands)

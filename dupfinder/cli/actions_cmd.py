@@ -13,27 +13,33 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from dupfinder.cli.cancellable import run_cancellable
+from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 from dupfinder.core.actions import (
     Action,
     ApplyReport,
     Plan,
-    apply,
     compare_link_contents,
     free_name,
     make_plan,
 )
-from dupfinder.core.decisions import DecisionStore, apply_decisions
+from dupfinder.core.actions.apply import apply
+from dupfinder.core.actions.journal import FileState, Journal, SessionKind
+from dupfinder.core.actions.marks import (
+    RULE_NAMES,
+    KeepRule,
+    parse_rule,
+    reference_folder_problem,
+    select,
+)
+from dupfinder.core.actions.undo import UndoReport, iter_sessions, undo
 from dupfinder.core.errors import ActionBusy, ActionError, DupfinderError
-from dupfinder.core.journal import FileState, Journal, SessionKind
-from dupfinder.core.marks import RULE_NAMES, KeepRule, parse_rule, reference_folder_problem, select
 from dupfinder.core.model import ScanResult
-from dupfinder.core.report import format_size, load_result
-from dupfinder.core.session import load_session
-from dupfinder.core.undo import UndoReport, iter_sessions, undo
+from dupfinder.core.results.decisions import DecisionStore, apply_decisions
+from dupfinder.core.results.report import load_result
+from dupfinder.core.results.session import load_session
+from dupfinder.core.wording import format_size
 
 __all__ = ["add_action_options", "register", "run_actions"]
-
-EXIT_OK, EXIT_FATAL, EXIT_USAGE, EXIT_PROBLEMS, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
 
 def _rule(text: str) -> KeepRule:

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 import shtab
 
 from dupfinder.cli import scan_cmd
+from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_USAGE
 from dupfinder.core.errors import DupfinderError, ExtraMissing
 from dupfinder.core.model import FINGERPRINTED_KINDS, Kind
 
@@ -127,8 +128,6 @@ def _positive(text: str) -> int:
 
 
 def _missing(command: str, err: TextIO, exc: ImportError) -> int:
-    from dupfinder.cli import EXIT_FATAL
-
     if isinstance(exc, ExtraMissing):
         err.write(f"dupfinder {command}: {exc}\n")
     else:  # e.g. a bundle built without the extra
@@ -153,7 +152,6 @@ def _listed(source: str, null: bool) -> Iterator[str]:
 
 
 def _fingerprint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dupfinder.cli import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_USAGE
     from dupfinder.cli.cancellable import run_cancellable
     from dupfinder.cli.progress import TerminalProgress
 
@@ -237,8 +235,6 @@ def _client(args: argparse.Namespace) -> Iterator[tuple[Any, int]]:
 
 
 def _pairs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dupfinder.cli import EXIT_FATAL, EXIT_OK
-
     try:
         from dupfinder.distributed import require
 
@@ -271,8 +267,6 @@ def _pairs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _groups(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dupfinder.cli import EXIT_FATAL, EXIT_OK
-
     try:
         from dupfinder.distributed import require
 

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 import shtab
 
 from dupfinder.cli.cancellable import run_cancellable
+from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_CODES, EXIT_FATAL, EXIT_OK, EXIT_USAGE
 from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
@@ -105,8 +106,6 @@ examples:
 
 
 def register(commands: Any) -> None:
-    from dupfinder.cli import EXIT_CODES
-
     parser = commands.add_parser(
         "scan",
         help="find near-duplicate files in folders",
@@ -318,7 +317,7 @@ def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
     reads in this process, which a scan on a helper thread would wait on forever. A second
     Ctrl-C stops at once. Called from another thread, the scan runs on a helper thread.
     """
-    from dupfinder.core import scan
+    from dupfinder.core.scan import pipeline as scan
 
     bar = TerminalProgress(err)
 
@@ -348,15 +347,13 @@ def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
 
 
 def write_result(result: ScanResult, fmt: str, out: TextIO) -> None:
-    from dupfinder.core import report
+    from dupfinder.core.results import report
 
     writer = {"json": report.write_json, "csv": report.write_csv, "text": report.write_text}[fmt]
     writer(result, out)
 
 
 def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dupfinder.cli import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_USAGE
-
     try:
         options = options_from_args(args)
     except ValueError as exc:
@@ -403,7 +400,7 @@ def emit_result(result: ScanResult, fmt: str, output: str | None, out: TextIO, e
 
 def _without_ignored(result: ScanResult, decisions_path: str | None) -> ScanResult:
     """Hide what the user marked "not a duplicate" (remembered by content, not by path)."""
-    from dupfinder.core.decisions import DecisionStore, apply_decisions
+    from dupfinder.core.results.decisions import DecisionStore, apply_decisions
 
     return apply_decisions(result, DecisionStore(decisions_path).load())
 

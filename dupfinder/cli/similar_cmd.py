@@ -9,7 +9,8 @@ from typing import Any, TextIO
 import shtab
 
 from dupfinder.cli import scan_cmd
-from dupfinder.core.similar import NoFolders, SimilarResult
+from dupfinder.cli.exit_codes import EXIT_CODES, EXIT_FATAL, EXIT_OK, EXIT_USAGE
+from dupfinder.core.scan.similar import NoFolders, SimilarResult
 
 __all__ = ["register", "render_json", "render_text"]
 
@@ -22,8 +23,6 @@ examples:
 
 
 def register(commands: Any) -> None:
-    from dupfinder.cli import EXIT_CODES
-
     parser = commands.add_parser(
         "similar",
         help="find files like one document or picture",
@@ -67,8 +66,7 @@ def render_json(result: SimilarResult) -> str:
 
 
 def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dupfinder.cli import EXIT_FATAL, EXIT_OK, EXIT_USAGE
-    from dupfinder.core.similar import similar
+    from dupfinder.core.scan.similar import similar
 
     options = scan_cmd.options_from_args(args)
     try:

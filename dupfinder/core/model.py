@@ -43,7 +43,7 @@ DEFAULT_TEXT_THRESHOLD = 8
 #: boilerplate-heavy folders and the accuracy corpus (bench/text_verify.py, text_accuracy.py).
 DEFAULT_TEXT_SIMILARITY = 0.7
 #: Verified similarity two pictures must reach to be grouped: the lower of their layout
-#: and colour agreement on small thumbnails (``dupfinder.core.imagecheck``), the figure a
+#: and colour agreement on small thumbnails (``dupfinder.core.image.check``), the figure a
 #: person sees. Chosen on bench/image_accuracy.py.
 DEFAULT_IMAGE_SIMILARITY = 0.85
 #: Hamming radius within which perceptual hashes propose picture pairs (bench/image_accuracy.py).
@@ -278,7 +278,7 @@ def _default_jobs() -> int:
 
 
 class Grouping(enum.StrEnum):
-    """How pairs become groups (see ``dupfinder.core.cluster``)."""
+    """How pairs become groups (see ``dupfinder.core.grouping.cluster``)."""
 
     CONNECTED = "connected"  # everything linked through pairs, however long the chain
     STAR = "star"  # every member matches its representative directly

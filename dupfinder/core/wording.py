@@ -1,11 +1,24 @@
-"""Words and figures shown to people: counted nouns ("1 file", never "1 groups") and
-similarity percentages that never say 100 % of files whose bytes differ."""
+"""Words and figures shown to people, one wording each: counted nouns ("1 file", never
+"1 groups"), sizes, similarity percentages that never say 100 % of files whose bytes differ,
+and the reasons behind operating-system errors.
+
+The walk, the readers, actions and undo all report failed file operations; they use
+:func:`os_error_reason` so the same cause reads the same everywhere (and tests can match it).
+"""
 
 from __future__ import annotations
 
+import errno
 import math
 
-__all__ = ["count", "similarity_percent"]
+__all__ = [
+    "count",
+    "describe_os_error",
+    "format_limit",
+    "format_size",
+    "os_error_reason",
+    "similarity_percent",
+]
 
 
 def count(number: int, singular: str, plural: str | None = None) -> str:
@@ -24,3 +37,54 @@ def similarity_percent(similarity: float, same_bytes: bool) -> str:
     if same_bytes:
         return "100%"
     return f"{min(math.floor(similarity * 100 + 1e-9), 99)}%"
+
+
+def format_size(size: float) -> str:
+    """A file or a total size in decimal units, as file managers show it: '1.5 MB'."""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    raise AssertionError("unreachable")
+
+
+def format_limit(size: int) -> str:
+    """A configured limit in binary units, as it was set: '64 MiB', '1.5 GiB', '800 bytes'."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = float(size)
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        value /= 1024
+        if value < 1024 or unit == "TiB":
+            return f"{value:.3g} {unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+_REASONS = {
+    errno.ENOENT: "vanished",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EISDIR: "is a folder",
+    errno.EROFS: "read-only filesystem",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.EIO: "input/output error",
+}
+
+
+def os_error_reason(exc: OSError) -> str:
+    """A short, lower-case reason for people, stable enough to group problems by."""
+    if isinstance(exc, FileNotFoundError):
+        return _REASONS[errno.ENOENT]
+    if isinstance(exc, PermissionError):
+        return _REASONS[errno.EACCES]
+    reason = _REASONS.get(exc.errno or 0) or exc.strerror or exc.__class__.__name__
+    return reason[0].lower() + reason[1:]
+
+
+def describe_os_error(exc: OSError) -> str:
+    """A short reason for a file the scan could not read: a missing file is one that vanished
+    while the scan ran."""
+    reason = os_error_reason(exc)
+    return "the file vanished during the scan" if reason == "vanished" else reason

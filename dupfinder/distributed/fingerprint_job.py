@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from dupfinder.core.columns import FileColumns
-from dupfinder.core.fingerprint import algorithm_id
+from dupfinder.core.fingerprints.columns import FileColumns
+from dupfinder.core.fingerprints.worker import algorithm_id
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
     FileEntry,
@@ -23,8 +23,8 @@ from dupfinder.core.model import (
     ScanOptions,
     no_progress,
 )
-from dupfinder.core.scan import fingerprint_files
-from dupfinder.core.walk import WalkReport, walk, walk_listed
+from dupfinder.core.scan.pipeline import fingerprint_files
+from dupfinder.core.scan.walk import WalkReport, walk, walk_listed
 from dupfinder.distributed.schema import StoreMeta
 from dupfinder.distributed.store import ShardWriter
 

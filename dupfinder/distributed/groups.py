@@ -21,7 +21,7 @@ import pyarrow.dataset as ds
 
 from dupfinder.core.errors import FingerprintStoreError
 from dupfinder.core.model import Kind, ScanError, ScanOptions, ScanResult, ScanStats
-from dupfinder.core.scan import PairFinder, group_files
+from dupfinder.core.scan.pipeline import PairFinder, group_files
 from dupfinder.distributed.pairs_job import PairsManifest
 from dupfinder.distributed.store import Stored, load, load_selected, shard_files, store_meta
 

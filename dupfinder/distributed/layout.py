@@ -1,6 +1,6 @@
 """The permuted tables of the distributed pass and the rule that reports each pair once.
 
-The 64 bits are split into ``blocks`` blocks, as :mod:`dupfinder.core.index` splits them;
+The 64 bits are split into ``blocks`` blocks, as :mod:`dupfinder.core.index.reference` splits them;
 table ``t`` keys every fingerprint by the ``t``-th choice of ``blocks - k`` blocks, in the
 order of ``itertools.combinations``. Two fingerprints within ``k`` bits agree on at least
 ``blocks - k`` blocks, so they share a key in some table; the table that reports them is the
@@ -19,33 +19,12 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-from dupfinder.core import index_kernel
-from dupfinder.core.index import MAX_TABLES, all_pairs_with_distances
+from dupfinder.core.index import compiled as index_kernel
+from dupfinder.core.index import cost
+from dupfinder.core.index.layout import BITS, I64Array, U64Array, block_masks
+from dupfinder.core.index.reference import MAX_TABLES, all_pairs_with_distances
 
 __all__ = ["TableLayout", "choose_blocks", "table_pairs"]
-
-U64Array = npt.NDArray[np.uint64]
-I64Array = npt.NDArray[np.int64]
-
-_BITS = 64
-
-# Distributed costs in nanoseconds: per table (a shuffle's set-up and barrier, whatever its
-# size), per table entry (serialise, send, receive, sort) and per random candidate pair
-# verified; from bench/bench_distributed.py on 2 local workers.
-_NS_TABLE = 2e9
-_NS_SHUFFLE_ENTRY = 400.0
-_NS_CANDIDATE = 30.0
-
-
-def _block_masks(blocks: int) -> list[int]:
-    """The index's blocks: the first ``64 % blocks`` one bit wider, from the top bit down."""
-    q, r = divmod(_BITS, blocks)
-    masks, top = [], _BITS
-    for i in range(blocks):
-        width = q + 1 if i < r else q
-        masks.append(((1 << width) - 1) << (top - width))
-        top -= width
-    return masks
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +39,9 @@ class TableLayout:
 
     @classmethod
     def make(cls, k: int, blocks: int) -> TableLayout:
-        if not 0 <= k < blocks <= _BITS or math.comb(blocks, k) > MAX_TABLES:
+        if not 0 <= k < blocks <= BITS or math.comb(blocks, k) > MAX_TABLES:
             raise ValueError(f"no table layout with {blocks} blocks at radius {k}")
-        masks = _block_masks(blocks)
+        masks = block_masks(blocks)
         keys, differ = [], []
         for chosen in combinations(range(blocks), blocks - k):
             keys.append(sum(masks[b] for b in chosen))
@@ -92,14 +71,16 @@ def choose_blocks(n: int, k: int) -> int:
     if k == 0:
         return 1
 
-    def cost(blocks: int) -> float:
+    def table_cost(blocks: int) -> float:
         tables = math.comb(blocks, k)
-        key_bits = _BITS * (blocks - k) / blocks
+        key_bits = BITS * (blocks - k) / blocks
         candidates = n * (n - 1) / 2.0 / 2.0**key_bits
-        return tables * (_NS_TABLE + n * _NS_SHUFFLE_ENTRY + candidates * _NS_CANDIDATE)
+        return tables * (
+            cost.SHUFFLE_TABLE + n * cost.SHUFFLE_ENTRY + candidates * cost.SHUFFLE_CANDIDATE
+        )
 
-    choices = [b for b in range(k + 1, _BITS + 1) if math.comb(b, k) <= MAX_TABLES]
-    return min(choices, key=lambda b: (cost(b), math.comb(b, k)))
+    choices = [b for b in range(k + 1, BITS + 1) if math.comb(b, k) <= MAX_TABLES]
+    return min(choices, key=lambda b: (table_cost(b), math.comb(b, k)))
 
 
 @functools.cache

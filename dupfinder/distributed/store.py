@@ -20,9 +20,9 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from dupfinder.core.columns import FileColumns, OutcomeColumns
 from dupfinder.core.errors import FingerprintStoreError
-from dupfinder.core.fingerprint import Outcome
+from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
+from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.model import FileEntry, Kind, ScanError
 from dupfinder.distributed.schema import FINGERPRINT_SCHEMA, SCHEMA_VERSION, StoreMeta
 
@@ -249,7 +249,7 @@ def _stored(table: pa.Table, meta: StoreMeta, rows_read: int) -> Stored:
         )
         outcomes.put(
             row,
-            Outcome(
+            FingerprintOutcome(
                 row,
                 value=cols["value"][i],
                 width=cols["width"][i],

@@ -31,10 +31,10 @@ from dupfinder import __version__
 from dupfinder.app.i18n import translate
 from dupfinder.app.wording import plan_heading, plan_text, status_text
 from dupfinder.core.actions import ActionKind, ApplyReport, Plan
-from dupfinder.core.decisions import Decision, DecisionKind
+from dupfinder.core.actions.undo import UndoReport
 from dupfinder.core.model import ScanError
-from dupfinder.core.report import format_size
-from dupfinder.core.undo import UndoReport
+from dupfinder.core.results.decisions import Decision, DecisionKind
+from dupfinder.core.wording import format_size
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 
 __all__ = [

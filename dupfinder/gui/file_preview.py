@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from dupfinder.app.i18n import translate
 from dupfinder.core.model import Member
-from dupfinder.core.report import format_size
+from dupfinder.core.wording import format_size
 
 __all__ = ["FileInfoPreview", "file_type"]
 

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from dupfinder.app.i18n import translate
 from dupfinder.core.model import Progress
-from dupfinder.core.report import format_size
+from dupfinder.core.wording import format_size
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.worker import Job
 

@@ -11,7 +11,7 @@ on a worker thread, on a quiet machine:
   thread allocated when one was due paid for it. Those objects live as long as the app, so
   they are frozen once, out of every later pass (12 ms for the same result).
 
-The grouping itself runs in a worker process (``dupfinder.core.isolated``).
+The grouping itself runs in a worker process (``dupfinder.core.scan.isolated``).
 """
 
 from __future__ import annotations

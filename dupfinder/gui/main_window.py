@@ -36,15 +36,14 @@ from dupfinder.app.controller import App, PlanReview
 from dupfinder.app.enabled import Current
 from dupfinder.app.i18n import translate
 from dupfinder.app.jobs import ExportFormat, JobKind, JobRunner, ScanFunction
+from dupfinder.app.list_status import ListState, Totals, totals_text, view_hint
 from dupfinder.app.listing import Column
-from dupfinder.app.similar import empty_hint
-from dupfinder.core import scan
 from dupfinder.core.actions import Action, ActionKind, ApplyReport
-from dupfinder.core.decisions import DecisionStore
-from dupfinder.core.journal import Journal
+from dupfinder.core.actions.journal import Journal
+from dupfinder.core.actions.undo import UndoReport
 from dupfinder.core.model import Kind, Member, Progress
-from dupfinder.core.report import format_size
-from dupfinder.core.undo import UndoReport
+from dupfinder.core.results.decisions import DecisionStore
+from dupfinder.core.scan import pipeline as scan
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.commands import KEEP_RULES, build_commands, build_menus, build_toolbar
 from dupfinder.gui.dialogs import (
@@ -634,48 +633,37 @@ class MainWindow(QMainWindow):
 
     def _update_view_hint(self) -> None:
         app = self.app
-        if app.job is JobKind.SCAN and self.model.rowCount() == 0:
-            hint = translate("Window", "Scanning… the groups appear here when the scan is done.")
-        elif not app.has_result:
-            if self.panel.folders.topLevelItemCount():
-                hint = translate("Window", "Press Scan to look for near-duplicates.")
-            else:
-                hint = translate("Window", "Add folders on the left, then press Scan.")
-        elif app.similar is not None and self.model.totals()[0] == 0:
-            hint = empty_hint(app.similar)
-        elif self.model.totals()[0] == 0 and app.scan_found:
-            hint = translate("Window", "No groups left to review: each was acted on or set aside.")
-        elif self.model.totals()[0] == 0:
-            hint = translate("Window", "No near-duplicates found.")
-        elif self.model.rowCount() == 0:
-            hint = translate("Window", "No group matches the filter.")
-        else:
-            hint = ""
+        groups = self.model.totals()[0] if app.has_result else 0
+        hint = view_hint(
+            ListState(
+                scanning=app.job is JobKind.SCAN,
+                has_result=app.has_result,
+                folders_listed=self.panel.folders.topLevelItemCount() > 0,
+                similar=app.similar,
+                scan_found=app.scan_found,
+                groups=groups,
+                rows_shown=self.model.rowCount(),
+            )
+        )
         if hint != self.view.placeholder:  # a full repaint of a big tree costs tens of ms
             self.view.placeholder = hint
             self.view.viewport().update()
 
     @Slot()
     def _update_status(self) -> None:
-        if not self.app.has_result:
-            self.totals_label.setText("")
-            return
-        groups, files, reclaim = self.model.totals()
-        text = translate("Window", "%Ln group(s)", None, groups)
-        text += " · " + translate("Window", "%Ln file(s)", None, files)
-        text += " · " + translate("Window", "up to {size} reclaimable").format(
-            size=format_size(reclaim)
-        )
-        shown = self.model.visible_group_count()
-        if shown != groups:
-            text = translate("Window", "showing {shown} of ").format(shown=f"{shown:,}") + text
-        marks = self.model.marks()
-        if marks:
-            amount = len(marks)
-            text += " · " + translate("Window", "%Ln marked ({size})", None, amount).format(
-                size=format_size(self.model.marked_bytes())
+        totals = None
+        if self.app.has_result:
+            groups, files, reclaim = self.model.totals()
+            marks = self.model.marks()
+            totals = Totals(
+                groups=groups,
+                files=files,
+                reclaimable=reclaim,
+                shown=self.model.visible_group_count(),
+                marked=len(marks),
+                marked_bytes=self.model.marked_bytes() if marks else 0,
             )
-        self.totals_label.setText(text)
+        self.totals_label.setText(totals_text(totals))
 
     @Slot()
     def _update_actions(self) -> None:

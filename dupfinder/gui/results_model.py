@@ -37,8 +37,7 @@ from dupfinder.app.listing import (
 )
 from dupfinder.app.marks import MarkSet
 from dupfinder.core.model import Group, Kind, Member, ScanResult
-from dupfinder.core.report import format_size
-from dupfinder.core.wording import similarity_percent
+from dupfinder.core.wording import format_size, similarity_percent
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.thumbnails import Thumbnails
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
-from dupfinder.app.jobs import JobFunction
-from dupfinder.core.model import Progress
+from dupfinder.app.jobs import JobFunction, ProgressSink
 from dupfinder.gui.worker import Job
 
 __all__ = ["ThreadRunner"]
+
+T = TypeVar("T")
 
 
 class ThreadRunner:
@@ -20,9 +21,9 @@ class ThreadRunner:
 
     def start(
         self,
-        function: JobFunction,
-        progress: Callable[[Progress], None],
-        finished: Callable[[Any], None],
+        function: JobFunction[T],
+        progress: ProgressSink,
+        finished: Callable[[T], None],
         failed: Callable[[str], None],
         done: Callable[[], None],
     ) -> None:

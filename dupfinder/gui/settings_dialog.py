@@ -28,7 +28,7 @@ from dupfinder.app.cache_folder import cache_bytes, clear_cache, folder_of
 from dupfinder.app.i18n import translate
 from dupfinder.app.scan_settings import AdvancedSettings
 from dupfinder.core.model import Grouping
-from dupfinder.core.report import format_size
+from dupfinder.core.wording import format_size
 
 __all__ = ["SettingsDialog"]
 

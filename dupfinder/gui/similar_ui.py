@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette, QResizeEvent
@@ -18,22 +18,44 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QSizePolicy,
     QStyle,
     QWidget,
 )
 
+from dupfinder.app.controller import App
 from dupfinder.app.i18n import translate
 from dupfinder.app.similar import SimilarMode, banner_text, can_search
-from dupfinder.core.formats import DOCUMENT_SUFFIXES, IMAGE_SUFFIXES, PLAIN_TEXT_SUFFIXES
+from dupfinder.core.fingerprints.formats import (
+    DOCUMENT_SUFFIXES,
+    IMAGE_SUFFIXES,
+    PLAIN_TEXT_SUFFIXES,
+)
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
+from dupfinder.gui.commands import Commands
 from dupfinder.gui.icons import themed
+from dupfinder.gui.results_model import ResultsModel
+from dupfinder.gui.results_view import ResultsView
+from dupfinder.gui.scan_panel import ScanPanel
+from dupfinder.gui.settings import Settings
 
-if TYPE_CHECKING:
-    from dupfinder.gui.main_window import MainWindow
+__all__ = ["SimilarBanner", "SimilarSearch", "SimilarWindow", "file_filter"]
 
-__all__ = ["SimilarBanner", "SimilarSearch", "file_filter"]
+
+class SimilarWindow(Protocol):
+    """The parts of the window a search reads and keeps in step (the main window has them)."""
+
+    app: App
+    panel: ScanPanel
+    model: ResultsModel
+    view: ResultsView
+    settings: Settings
+    commands: Commands
+    filter: QLineEdit
+
+    def tell(self, title: str, text: str, warning: bool = False) -> None: ...
 
 
 def file_filter() -> str:
@@ -102,7 +124,7 @@ class SimilarBanner(QFrame):
 class SimilarSearch:
     """Starts searches from the window and keeps the banner and the filter in step."""
 
-    def __init__(self, window: MainWindow, banner: SimilarBanner) -> None:
+    def __init__(self, window: SimilarWindow, banner: SimilarBanner) -> None:
         self.window = window
         self.banner = banner
         self._mode: SimilarMode | None = None
@@ -136,7 +158,7 @@ class SimilarSearch:
         window = self.window
         title = translate("Similar", "Find files like…") + " " + self.where()
         path, _ = QFileDialog.getOpenFileName(
-            window, title, window.settings.last_directory(), file_filter()
+            self.banner.window(), title, window.settings.last_directory(), file_filter()
         )
         if path:
             window.settings.set_last_directory(os.path.dirname(path))

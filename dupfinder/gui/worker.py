@@ -12,19 +12,16 @@ from __future__ import annotations
 import threading
 import time
 import traceback
-from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from dupfinder.app.jobs import JobFunction
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.model import Progress
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 
-__all__ = ["Job", "JobFunction", "Worker"]
+__all__ = ["Job", "Worker"]
 
-#: A job: gets a progress sink and a cancel event, returns the result delivered by ``finished``.
-JobFunction = Callable[[Callable[[Progress], None], threading.Event], Any]
 
 #: Seconds between forwarded progress samples (about ten per second).
 PROGRESS_INTERVAL = 0.1
@@ -38,7 +35,7 @@ class Worker(QObject):
     failed = Signal(str)  # a message for the user
 
     def __init__(
-        self, job: JobFunction, cancel: threading.Event, interval: float = PROGRESS_INTERVAL
+        self, job: JobFunction[object], cancel: threading.Event, interval: float = PROGRESS_INTERVAL
     ) -> None:
         super().__init__()
         self._job = job
@@ -80,7 +77,7 @@ class Job(QObject):
     failed = Signal(str)
     done = Signal()
 
-    def __init__(self, job: JobFunction, parent: QObject | None = None) -> None:
+    def __init__(self, job: JobFunction[object], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.cancel_event = threading.Event()
         self._thread = QThread()

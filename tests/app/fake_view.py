@@ -8,12 +8,12 @@ from pathlib import Path
 from dupfinder.app.controller import App, PlanReview
 from dupfinder.app.enabled import Current, Enabled
 from dupfinder.app.jobs import ScanFunction, SyncRunner
-from dupfinder.core import scan
 from dupfinder.core.actions import ApplyReport
-from dupfinder.core.decisions import DecisionStore
-from dupfinder.core.journal import Journal
+from dupfinder.core.actions.journal import Journal
+from dupfinder.core.actions.undo import UndoReport
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, Progress, ScanResult
-from dupfinder.core.undo import UndoReport
+from dupfinder.core.results.decisions import DecisionStore
+from dupfinder.core.scan import pipeline as scan
 
 
 @dataclass

@@ -8,9 +8,9 @@ import pytest
 
 from dupfinder.app.cache_folder import cache_bytes, clear_cache, folder_of
 from dupfinder.app.scan_settings import AdvancedSettings, FolderEntry, ScanSettings, scan_options
-from dupfinder.core import scan
-from dupfinder.core.cache import default_cache_dir
 from dupfinder.core.model import Kind
+from dupfinder.core.scan import pipeline as scan
+from dupfinder.core.scan.cache import default_cache_dir
 
 
 def settings(folder: Path, kinds: frozenset[Kind], **advanced: object) -> ScanSettings:

@@ -14,18 +14,18 @@ from PIL import Image
 from dupfinder.app.controller import App
 from dupfinder.app.jobs import JobKind
 from dupfinder.app.similar import (
-    Outcome,
     SearchScope,
     SimilarQuery,
+    SimilarStatus,
     banner_text,
     empty_hint,
     similar_job,
 )
-from dupfinder.core import scan
 from dupfinder.core.actions import Action, ActionKind
-from dupfinder.core.decisions import DecisionStore
 from dupfinder.core.model import Fingerprint, Kind, Member, ProgressCallback, ScanOptions
-from dupfinder.core.similar import SimilarResult
+from dupfinder.core.results.decisions import DecisionStore
+from dupfinder.core.scan import pipeline as scan
+from dupfinder.core.scan.similar import SimilarResult
 
 WORDS = (
     "river bridge garden window morning evening kitchen market letter station winter summer "
@@ -244,7 +244,7 @@ def test_the_search_can_be_cancelled(tmp_path: Path, docs: dict[str, Path]) -> N
     scan_options = ScanOptions(roots=(), kinds=frozenset({Kind.IMAGE}))
     job = similar_job(query, scan_options, (), DecisionStore(tmp_path / "d.json"), search=search)
     found = job(lambda _sample: None, threading.Event())
-    assert found.outcome is Outcome.CANCELLED
+    assert found.outcome is SimilarStatus.CANCELLED
 
 
 def test_the_app_runs_it_as_a_similar_job_with_progress(

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from dupfinder.core.decisions import DecisionStore
-from dupfinder.core.journal import Journal
+from dupfinder.core.actions.journal import Journal
+from dupfinder.core.results.decisions import DecisionStore
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.settings import Settings
 

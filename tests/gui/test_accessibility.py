@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dupfinder.core.decisions import Decision, DecisionKind
+from dupfinder.core.results.decisions import Decision, DecisionKind
 from dupfinder.gui.dialogs import DecisionsDialog, HelpDialog
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.settings import AdvancedSettings

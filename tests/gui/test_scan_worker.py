@@ -9,9 +9,9 @@ from pathlib import Path
 from gui_helpers import scan_folder, wait_idle, write_text_corpus
 
 from dupfinder.app.jobs import Rescored, scan_job
-from dupfinder.core import scan
-from dupfinder.core.decisions import DecisionStore
 from dupfinder.core.model import Phase, Progress, ScanOptions, ScanResult
+from dupfinder.core.results.decisions import DecisionStore
+from dupfinder.core.scan import pipeline as scan
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.worker import Job, Worker
 

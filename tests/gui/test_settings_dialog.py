@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dupfinder.app.scan_settings import AdvancedSettings
-from dupfinder.core import scan
 from dupfinder.core.model import ScanOptions
+from dupfinder.core.scan import pipeline as scan
 from dupfinder.gui.main_window import MainWindow
 from dupfinder.gui.settings_dialog import SettingsDialog
 
@@ -40,7 +40,7 @@ def test_clear_cache_says_how_much_it_freed(window: MainWindow, tmp_path: Path) 
     used = sum(p.stat().st_size for p in cache.iterdir() if p.is_file())
     dialog = SettingsDialog(AdvancedSettings(cache_dir=str(cache)), window)
     assert dialog.clear_button.isEnabled()
-    from dupfinder.core.report import format_size
+    from dupfinder.core.wording import format_size
 
     assert format_size(used) in dialog.cache_usage.text()
     dialog.clear_button.click()

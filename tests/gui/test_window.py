@@ -192,7 +192,7 @@ def test_core_and_gui_package_import_without_qt() -> None:
     code = textwrap.dedent(
         """
         import sys
-        import dupfinder.core.scan, dupfinder.gui
+        import dupfinder.core.scan.pipeline, dupfinder.gui
         assert not any(name.startswith("PySide6") for name in sys.modules), "Qt loaded"
         sys.modules["PySide6"] = None  # as if PySide6 were not installed
         try:

@@ -26,11 +26,16 @@ from dupfinder.core.extract.limits import (
     DEFAULT_MAX_BYTES,
     PDF_FACTOR,
     check_text_length,
-    format_size,
 )
 from dupfinder.core.extract.sniff import SNIFF_BYTES, Format, sniff
+from dupfinder.core.wording import format_limit
 
 __all__ = ["DEFAULT_MAX_BYTES", "EXTRACTOR_VERSION", "Format", "detect_format", "extract_text"]
+
+#: Modules of this package that other packages may import (none: this module is the face).
+FACE: tuple[str, ...] = ()
+#: What this package may import inside ``dupfinder.core`` (``root``: model, errors, wording).
+MAY_IMPORT = ("root",)
 
 #: Part of the fingerprint cache key: bump whenever any reader's output changes.
 EXTRACTOR_VERSION = "2"
@@ -129,7 +134,7 @@ def extract_text(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_B
         limit = max_bytes * _SIZE_FACTOR.get(fmt, 1)
         if info.st_size > limit:
             kind = "text documents" if limit == max_bytes else f"{fmt.value} files"
-            raise TooLarge(f"larger than the {format_size(limit)} limit for {kind}")
+            raise TooLarge(f"larger than the {format_limit(limit)} limit for {kind}")
         text = tidy(_reader(fmt)(name, max_bytes))
     except OSError as exc:
         # zipfile seeks to offsets read from the file; a damaged one is a negative seek

@@ -16,8 +16,8 @@ from urllib.parse import unquote
 from dupfinder.core.errors import CorruptFile, FileProblem, TooLarge
 from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt, join_blocks
 from dupfinder.core.extract.html import html_to_text
-from dupfinder.core.extract.limits import format_size
 from dupfinder.core.extract.zipparts import Container
+from dupfinder.core.wording import format_limit
 
 __all__ = ["extract_epub"]
 
@@ -87,7 +87,7 @@ def _read(container: Container, max_bytes: int) -> list[str]:
         content = container.read(name)
         total += len(content)
         if total > max_bytes:
-            raise TooLarge(f"chapters hold more than {format_size(max_bytes)} of text")
+            raise TooLarge(f"chapters hold more than {format_limit(max_bytes)} of text")
         chapters.append(html_to_text(content))
     return chapters
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import zipfile
 
 from dupfinder.core.errors import TooLarge
+from dupfinder.core.wording import format_limit
 
 __all__ = [
     "CONTAINER_FACTOR",
@@ -21,7 +22,6 @@ __all__ = [
     "check_member",
     "check_text_length",
     "check_zip",
-    "format_size",
     "read_bounded",
 ]
 
@@ -43,18 +43,6 @@ _RATIO_MIN_SIZE = 1 * MiB
 MAX_ZIP_MEMBERS = 20_000
 
 
-def format_size(size: int) -> str:
-    """Human size for messages: '64 MiB', '1.5 GiB', '800 bytes'."""
-    if size < 1024:
-        return f"{size} bytes"
-    value = float(size)
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
-        value /= 1024
-        if value < 1024 or unit == "TiB":
-            return f"{value:.3g} {unit}"
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def read_bounded(path: str, max_bytes: int) -> bytes:
     """The whole file, or TooLarge; never reads more than ``max_bytes + 1`` bytes.
 
@@ -63,7 +51,7 @@ def read_bounded(path: str, max_bytes: int) -> bytes:
     with open(path, "rb") as stream:
         data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise TooLarge(f"larger than the {format_size(max_bytes)} limit for text documents")
+        raise TooLarge(f"larger than the {format_limit(max_bytes)} limit for text documents")
     return data
 
 
@@ -87,10 +75,10 @@ def check_zip(archive: zipfile.ZipFile, max_bytes: int) -> None:
         if info.file_size > _RATIO_MIN_SIZE and info.file_size > packed * MAX_ZIP_RATIO:
             raise TooLarge(
                 f"expands to more than {MAX_ZIP_RATIO} times its packed size "
-                f"({info.filename!r} unpacks to {format_size(info.file_size)}; a zip bomb?)"
+                f"({info.filename!r} unpacks to {format_limit(info.file_size)}; a zip bomb?)"
             )
     if total > limit:
-        raise TooLarge(f"expands to more than {format_size(limit)} when unpacked")
+        raise TooLarge(f"expands to more than {format_limit(limit)} when unpacked")
 
 
 def check_member(archive: zipfile.ZipFile, name: str, max_bytes: int) -> None:
@@ -101,6 +89,6 @@ def check_member(archive: zipfile.ZipFile, name: str, max_bytes: int) -> None:
     info = archive.getinfo(name)
     if info.file_size > max_bytes:
         raise TooLarge(
-            f"{name!r} expands to {format_size(info.file_size)}, more than the "
-            f"{format_size(max_bytes)} limit for text"
+            f"{name!r} expands to {format_limit(info.file_size)}, more than the "
+            f"{format_limit(max_bytes)} limit for text"
         )

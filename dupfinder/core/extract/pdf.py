@@ -19,7 +19,8 @@ import pypdfium2.raw as pdfium_raw
 
 from dupfinder.core.errors import EncryptedFile, FileProblem, TooLarge, TooLittleContent
 from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt
-from dupfinder.core.extract.limits import MAX_PDF_PAGES, PDF_FACTOR, format_size
+from dupfinder.core.extract.limits import MAX_PDF_PAGES, PDF_FACTOR
+from dupfinder.core.wording import format_limit
 
 __all__ = ["extract_pdf", "remove_page_furniture"]
 
@@ -124,7 +125,7 @@ def extract_pdf(path: str, max_bytes: int) -> str:
     """Text layer of a PDF; TooLittleContent when its pages carry no text (a scan)."""
     size_limit = max_bytes * PDF_FACTOR
     if os.stat(path).st_size > size_limit:
-        raise TooLarge(f"larger than the {format_size(size_limit)} limit for PDF files")
+        raise TooLarge(f"larger than the {format_limit(size_limit)} limit for PDF files")
     pages: list[list[str]] = []
     with _PDFIUM:
         try:

@@ -17,7 +17,8 @@ from typing import Protocol, TypeVar
 from lxml import etree
 
 from dupfinder.core.errors import CorruptFile, TooLarge
-from dupfinder.core.extract.limits import CONTAINER_FACTOR, check_zip, format_size
+from dupfinder.core.extract.limits import CONTAINER_FACTOR, check_zip
+from dupfinder.core.wording import format_limit
 
 __all__ = ["Container", "XmlHandler"]
 
@@ -69,12 +70,12 @@ class Container:
                 self._left -= len(chunk)
                 if unpacked > self._part_limit:
                     raise TooLarge(
-                        f"{name!r} expands to more than the {format_size(self._part_limit)} "
+                        f"{name!r} expands to more than the {format_limit(self._part_limit)} "
                         "limit for text"
                     )
                 if self._left < 0:
                     total = self._part_limit * CONTAINER_FACTOR
-                    raise TooLarge(f"expands to more than {format_size(total)} when unpacked")
+                    raise TooLarge(f"expands to more than {format_limit(total)} when unpacked")
                 yield chunk
 
     def read(self, name: str) -> bytes:

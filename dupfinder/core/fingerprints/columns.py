@@ -1,0 +1,262 @@
+"""Per-file scan state as columns: a million files cost a few bytes each, not objects.
+
+A scan of a whole disk sees millions of files and groups a few thousand of them. Keeping a
+``FileEntry`` and an ``FingerprintOutcome`` object per file costs hundreds of bytes each; here the walk's
+stat values and the fingerprints live in numpy arrays, the only per-file Python objects are
+the paths, and errors and image variants are kept only for the files that have them. Objects
+are made again only for the files a result shows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from typing import cast
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.fingerprints.worker import FingerprintOutcome
+from dupfinder.core.model import CacheKey, FileEntry, Fingerprint, Kind, Member
+
+__all__ = ["FileColumns", "OutcomeColumns", "member"]
+
+_KINDS = tuple(Kind)
+_KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
+
+
+class FileColumns:
+    """The walk's files in the order found: paths, stat values (identity, size, change
+    stamps, link counts) and kinds."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self._sizes = array("q")
+        self._mtimes = array("q")
+        self._ctimes = array("q")
+        self._devs = array("Q")
+        self._inos = array("Q")
+        self._links = array("L")
+        self._kinds = array("B")
+
+    def append(self, entry: FileEntry) -> None:
+        self.paths.append(entry.path)
+        self._sizes.append(entry.size)
+        self._mtimes.append(entry.mtime_ns)
+        self._ctimes.append(entry.ctime_ns)
+        self._devs.append(entry.dev)
+        self._inos.append(entry.ino)
+        self._links.append(entry.links)
+        self._kinds.append(_KIND_CODE[entry.kind])
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    @property
+    def kinds(self) -> npt.NDArray[np.uint8]:
+        return np.frombuffer(self._kinds, dtype=np.uint8)
+
+    def kinds_present(self) -> list[Kind]:
+        return [_KINDS[code] for code in np.unique(self.kinds).tolist()]
+
+    def rows_of(self, kind: Kind) -> npt.NDArray[np.intp]:
+        return np.flatnonzero(self.kinds == _KIND_CODE[kind])
+
+    def rows_in(self, kinds: frozenset[Kind]) -> npt.NDArray[np.intp]:
+        codes = [_KIND_CODE[kind] for kind in kinds]
+        return np.flatnonzero(np.isin(self.kinds, codes))
+
+    def kind(self, row: int) -> Kind:
+        return _KINDS[self._kinds[row]]
+
+    def set_kind(self, row: int, kind: Kind) -> None:
+        """A file listed as text for sniffing turned out to be something else."""
+        self._kinds[row] = _KIND_CODE[kind]
+
+    @property
+    def sizes(self) -> npt.NDArray[np.int64]:
+        return np.frombuffer(self._sizes, dtype=np.int64)
+
+    @property
+    def identities(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        """(devices, inodes) by row."""
+        return np.frombuffer(self._devs, dtype=np.uint64), np.frombuffer(
+            self._inos, dtype=np.uint64
+        )
+
+    def key(self, row: int) -> CacheKey:
+        """What the cache keys a fingerprint by (see ``CacheKey``)."""
+        return CacheKey(
+            self.paths[row], self._sizes[row], self._mtimes[row], self._ctimes[row], self._inos[row]
+        )
+
+    def __getstate__(self) -> dict[str, object]:
+        """Paths cross to another process as a few long byte strings: a list of a million
+        strings took one pickle call of 0.26 s, holding the interpreter lock from a window."""
+        state = self.__dict__.copy()
+        state["paths"] = _packed_paths(self.paths)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        packed = cast(list[bytes], state.pop("paths"))
+        self.__dict__.update(state)
+        self.paths = _unpacked_paths(packed)
+
+    def entry(self, row: int) -> FileEntry:
+        """The walk's record of one row, made again for a file a result shows."""
+        return FileEntry(
+            self.paths[row],
+            self._sizes[row],
+            self._mtimes[row],
+            self.kind(row),
+            dev=self._devs[row],
+            ino=self._inos[row],
+            ctime_ns=self._ctimes[row],
+            links=self._links[row],
+        )
+
+
+#: Paths joined into one byte string at a time when pickled (a few ms each).
+_PATHS_PER_CHUNK = 20_000
+_SEPARATOR = "\0"  # the one character no path holds
+
+
+def _packed_paths(paths: list[str]) -> list[bytes]:
+    return [
+        _SEPARATOR.join(paths[start : start + _PATHS_PER_CHUNK]).encode("utf-8", "surrogatepass")
+        for start in range(0, len(paths), _PATHS_PER_CHUNK)
+    ]
+
+
+def _unpacked_paths(chunks: list[bytes]) -> list[str]:
+    paths: list[str] = []
+    for chunk in chunks:
+        paths.extend(chunk.decode("utf-8", "surrogatepass").split(_SEPARATOR))
+    return paths
+
+
+class OutcomeColumns:
+    """What fingerprinting found for each row: a value, pixel size, or an error."""
+
+    def __init__(self, count: int) -> None:
+        self.known = np.zeros(count, dtype=np.bool_)
+        self.has_value = np.zeros(count, dtype=np.bool_)
+        self.values = np.zeros(count, dtype=np.uint64)
+        self.widths = np.zeros(count, dtype=np.int32)  # 0: not a picture
+        self.heights = np.zeros(count, dtype=np.int32)
+        self.variants: dict[int, tuple[int, ...]] = {}
+        self.errors: dict[int, tuple[str, str | None]] = {}  # row: (error, code)
+        # sketches by their length in bytes (text and pictures differ); np.zeros maps zero
+        # pages lazily, so rows that never get a sketch of a length cost no memory
+        self._sketches: dict[int, npt.NDArray[np.uint8]] = {}
+        self._sketch_width = np.zeros(count, dtype=np.int32)  # 0: no sketch
+
+    def put(self, row: int, outcome: FingerprintOutcome) -> None:
+        self.known[row] = True
+        if outcome.value is not None:
+            self.has_value[row] = True
+            self.values[row] = outcome.value
+        self.widths[row] = outcome.width or 0
+        self.heights[row] = outcome.height or 0
+        if outcome.variants:
+            self.variants[row] = outcome.variants
+        if outcome.sketch is not None:
+            width = len(outcome.sketch)
+            if width not in self._sketches:
+                self._sketches[width] = np.zeros((len(self.known), width), dtype=np.uint8)
+            self._sketches[width][row] = np.frombuffer(outcome.sketch, dtype=np.uint8)
+            self._sketch_width[row] = width
+        if outcome.error is not None:
+            self.errors[row] = (outcome.error, outcome.code)
+
+    def __getstate__(self) -> dict[str, object]:
+        """Sketch tables cross to another process as the rows that have one: a table is as
+        tall as the scan (its untouched pages cost nothing here), and pickled whole, a
+        million rows of picture descriptors would have been 3.4 GB."""
+        state = self.__dict__.copy()
+        state["_sketches"] = {
+            width: (rows, table[rows])
+            for width, table in self._sketches.items()
+            for rows in (np.flatnonzero(self._sketch_width == width),)
+        }
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        packed = cast(dict[int, tuple[np.ndarray, np.ndarray]], state.pop("_sketches"))
+        self.__dict__.update(state)
+        self._sketches = {}
+        for width, (rows, kept) in packed.items():
+            table = np.zeros((len(self.known), width), dtype=np.uint8)
+            table[rows] = kept
+            self._sketches[width] = table
+
+    def sketch(self, row: int) -> bytes | None:
+        """The sketch of ``row`` as it was made (None when it has none)."""
+        width = int(self._sketch_width[row])
+        return self._sketches[width][row].tobytes() if width else None
+
+    def padded_sketches(self, rows: npt.NDArray[np.intp], width: int) -> npt.NDArray[np.uint8]:
+        """The sketches of ``rows`` as ``width``-byte rows, shorter ones padded with zeros
+        (a large picture stores its descriptor without the detail part; zeros mean none).
+        Only the asked rows are gathered: call it per chunk of pairs, never for every row."""
+        out = np.zeros((len(rows), width), dtype=np.uint8)
+        widths = self._sketch_width[rows]
+        for stored, table in self._sketches.items():
+            if stored <= width:
+                chosen = np.flatnonzero(widths == stored)
+                out[chosen, :stored] = table[rows[chosen]]
+        return out
+
+    def sketch_keys(self, rows: npt.NDArray[np.intp], prefix: int) -> npt.NDArray[np.uint8]:
+        """Per row, the first ``prefix`` bytes of its sketch, then (when some row's sketch is
+        longer) a 16-byte BLAKE2 digest of the rest: rows with equal keys have equal
+        sketches, which is what folds copies of one file into one node, and the array stays
+        ``prefix`` bytes wide however long the longest sketch."""
+        widths = self._sketch_width[rows]
+        longer = np.flatnonzero(widths > prefix)
+        out = np.zeros((len(rows), prefix + (16 if len(longer) else 0)), dtype=np.uint8)
+        for stored, table in self._sketches.items():
+            chosen = np.flatnonzero(widths == stored)
+            if len(chosen) == 0:
+                continue
+            part = min(stored, prefix)
+            out[chosen, :part] = table[rows[chosen], :part]
+            if stored > prefix:
+                rest = table[rows[chosen], prefix:]
+                out[chosen, prefix:] = np.frombuffer(
+                    b"".join(hashlib.blake2b(r.tobytes(), digest_size=16).digest() for r in rest),
+                    dtype=np.uint8,
+                ).reshape(-1, 16)
+        return out
+
+    def pixels(self, row: int) -> int:
+        return int(self.widths[row]) * int(self.heights[row])
+
+    def fingerprinted(self) -> int:
+        return int(self.has_value.sum())
+
+
+def member(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    row: int,
+    kind: Kind,
+    distance: int,
+    similarity: float,
+) -> Member:
+    """The group member a result shows for a fingerprinted row."""
+    entry = files.entry(row)
+    return Member(
+        path=entry.path,
+        size=entry.size,
+        mtime_ns=entry.mtime_ns,
+        distance=distance,
+        fingerprint=Fingerprint(kind, int(outcomes.values[row])),
+        width=int(outcomes.widths[row]) or None,
+        height=int(outcomes.heights[row]) or None,
+        dev=entry.dev,
+        ino=entry.ino,
+        ctime_ns=entry.ctime_ns,
+        links=entry.links,
+        similarity=similarity,
+    )

@@ -1,0 +1,178 @@
+"""Fingerprint one file: the unit of work the scan sends to its worker processes.
+
+Workers return plain ``FingerprintOutcome`` values (cheap to pickle) and never raise for a bad file:
+every failure becomes a user-facing reason with a stable code.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from dupfinder.core.errors import FileProblem, TooLittleContent, UnsupportedFile
+from dupfinder.core.fingerprints.formats import kind_for_path
+from dupfinder.core.fingerprints.priority import run_in_background
+from dupfinder.core.fingerprints.quiet import silence_process
+from dupfinder.core.model import Kind
+from dupfinder.core.wording import describe_os_error
+
+__all__ = [
+    "FILE_TIME_LIMIT_SECONDS",
+    "NOT_TEXT",
+    "FingerprintOutcome",
+    "Task",
+    "algorithm_id",
+    "fingerprint_batch",
+    "fingerprint_file",
+    "worker_init",
+]
+
+#: A file that takes longer than this to fingerprint is reported and skipped.
+FILE_TIME_LIMIT_SECONDS = 60.0
+#: FingerprintOutcome code of a file without a telling suffix whose content is no document to compare
+#: (a program, an archive, three words): it is compared by its bytes only, not reported.
+NOT_TEXT = "not-text"
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One file to fingerprint; ``row`` is its position in the scan's entry list."""
+
+    row: int
+    path: str
+    kind: Kind
+
+
+@dataclass(frozen=True, slots=True)
+class FingerprintOutcome:
+    """A fingerprint (``value``) or a reason (``error``, ``code``) for one file."""
+
+    row: int
+    value: int | None = None
+    width: int | None = None
+    height: int | None = None
+    variants: tuple[int, ...] = ()
+    sketch: bytes | None = None  # second, independent estimate of content (see core.sketch)
+    error: str | None = None
+    code: str | None = None
+
+    @property
+    def cacheable(self) -> bool:
+        """Transient failures (vanished, permission, time limit) are retried next scan."""
+        return self.error is None or self.code not in {"unreadable", "timeout", "crashed"}
+
+
+def algorithm_id(kind: Kind, *, image_invariance: bool = False) -> str:
+    """Everything that changes a fingerprint, as one string: the cache keys on it."""
+    if kind is Kind.TEXT:
+        from dupfinder.core import extract
+        from dupfinder.core.text import simhash as textsim
+        from dupfinder.core.text import sketch
+
+        return (
+            f"text/{textsim.ALGORITHM_VERSION}/{extract.EXTRACTOR_VERSION}/{sketch.SKETCH_VERSION}"
+        )
+    from dupfinder.core.image import perceptual as imagesim
+
+    return f"image/{imagesim.ALGORITHM_VERSION}/inv={int(image_invariance)}"
+
+
+class _FileTimeoutError(Exception):
+    pass
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt Python code that runs too long on one file (main thread of a POSIX worker)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or seconds <= 0:
+        yield
+        return
+
+    def _expire(signum: int, frame: object) -> None:
+        raise _FileTimeoutError
+
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def fingerprint_file(task: Task, *, image_invariance: bool = False) -> FingerprintOutcome:
+    """Fingerprint one file, turning every per-file failure into a reason."""
+    try:
+        with _time_limit(FILE_TIME_LIMIT_SECONDS):
+            if task.kind is Kind.TEXT:
+                return _text_outcome(task)
+            return _image_outcome(task, image_invariance)
+    except FileProblem as exc:
+        return FingerprintOutcome(task.row, error=str(exc), code=exc.code)
+    except _FileTimeoutError:
+        return FingerprintOutcome(
+            task.row,
+            error=f"took longer than {FILE_TIME_LIMIT_SECONDS:.0f} s to read; skipped",
+            code="timeout",
+        )
+    except MemoryError:
+        return FingerprintOutcome(task.row, error="too large to read in memory", code="too-large")
+    except OSError as exc:
+        return FingerprintOutcome(task.row, error=describe_os_error(exc), code="unreadable")
+    except Exception as exc:  # a library failed on a malformed file: report, keep scanning
+        detail = str(exc).strip() or exc.__class__.__name__
+        return FingerprintOutcome(task.row, error=f"cannot be read: {detail}", code="corrupt")
+
+
+def _text_outcome(task: Task) -> FingerprintOutcome:
+    from dupfinder.core.extract import extract_text
+    from dupfinder.core.text import simhash as textsim
+
+    try:
+        value, sketch = textsim.text_fingerprint(extract_text(task.path))
+    except (UnsupportedFile, TooLittleContent) as exc:
+        if kind_for_path(task.path) is None:  # sniffed, not named a document: not a problem
+            return FingerprintOutcome(task.row, error=str(exc), code=NOT_TEXT)
+        raise
+    return FingerprintOutcome(task.row, value=value, sketch=sketch)
+
+
+def _image_outcome(task: Task, invariant: bool) -> FingerprintOutcome:
+    from dupfinder.core.image.perceptual import image_fingerprint
+
+    result = image_fingerprint(task.path, invariant=invariant)
+    return FingerprintOutcome(
+        task.row,
+        value=result.value,
+        width=result.width,
+        height=result.height,
+        variants=tuple(result.variants),
+        sketch=result.descriptor,  # the second check (see core.imagecheck)
+    )
+
+
+def fingerprint_batch(
+    tasks: list[Task], image_invariance: bool = False
+) -> list[FingerprintOutcome]:
+    """The pool's unit of work: a chunk of files, so process round-trips stay few."""
+    return [fingerprint_file(task, image_invariance=image_invariance) for task in tasks]
+
+
+def worker_init(text_bytes: int = 0, background: bool = False) -> None:
+    """Workers ignore Ctrl-C (the parent cancels them in order) and never write to the terminal;
+    ``text_bytes`` (a worker's share of the documents) picks the text engine up front;
+    ``background`` workers (a scan beside a window) yield the CPU to it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if background:
+        run_in_background()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    silence_process()
+    if text_bytes:
+        from dupfinder.core.text import compiled as text_compiled
+
+        text_compiled.expect(text_bytes)

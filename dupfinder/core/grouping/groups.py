@@ -1,0 +1,265 @@
+"""A scan's groups from its fingerprinted files: index each kind, verify, cluster.
+
+Two halves, so the heavy one can run in another process: ``group_rows`` works on the
+columns and returns numbers only (each group's rows, distances and similarities), and
+``groups_from`` makes the ``Group`` objects a result shows from those numbers. The first is
+most of the time (keeper keys, clustering, the second check of every pair) and all of it
+Python holding the interpreter lock; a window that groups beside its event loop gives it
+to a worker process (``dupfinder.core.scan.isolated``) and keeps only the second half.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
+from dupfinder.core.grouping import verify
+from dupfinder.core.grouping.cluster import cluster_nodes
+from dupfinder.core.grouping.keeper import keeper_key
+from dupfinder.core.grouping.verify import Similarity
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.index.pairs import near_pairs
+from dupfinder.core.model import (
+    Group,
+    Kind,
+    Phase,
+    Progress,
+    ProgressCallback,
+    ScanOptions,
+    no_progress,
+)
+from dupfinder.core.text import sketch
+
+__all__ = [
+    "KindGroups",
+    "PairFinder",
+    "SecondCheck",
+    "group_order",
+    "group_rows",
+    "groups_from",
+    "second_check",
+]
+
+#: Near pairs of one kind: (kind, fingerprints, radius, image variants or None) to (P, 2)
+#: indices into ``np.unique`` of those fingerprints, as ``pairs.near_pairs`` finds them. The
+#: scan finds them itself; a caller holding pairs computed elsewhere (a cluster) passes them.
+PairFinder = Callable[[Kind, np.ndarray, int, Sequence[Sequence[int]] | None], np.ndarray]
+
+
+@dataclass(frozen=True, slots=True)
+class SecondCheck:
+    """How a kind's proposed pairs are verified: each row's sketch read as ``width`` bytes,
+    the first ``key_bytes`` of it (with a digest of the rest) telling copies apart, the
+    similarity measure and its threshold."""
+
+    width: int
+    key_bytes: int
+    measure: Similarity
+    threshold: float
+
+
+def second_check(kind: Kind, options: ScanOptions) -> SecondCheck | None:
+    """The second check of a kind (None: a kind compared byte for byte only).
+
+    One definition for a scan's groups and for files like one (``core.similar``), so both
+    accept the same pairs and show the same similarity."""
+    if kind is Kind.TEXT:
+        return SecondCheck(
+            sketch.BINS, sketch.BINS, sketch.pair_similarity, options.text_similarity
+        )
+    if kind is Kind.IMAGE:
+        measure = (
+            imagecheck.invariant_pair_similarity
+            if options.image_invariance
+            else imagecheck.pair_similarity
+        )
+        return SecondCheck(
+            imagecheck.DESCRIPTOR_BYTES, imagecheck.BASE_BYTES, measure, options.image_similarity
+        )
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class KindGroups:
+    """One kind's groups as columns: group ``g`` is ``rows[starts[g]:starts[g + 1]]``, its
+    representative first; ``distances`` (bits) and ``similarities`` are each member's
+    against the representative. Plain arrays, so they cross a process boundary cheaply."""
+
+    kind: Kind
+    rows: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    distances: npt.NDArray[np.int64]
+    similarities: npt.NDArray[np.float64]
+
+
+class _KeeperKeys(Sequence[tuple[int, int, int, int, int, int, str]]):
+    """The keeper key (``dupfinder.core.grouping.keeper``) of each compared file, computed only for
+    the rows clustering asks about."""
+
+    def __init__(
+        self,
+        files: FileColumns,
+        outcomes: OutcomeColumns,
+        rows: list[int],
+        references: tuple[str, ...],
+    ) -> None:
+        self._files = files
+        self._outcomes = outcomes
+        self._rows = rows
+        self._references = references
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(  # type: ignore[override]
+        self, local: int
+    ) -> tuple[int, int, int, int, int, int, str]:
+        row = self._rows[local]
+        key = self._files.key(row)
+        return keeper_key(
+            key.path, key.size, key.mtime_ns, self._outcomes.pixels(row), self._references
+        )
+
+
+def _gathered(
+    outcomes: OutcomeColumns, rows: npt.NDArray[np.intp], width: int, local: npt.NDArray[np.int64]
+) -> npt.NDArray[np.uint8]:
+    """The sketches of ``rows[local]``, each ``width`` bytes (see ``padded_sketches``)."""
+    return outcomes.padded_sketches(rows[local], width)
+
+
+def _closest_turns(
+    distance: npt.NDArray[np.int64],
+    values: npt.NDArray[np.uint64],
+    variants: Sequence[Sequence[int]],
+    local: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """Each member's distance from the representative over their mirrored and turned
+    versions too, as the mirror and rotation invariant search matched them (a copy turned by
+    a quarter turn is some 25 bits from the original itself, and 0 to 4 from it turned)."""
+    rep = int(values[local[0]])
+    turned_rep = [int(v) for v in variants[local[0]]]
+    out = distance.copy()
+    for position, index in enumerate(local.tolist()):
+        value = int(values[index])
+        for turned in variants[index]:
+            out[position] = min(out[position], (int(turned) ^ rep).bit_count())
+        for turned in turned_rep:
+            out[position] = min(out[position], (value ^ turned).bit_count())
+    return out
+
+
+def compared_rows(outcomes: OutcomeColumns) -> int:
+    """How many files grouping compares (those with a fingerprint)."""
+    return int(np.count_nonzero(outcomes.has_value))
+
+
+def group_rows(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    options: ScanOptions,
+    pair_finder: PairFinder | None = None,
+    progress: ProgressCallback = no_progress,
+) -> tuple[list[KindGroups], int]:
+    """Index each kind on its own, verify the pairs it proposes, and cluster them: the
+    groups of every kind as columns, and how many verified pairs linked them. Progress
+    counts the files compared, a kind at a time."""
+    parts: list[KindGroups] = []
+    total_pairs = 0
+    references = tuple(os.path.realpath(folder) for folder in options.references)
+    kinds = sorted(files.kinds_present())
+    rows_by_kind = [files.rows_of(kind) for kind in kinds]
+    rows_by_kind = [rows[outcomes.has_value[rows]] for rows in rows_by_kind]
+    total = sum(len(rows) for rows in rows_by_kind)
+    done = 0
+    for kind, rows in zip(kinds, rows_by_kind, strict=True):
+        progress(Progress(Phase.COMPARING, done, total))
+        done += len(rows)
+        if len(rows) < 2:
+            continue
+        values = outcomes.values[rows]
+        row_list = rows.tolist()
+        variants = None
+        if kind is Kind.IMAGE and options.image_invariance:
+            variants = [outcomes.variants.get(row, ()) for row in row_list]
+        check = second_check(kind, options)
+        keys = outcomes.sketch_keys(rows, check.key_bytes if check else 0)
+        finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
+        found = verify.candidates(
+            values,
+            keys,
+            options.threshold(kind),
+            variants,
+            finder,
+            bands=kind is Kind.TEXT,
+        )
+        pairs = found.pairs
+        gather = functools.partial(_gathered, outcomes, rows, check.width if check else 0)
+        if check is not None:
+            pairs, _ = verify.verified(found, gather, check.threshold, check.measure)
+        total_pairs += len(pairs)
+        keeper_keys = _KeeperKeys(files, outcomes, row_list, references)
+        members: list[npt.NDArray[np.int64]] = []
+        distances: list[npt.NDArray[np.int64]] = []
+        similarities: list[npt.NDArray[np.float64]] = []
+        for local_rows in cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind)):
+            local = np.asarray(local_rows, dtype=np.int64)
+            distance = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
+            if variants is not None:
+                distance = _closest_turns(distance, values, variants, local)
+            if check is not None:
+                group_sketches = gather(local)
+                rep = np.broadcast_to(group_sketches[0], group_sketches.shape)
+                similarity = np.asarray(check.measure(group_sketches, rep), dtype=np.float64)
+            else:
+                similarity = 1.0 - distance / 64
+            similarity[0] = 1.0
+            members.append(local)
+            distances.append(distance)
+            similarities.append(similarity)
+        if members:
+            sizes = np.fromiter((len(m) for m in members), dtype=np.int64, count=len(members))
+            parts.append(
+                KindGroups(
+                    kind,
+                    rows[np.concatenate(members)].astype(np.int64),
+                    np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
+                    np.concatenate(distances),
+                    np.concatenate(similarities).astype(np.float64),
+                )
+            )
+    progress(Progress(Phase.COMPARING, total, total))
+    return parts, total_pairs
+
+
+def groups_from(
+    files: FileColumns, outcomes: OutcomeColumns, parts: Sequence[KindGroups]
+) -> list[Group]:
+    """The groups a result shows: members in order of similarity, largest groups first."""
+    groups: list[Group] = []
+    for part in parts:
+        rows = part.rows.tolist()
+        distances = part.distances.tolist()
+        similarities = part.similarities.tolist()
+        starts = part.starts.tolist()
+        for start, stop in itertools.pairwise(starts):
+            representative, *rest = (
+                member(files, outcomes, rows[i], part.kind, distances[i], similarities[i])
+                for i in range(start, stop)
+            )
+            rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
+            groups.append(Group(part.kind, (representative, *rest)))
+    groups.sort(key=group_order)
+    return groups
+
+
+def group_order(group: Group) -> tuple[int, str]:
+    """Largest groups first, then by the representative's path."""
+    return (-len(group.members), group.representative.path)

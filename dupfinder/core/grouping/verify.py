@@ -1,0 +1,210 @@
+"""Two-stage matching: the index proposes pairs, a second, independent estimate decides.
+
+The 64-bit fingerprint (SimHash for documents, a perceptual hash for pictures) is what the
+permuted-table index can search fast, but on its own it is biased: unrelated documents that
+share boilerplate, or icons of one theme, land a few bits apart. Every pair it proposes is
+therefore checked with each file's *sketch* (``FingerprintOutcome.sketch``: a MinHash of the shingle set
+for documents, see ``dupfinder.core.text.sketch``) and kept only when that estimate reaches the
+scan's similarity threshold. The same estimate is the similarity a person is shown.
+
+Documents get proposals from a second source too: bands of their sketches (LSH banding, as
+in Broder's and Indyk-Motwani's schemes). Two documents whose sketches agree on every bin of
+at least one band of ``BAND_BINS`` bins are proposed as well, whatever their SimHash distance:
+with 25 bands of 5 bins, a pair sharing 70 % of its text is proposed with probability 0.99,
+one sharing 30 % with 0.06. Proposals from either source go through the same verification.
+
+Rows whose fingerprint and sketch are both identical are one *node* (copies of one file), so
+10,000 copies cost one node and no pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.index.pairs import near_pairs
+
+__all__ = [
+    "BAND_BINS",
+    "Candidates",
+    "PairSearch",
+    "Similarity",
+    "band_pairs",
+    "candidates",
+    "verified",
+]
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+#: Similarity (0..1) of each row of one sketch array with the same row of another.
+Similarity = Callable[[U8, U8], npt.NDArray[np.float64]]
+#: Pairs of distinct values within k bits, as ``pairs.near_pairs`` returns them.
+PairSearch = Callable[
+    [npt.NDArray[np.uint64], int, Sequence[Sequence[int]] | None], npt.NDArray[np.int64]
+]
+#: Pairs verified per step, and bytes of sketches gathered per side of a step: bound the
+#: temporary (P, width) arrays to a few MB whatever the sketch width.
+_CHUNK = 1 << 15
+_CHUNK_BYTES = 8 << 20
+#: Sketch bins per LSH band; bands with an empty bin (short documents) propose nothing.
+BAND_BINS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Rows folded into nodes, and the node pairs the index proposes."""
+
+    inverse: I64  # node of each row
+    first: I64  # one row of each node
+    pairs: I64  # (P, 2) node pairs, i < j
+
+
+def _nodes(values: npt.NDArray[np.uint64], sketches: U8) -> tuple[I64, I64]:
+    """Each row's node (equal fingerprint and sketch), and the first row of each node."""
+    keyed = np.concatenate([values.astype("<u8").view(np.uint8).reshape(-1, 8), sketches], axis=1)
+    rows = np.ascontiguousarray(keyed).view(np.dtype((np.void, keyed.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    return inverse.astype(np.int64).reshape(-1), first.astype(np.int64)
+
+
+def _expand(value_pairs: I64, node_value: I64, n_values: int) -> I64:
+    """Node pairs from pairs of distinct fingerprint values (several nodes may share one)."""
+    order = np.argsort(node_value, kind="stable")
+    count = np.bincount(node_value, minlength=n_values)
+    if len(count) == 0 or count.max() <= 1:
+        return order[value_pairs].reshape(-1, 2)
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+
+    def nodes_of(value: int) -> list[int]:
+        nodes: list[int] = order[start[value] : start[value] + count[value]].tolist()
+        return nodes
+
+    single = (count[value_pairs[:, 0]] == 1) & (count[value_pairs[:, 1]] == 1)
+    out = [order[start[value_pairs[single]]].reshape(-1, 2)]
+    extra: list[tuple[int, int]] = []
+    for a, b in value_pairs[~single].tolist():
+        extra.extend((x, y) for x in nodes_of(a) for y in nodes_of(b))
+    for value in np.flatnonzero(count > 1).tolist():
+        same = nodes_of(value)
+        extra.extend((x, y) for i, x in enumerate(same) for y in same[i + 1 :])
+    if extra:
+        out.append(np.array(extra, dtype=np.int64))
+    pairs = np.concatenate(out)
+    return np.sort(pairs, axis=1)
+
+
+def _equal_runs(keys: npt.NDArray[np.uint64], ids: I64) -> I64:
+    """Every pair of ``ids`` whose ``keys`` are equal; work in proportion to the pairs."""
+    order = np.argsort(keys, kind="stable")
+    keys, ids = keys[order], ids[order]
+    n = len(keys)
+    cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [n]])
+    run_end = np.repeat(ends, ends - starts)
+    position = np.arange(n)
+    active = position[run_end - position > 1]
+    out = []
+    step = 1
+    while active.size:
+        out.append(np.stack([ids[active], ids[active + step]], axis=1))
+        step += 1
+        active = active[run_end[active] - active > step]
+    return np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
+
+
+def _unique_pairs(pairs: I64, n: int) -> I64:
+    """Distinct rows of (P, 2) pairs with i < j and both below ``n``, sorted; one int64 key
+    per pair sorts several times faster than ``np.unique(axis=0)``."""
+    if len(pairs) == 0:
+        return pairs.reshape(0, 2)
+    keys = np.unique(pairs[:, 0] * np.int64(n) + pairs[:, 1])
+    return np.stack([keys // n, keys % n], axis=1)
+
+
+def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS) -> I64:
+    """Node pairs whose sketches agree on all bins of at least one band, i < j."""
+    n, width = node_sketches.shape
+    if n < 2 or band_bins < 1 or width < band_bins:
+        return np.zeros((0, 2), dtype=np.int64)
+    found = []
+    ids = np.arange(n, dtype=np.int64)
+    for first in range(0, width - band_bins + 1, band_bins):
+        band = node_sketches[:, first : first + band_bins]
+        full = np.flatnonzero(band.all(axis=1))
+        if len(full) < 2:
+            continue
+        padded = np.zeros((len(full), 8), dtype=np.uint8)
+        padded[:, :band_bins] = band[full]
+        keys = padded.view("<u8").reshape(-1)
+        found.append(_equal_runs(keys, ids[full]))
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    return _unique_pairs(np.sort(np.concatenate(found), axis=1), n)
+
+
+def candidates(
+    values: npt.NDArray[np.uint64],
+    sketches: U8,
+    k: int,
+    variants: Sequence[Sequence[int]] | None = None,
+    pair_finder: PairSearch = near_pairs,
+    *,
+    bands: bool = False,
+) -> Candidates:
+    """Fold rows into nodes and ask the index for every node pair within ``k`` bits.
+
+    ``variants`` (per row, mirrored/rotated picture hashes) also propose pairs; with
+    ``bands`` so do equal bands of the sketches (documents). ``pair_finder`` replaces the
+    index (pairs found elsewhere, e.g. on a cluster).
+    """
+    values = np.asarray(values, dtype=np.uint64)
+    inverse, first = _nodes(values, np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1))
+    node_values = values[first]
+    unique, node_value = np.unique(node_values, return_inverse=True)
+    node_variants = [variants[row] for row in first.tolist()] if variants else None
+    value_pairs = pair_finder(node_values, k, node_variants).astype(np.int64).reshape(-1, 2)
+    pairs = _expand(value_pairs, node_value.astype(np.int64).reshape(-1), len(unique))
+    if bands:
+        node_sketches = np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1)[first]
+        extra = band_pairs(node_sketches)
+        if len(extra):
+            both = np.concatenate([np.sort(pairs, axis=1), extra])
+            pairs = _unique_pairs(both, len(first))
+    return Candidates(inverse, first, pairs)
+
+
+def verified(
+    found: Candidates,
+    sketches: U8 | Callable[[I64], U8],
+    min_similarity: float,
+    measure: Similarity,
+) -> tuple[I64, npt.NDArray[np.float64]]:
+    """The candidate node pairs whose sketches are at least ``min_similarity`` alike, with
+    their similarity. ``sketches`` are per row: an array, or a function giving the rows
+    asked for (so wide sketches are gathered a chunk of pairs at a time, never all)."""
+    if callable(sketches):
+        gather = sketches
+    else:
+        table = np.asarray(sketches, dtype=np.uint8)
+
+        def gather(rows: I64) -> U8:
+            return table[rows]
+
+    keep_pairs, keep_sims = [], []
+    chunk_size = _CHUNK
+    if len(found.pairs):
+        width = gather(found.first[:1]).shape[1]
+        chunk_size = max(1, min(_CHUNK, _CHUNK_BYTES // max(width, 1)))
+    for lo in range(0, len(found.pairs), chunk_size):
+        chunk = found.pairs[lo : lo + chunk_size]
+        sims = measure(gather(found.first[chunk[:, 0]]), gather(found.first[chunk[:, 1]]))
+        ok = sims >= min_similarity
+        keep_pairs.append(chunk[ok])
+        keep_sims.append(sims[ok])
+    if not keep_pairs:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float64)
+    return np.concatenate(keep_pairs), np.concatenate(keep_sims)

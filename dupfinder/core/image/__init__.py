@@ -1,0 +1,11 @@
+"""Pictures as fingerprints: one decode, a 64-bit perceptual hash, and the second check.
+
+``perceptual`` decodes (drafted JPEG, HEIF, upright, alpha flattened) and hashes; ``check``
+compares small thumbnails of two pictures to confirm or reject a pair the index proposed,
+with its block comparisons compiled in ``check_kernels``.
+"""
+
+#: Modules of this package that other packages may import; the rest are its own.
+FACE = ("perceptual", "check")
+#: What this package may import inside ``dupfinder.core`` (``root``: model, errors, wording).
+MAY_IMPORT = ("root", "jit")

@@ -1,0 +1,218 @@
+"""A library that remembers: the near pairs of the last scan, so a rescan compares only what changed.
+
+For each kind and radius the library keeps the distinct fingerprints of the last scan and the
+pairs within the radius among them (a pure function of that set of values). A rescan's pairs
+are then the remembered pairs among the values still present, plus the pairs of each new
+value with the kept ones and among the new values. New values are looked up in a probe
+index of the kept ones (``index_kernel.ProbeIndex``: one table per block, built by counting
+sort, probed with the keys within k // blocks flips), or, when many are new, streamed
+against them table by table (``index_kernel.cross_pairs``). Removed or changed files simply drop
+out: their old values are not in the new set. The full batch search runs instead when it is
+cheaper (many new values, no compiled kernel, or nothing remembered), and its result is
+remembered for next time.
+
+Mirrored and rotated picture variants (image invariance) add pairs that are not a function of
+the values alone; those searches are not remembered.
+
+The library lives in its own versioned file in the cache folder (``library-v1.npz``), written
+atomically; an unreadable or older file is ignored and replaced.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dupfinder.core.index import compiled as index_kernel
+from dupfinder.core.index import cost
+from dupfinder.core.index.layout import I64Array, U64Array
+from dupfinder.core.index.pairs import near_pairs
+from dupfinder.core.index.reference import (
+    COMPILED_MIN,
+    all_pairs,
+    choose_blocks,
+    compiled_kernel,
+    pairs_cost,
+)
+from dupfinder.core.jit.engine import Engine
+from dupfinder.core.model import Kind
+
+__all__ = ["LIBRARY_VERSION", "Library", "Remembered"]
+
+_log = logging.getLogger(__name__)
+
+LIBRARY_VERSION = 1
+
+#: Fewest distinct values searched incrementally: below, a batch search takes milliseconds
+#: (and never loads the compiled kernel).
+_INCREMENTAL_MIN = COMPILED_MIN
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """The distinct fingerprints of one kind (sorted) and the pairs within ``k`` among them."""
+
+    values: U64Array
+    pairs: I64Array  # (P, 2) indices into values, i < j
+
+
+def _cross_blocks(new: int, known: int, k: int) -> tuple[int, float]:
+    """Blocks and estimated nanoseconds of pairing ``new`` values with ``known`` ones."""
+    best = (k + 1, math.inf)
+    for m in range(k + 1, 65):
+        tables = math.comb(m, k)
+        if tables > 2000:
+            break
+        prefix = 64.0 * (m - k) / m
+        # known values that pass the bitmap of new keys pay a binary search
+        filter_bits = min(22.0, new.bit_length() + 6.0, prefix)
+        passing = min(1.0, new / 2.0**filter_bits)
+        per_table = (
+            known * (cost.CROSS_STREAM + passing * cost.CROSS_SEARCH)
+            + new * known / 2.0**prefix * cost.CROSS_CANDIDATE
+            + new * cost.CROSS_NEW
+        )
+        if tables * per_table < best[1]:
+            best = (m, tables * per_table)
+    return best
+
+
+def _sorted_unique(values: U64Array) -> U64Array:
+    """``np.unique`` by one sort (numpy's hash-based unique is many times slower on 64-bit
+    values)."""
+    ordered = np.sort(values)
+    if ordered.size < 2:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
+class Library:
+    """Remembered pairs per (kind, radius), in ``directory/library-v1.npz``.
+
+    ``pairs`` has the signature of ``scan.PairFinder``, so a scan can use it in place of
+    the batch search; it saves what it found.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.path = Path(directory) / f"library-v{LIBRARY_VERSION}.npz"
+        #: The folders of the last scan (what "find similar files" searches by default).
+        self.roots: tuple[Path, ...] = ()
+        self._entries: dict[str, Remembered] = self._load()
+        #: How the last call found its pairs: "batch" or "incremental" (for tests and stats).
+        self.last_mode = ""
+
+    @staticmethod
+    def _name(kind: Kind, k: int) -> str:
+        return f"{kind.value}-{k}"
+
+    def _load(self) -> dict[str, Remembered]:
+        try:
+            with np.load(self.path) as saved:
+                if int(saved["version"]) != LIBRARY_VERSION:
+                    return {}
+                names = [n[: -len("-values")] for n in saved.files if n.endswith("-values")]
+                if "roots" in saved.files:
+                    self.roots = tuple(Path(str(r)) for r in saved["roots"].tolist())
+                return {
+                    n: Remembered(saved[f"{n}-values"], saved[f"{n}-pairs"].reshape(-1, 2))
+                    for n in names
+                }
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            _log.warning("library %s unreadable (%s); it will be rebuilt", self.path, exc)
+            return {}
+
+    def _save(self) -> None:
+        arrays: dict[str, np.ndarray] = {
+            "version": np.array(LIBRARY_VERSION),
+            "roots": np.array([str(r) for r in self.roots], dtype=np.str_),
+        }
+        for name, entry in self._entries.items():
+            arrays[f"{name}-values"] = entry.values
+            arrays[f"{name}-pairs"] = entry.pairs
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".library-", suffix=".npz")
+            with os.fdopen(fd, "wb") as out:
+                np.savez(out, allow_pickle=False, **arrays)
+            os.replace(temp, self.path)
+        except OSError as exc:
+            _log.warning("library %s not saved (%s)", self.path, exc)
+
+    def remember_roots(self, roots: Sequence[str | os.PathLike[str]]) -> None:
+        """Record the folders of a scan (saved at once)."""
+        self.roots = tuple(Path(r).absolute() for r in roots)
+        self._save()
+
+    def remembered(self, kind: Kind, k: int) -> Remembered | None:
+        return self._entries.get(self._name(kind, k))
+
+    def pairs(
+        self,
+        kind: Kind,
+        values: np.ndarray,
+        k: int,
+        variants: Sequence[Sequence[int]] | None = None,
+    ) -> I64Array:
+        """(P, 2) pairs i < j of indices into ``np.unique(values)`` within ``k`` bits."""
+        if variants and any(variants):
+            self.last_mode = "batch"
+            return near_pairs(values, k, variants)
+        unique = _sorted_unique(np.asarray(values, dtype=np.uint64))
+        found = self._incremental(kind, unique, k)
+        if found is None:
+            self.last_mode = "batch"
+            found = all_pairs(unique, k)
+        else:
+            self.last_mode = "incremental"
+        self._entries[self._name(kind, k)] = Remembered(unique, found)
+        self._save()
+        return found
+
+    def _incremental(self, kind: Kind, unique: U64Array, k: int) -> I64Array | None:
+        """The pairs of ``unique`` from the remembered ones, or None when a batch is cheaper."""
+        old = self.remembered(kind, k)
+        if old is None or unique.size < max(2, _INCREMENTAL_MIN):
+            return None
+        kernel = compiled_kernel(Engine.COMPILED, unique.size) if index_kernel.available() else None
+        if kernel is None:
+            return None
+        at = np.minimum(np.searchsorted(old.values, unique), max(old.values.size - 1, 0))
+        kept = old.values[at] == unique if old.values.size else np.zeros(unique.size, bool)
+        new_rows = np.flatnonzero(~kept)
+        kept_rows = np.flatnonzero(kept)
+        if k == 0:
+            return np.empty((0, 2), np.int64)
+        blocks, cross_cost = _cross_blocks(new_rows.size, kept_rows.size, k)
+        plan = index_kernel.probe_plan(kept_rows.size, new_rows.size, k)
+        batch_blocks = choose_blocks(unique.size, k, engine=Engine.COMPILED)
+        if min(cross_cost, plan.cost_ns) > pairs_cost(unique.size, k, batch_blocks, compiled=True):
+            return None
+        # remembered pairs whose two values are still present, renumbered
+        new_index = np.full(old.values.size, -1, np.int64)
+        new_index[at[kept]] = np.flatnonzero(kept)
+        mapped = new_index[old.pairs] if old.pairs.size else np.empty((0, 2), np.int64)
+        mapped = mapped[(mapped >= 0).all(axis=1)] if mapped.size else mapped.reshape(0, 2)
+        parts = [mapped.reshape(-1, 2)]
+        if new_rows.size:
+            if plan.cost_ns < cross_cost:
+                index = kernel.ProbeIndex(unique[kept_rows], k, plan)
+                ia, ib, _ = index.query(unique[new_rows])
+            else:
+                ia, ib, _ = kernel.cross_pairs(unique[new_rows], unique[kept_rows], k, blocks)
+            a, b = new_rows[ia], kept_rows[ib]
+            parts.append(np.stack((np.minimum(a, b), np.maximum(a, b)), axis=1))
+            among = all_pairs(unique[new_rows], k)
+            parts.append(new_rows[among].reshape(-1, 2))
+        found = np.concatenate(parts).astype(np.int64)
+        order = np.lexsort((found[:, 1], found[:, 0]))
+        return found[order]

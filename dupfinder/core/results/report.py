@@ -1,0 +1,223 @@
+"""Write and read scan results: the JSON contract, CSV and a human-readable table.
+
+The JSON shape is a public contract (see the README): fields may be added, never renamed
+or removed, and ``version`` changes only when an existing field changes meaning.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from dupfinder.core.errors import ResultFormatError
+from dupfinder.core.model import Member, ScanResult
+from dupfinder.core.results.reader import FORMAT_VERSION, parse_json, result_from_dict
+from dupfinder.core.wording import count, format_size, similarity_percent
+
+__all__ = [
+    "FORMAT_VERSION",
+    "load_result",
+    "result_from_dict",
+    "result_to_dict",
+    "save_result",
+    "summary",
+    "write_csv",
+    "write_json",
+    "write_text",
+]
+
+CSV_COLUMNS = (
+    "group",
+    "kind",
+    "representative",
+    "path",
+    "size",
+    "mtime",
+    "distance",
+    "similarity",
+    "width",
+    "height",
+    "fingerprint",
+    "identical",
+    "content_hash",
+)
+
+
+def _member_to_dict(member: Member) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "path": member.path,
+        "size": member.size,
+        "mtime": member.mtime,
+        "mtime_ns": member.mtime_ns,
+        "distance": member.distance,
+        "similarity": member.similarity,
+        "fingerprint": member.fingerprint.hex(),
+    }
+    if member.width is not None and member.height is not None:
+        data["width"] = member.width
+        data["height"] = member.height
+    if member.ino:
+        data.update(dev=member.dev, ino=member.ino, ctime_ns=member.ctime_ns)
+    data["links"] = member.links
+    data["identical"] = member.identical
+    if member.content_hash is not None:
+        data["content_hash"] = member.content_hash
+    return data
+
+
+def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON contract as a dict; ``extra`` adds top-level keys (e.g. saved marks)."""
+    data: dict[str, Any] = {
+        "version": FORMAT_VERSION,
+        "groups": [
+            {
+                "kind": str(group.kind),
+                "identical": group.identical,
+                "representative": group.representative.path,
+                "members": [_member_to_dict(m) for m in group.members],
+            }
+            for group in result.groups
+        ],
+        "errors": [{"path": e.path, "error": e.error, "code": e.code} for e in result.errors],
+        "stats": {
+            "files_seen": result.stats.files_seen,
+            "files_fingerprinted": result.stats.files_fingerprinted,
+            "files_from_cache": result.stats.files_from_cache,
+            "files_bytes_only": result.stats.files_bytes_only,
+            "pairs": result.stats.pairs,
+            "seconds": round(result.stats.seconds, 3),
+            "cancelled": result.stats.cancelled,
+        },
+    }
+    if extra:
+        data.update(extra)
+    return data
+
+
+def write_json(result: ScanResult, out: TextIO, extra: Mapping[str, Any] | None = None) -> None:
+    """UTF-8 JSON; file names that are not valid UTF-8 are written as \\udcXX escapes."""
+    data = result_to_dict(result, extra)
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from undecodable file names
+        text = json.dumps(data, ensure_ascii=True, indent=2)
+    out.write(text + "\n")
+
+
+def save_result(
+    result: ScanResult, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None
+) -> None:
+    """Write atomically (temp file + rename) so a crash never leaves half a result."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        write_json(result, out, extra)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, target)
+
+
+def load_result(path: str | os.PathLike[str]) -> tuple[ScanResult, dict[str, Any]]:
+    """Read a saved result; returns it with the raw dict (for extra keys such as marks)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        raise ResultFormatError(f"{path}: not a dupfinder result (not UTF-8 text)") from exc
+    data = parse_json(text, os.fspath(path))
+    return result_from_dict(data), data
+
+
+def _csv_rows(result: ScanResult) -> Iterable[list[Any]]:
+    for number, group in enumerate(result.groups, start=1):
+        for index, m in enumerate(group.members):
+            yield [
+                number,
+                str(group.kind),
+                int(index == 0),
+                m.path,
+                m.size,
+                f"{m.mtime:.3f}",
+                m.distance,
+                f"{m.similarity:.3f}",
+                "" if m.width is None else m.width,
+                "" if m.height is None else m.height,
+                m.fingerprint.hex(),
+                int(m.identical),
+                m.content_hash or "",
+            ]
+
+
+def write_csv(result: ScanResult, out: TextIO) -> None:
+    """One row per member, numbered by group; errors are not part of the CSV.
+
+    The csv module quotes only the characters of its line terminator, so a row whose file
+    name holds a carriage return is written fully quoted: unquoted, readers split it there.
+    """
+    writer = csv.writer(out, lineterminator="\n")
+    quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerow(CSV_COLUMNS)
+    for row in _csv_rows(result):
+        (quoted if "\r" in row[3] else writer).writerow(row)
+
+
+def summary(result: ScanResult) -> str:
+    """One line whose counts add up: every file seen was fingerprinted, compared by its bytes
+    only (other files), or skipped (with a problem listed); every fingerprint came either
+    from the cache or from reading the file."""
+    stats = result.stats
+    found = f"{count(len(result.groups), 'group')} in {count(stats.files_seen, 'file')}"
+    if stats.cancelled:
+        return f"{found} · cancelled after {stats.seconds:.2f} s"
+    readable = stats.files_seen - stats.files_bytes_only  # those meant to be fingerprinted
+    unreadable = readable - stats.files_fingerprinted
+    read_now = readable - stats.files_from_cache
+    others = len(result.errors) - unreadable  # folders that could not be listed, and such
+    by_bytes = f"{stats.files_bytes_only:,} by their bytes only, " if stats.files_bytes_only else ""
+    parts = [
+        found,
+        f"{stats.files_fingerprinted:,} fingerprinted, {by_bytes}{unreadable:,} skipped",
+        f"{stats.files_from_cache:,} from the cache, {read_now:,} read now",
+    ]
+    if others > 0:
+        parts.append(count(others, "other problem"))
+    parts.append(f"{stats.seconds:.2f} s")
+    return " · ".join(parts)
+
+
+def write_text(result: ScanResult, out: TextIO) -> None:
+    """A table for people: one block per group, representative first, then the problems."""
+    buffer = io.StringIO()
+    for number, group in enumerate(result.groups, start=1):
+        reclaim = format_size(group.reclaimable_bytes)
+        files = "identical files" if group.identical else "files"
+        buffer.write(
+            f"Group {number} · {group.kind} · {len(group.members)} {files} · "
+            f"{reclaim} reclaimable\n"
+        )
+        copies = any(m.identical for m in group.members)
+        for index, m in enumerate(group.members):
+            marker = "*" if index == 0 else " "
+            dims = f"  {m.width}x{m.height}" if m.width and m.height else ""
+            others = m.links - 1
+            links = f"  (+{others} other link{'s' * (others != 1)})" if others else ""
+            if group.identical:
+                closeness = "identical"
+            else:  # members with the same bytes share a short tag of their content hash
+                same = f"  ={m.content_hash[:6]}" if m.content_hash else " " * 9 * copies
+                percent = similarity_percent(m.similarity, group.same_bytes_as_keeper(m))
+                closeness = f"{m.distance:>2} bits {percent:>4}{same}"
+            buffer.write(
+                f"  {marker} {closeness}  {format_size(m.size):>9}{dims}  {m.path}{links}\n"
+            )
+        buffer.write("\n")
+    for error in result.errors:
+        buffer.write(f"! {error.path}: {error.error}\n")
+    buffer.write(summary(result) + "\n")
+    out.write(buffer.getvalue())

@@ -1,0 +1,482 @@
+"""The scan pipeline: walk → cache → fingerprint (process pool) → index → cluster.
+
+``run`` is the one entry point the CLI and the GUI share. It reports progress by phase
+through a callback (sampled, never per file) and stops between chunks when ``cancel`` is
+set; a cancelled scan returns an empty, flagged result and keeps what it cached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import multiprocessing
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
+from dupfinder.core.fingerprints.priority import beside_window
+from dupfinder.core.fingerprints.quiet import silenced
+from dupfinder.core.fingerprints.worker import (
+    NOT_TEXT,
+    FingerprintOutcome,
+    Task,
+    algorithm_id,
+    fingerprint_batch,
+    worker_init,
+)
+from dupfinder.core.grouping.groups import (
+    KindGroups,
+    PairFinder,
+    compared_rows,
+    group_order,
+    group_rows,
+    groups_from,
+    second_check,
+)
+from dupfinder.core.index.library import Library
+from dupfinder.core.model import (
+    FINGERPRINTED_KINDS,
+    Group,
+    Kind,
+    Phase,
+    Progress,
+    ProgressCallback,
+    ScanError,
+    ScanOptions,
+    ScanResult,
+    ScanStats,
+    no_progress,
+)
+from dupfinder.core.scan import isolated
+from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
+from dupfinder.core.scan.identical import IdenticalReport, find_identical
+from dupfinder.core.scan.identical_cache import CachedDigests
+from dupfinder.core.scan.identical_groups import copies_of, merge
+from dupfinder.core.scan.walk import WalkReport, walk
+from dupfinder.core.text import compiled as text_compiled
+
+__all__ = ["PairFinder", "fingerprint_files", "group_files", "run", "second_check"]
+
+_log = logging.getLogger(__name__)
+
+#: Below this many files to fingerprint, worker start-up costs more than it saves.
+_IN_PROCESS_LIMIT = 48
+#: Files compared from which a scan beside a window groups in a worker process: below, the
+#: grouping takes a fraction of a second and a process start would cost more than it saves.
+_ISOLATED_MIN = 5_000
+_SAMPLE_SECONDS = 0.1
+
+
+class _Sampler:
+    """Forwards at most one progress sample per interval, plus every phase change."""
+
+    def __init__(self, sink: ProgressCallback) -> None:
+        self._sink = sink
+        self._last = 0.0
+        self._phase: Phase | None = None
+
+    def __call__(self, sample: Progress, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or sample.phase is not self._phase or now - self._last >= _SAMPLE_SECONDS:
+            self._phase = sample.phase
+            self._last = now
+            self._sink(sample)
+
+
+def run(
+    options: ScanOptions,
+    progress: ProgressCallback = no_progress,
+    cancel: threading.Event | None = None,
+) -> ScanResult:
+    """Scan ``options.roots`` and return the groups of near-duplicate files."""
+    started = time.monotonic()
+    cancel = cancel if cancel is not None else threading.Event()
+    sample = _Sampler(progress)
+    walk_report = WalkReport()
+    files = FileColumns()
+    for entry in walk(
+        options,
+        walk_report,
+        cancel,
+        on_file=lambda found: sample(Progress(Phase.WALKING, found)),
+    ):
+        files.append(entry)
+    sample(Progress(Phase.WALKING, len(files), len(files)), force=True)
+    if cancel.is_set():
+        return _cancelled(len(files), started)
+
+    outcomes, from_cache, identical = _read_all(files, options, sample, cancel)
+    if cancel.is_set():
+        return _cancelled(len(files), started, from_cache)
+
+    errors = list(walk_report.errors)
+    for row, (error, code) in outcomes.errors.items():
+        errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+    # with the cache on, near pairs come from the library of the last scan when fewer changed
+    remembered = Library(options.cache_dir or default_cache_dir()) if options.use_cache else None
+    if remembered is not None:
+        remembered.remember_roots(options.roots)
+    groups, pair_count = _compare(
+        files, outcomes, options, sample, remembered.pairs if remembered else None, cancel
+    )
+    if cancel.is_set():
+        return _cancelled(len(files), started, from_cache)
+    if identical.sets:
+        by_suffix = not options.near_duplicates
+        groups = merge(groups, [copies_of(s, files, outcomes, by_suffix) for s in identical.sets])
+        groups.sort(key=group_order)
+    reported = {e.path for e in errors}
+    for problem in identical.problems:
+        if files.paths[problem.row] not in reported:
+            errors.append(ScanError(files.paths[problem.row], problem.error, problem.code))
+    sample(Progress(Phase.DONE, len(files), len(files)), force=True)
+    stats = ScanStats(
+        files_seen=len(files),
+        files_fingerprinted=outcomes.fingerprinted(),
+        files_from_cache=from_cache,
+        files_bytes_only=_bytes_only(files, options),
+        pairs=pair_count,
+        seconds=time.monotonic() - started,
+    )
+    errors.sort(key=lambda e: e.path)
+    return ScanResult(tuple(groups), tuple(errors), stats)
+
+
+def _cancelled(seen: int, started: float, from_cache: int = 0) -> ScanResult:
+    stats = ScanStats(
+        files_seen=seen,
+        files_from_cache=from_cache,
+        seconds=time.monotonic() - started,
+        cancelled=True,
+    )
+    return ScanResult(stats=stats)
+
+
+def fingerprint_files(
+    files: FileColumns,
+    options: ScanOptions,
+    progress: ProgressCallback = no_progress,
+    cancel: threading.Event | None = None,
+) -> tuple[OutcomeColumns, int]:
+    """Fingerprint listed files as a scan does (cache, pool); also (outcomes, cache hits).
+    Files sniffed for text that hold none become other files, as in a scan."""
+    cancel = cancel if cancel is not None else threading.Event()
+    with _opened_cache(options) as cache:
+        outcomes, cached = _fingerprint_all(files, options, _Sampler(progress), cancel, cache)
+    _settle_sniffed(files, outcomes)
+    return outcomes, _hits(files, cached)
+
+
+def group_files(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    options: ScanOptions,
+    pair_finder: PairFinder | None = None,
+) -> tuple[list[Group], int]:
+    """Groups and pair count of fingerprinted files, as a scan forms them."""
+    return _compare(files, outcomes, options, _Sampler(no_progress), pair_finder)
+
+
+#: Rows looked up in the cache at once: bounds the keys and objects alive at any moment.
+_LOOKUP_ROWS = 20_000
+
+
+def _read_all(
+    files: FileColumns, options: ScanOptions, sample: _Sampler, cancel: threading.Event
+) -> tuple[OutcomeColumns, int, IdenticalReport]:
+    """Fingerprints (with how many came from the cache), then byte-identical sets; one cache
+    serves both, so a cache that fails is reported and turned off once."""
+    with _opened_cache(options) as cache:
+        if options.near_duplicates:
+            outcomes, cached = _fingerprint_all(files, options, sample, cancel, cache)
+        else:
+            outcomes, cached = OutcomeColumns(len(files)), np.zeros(len(files), dtype=np.bool_)
+        if cancel.is_set():
+            return outcomes, _hits(files, cached), IdenticalReport(cancelled=True)
+        _settle_sniffed(files, outcomes)
+        return outcomes, _hits(files, cached), _identical(files, options, sample, cancel, cache)
+
+
+@contextlib.contextmanager
+def _opened_cache(options: ScanOptions) -> Iterator[FingerprintCache | None]:
+    """The scan's cache (None when it is off), closed however the work ends."""
+    cache = FingerprintCache(options.cache_dir) if options.use_cache else None
+    try:
+        yield cache
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def _fingerprint_all(
+    files: FileColumns,
+    options: ScanOptions,
+    sample: _Sampler,
+    cancel: threading.Event,
+    cache: FingerprintCache | None,
+) -> tuple[OutcomeColumns, npt.NDArray[np.bool_]]:
+    """Outcomes for every file: from the cache where it is fresh, else computed; also
+    which rows the cache served."""
+    outcomes = OutcomeColumns(len(files))
+    cached = np.zeros(len(files), dtype=np.bool_)
+    algorithms = {
+        kind: algorithm_id(kind, image_invariance=options.image_invariance)
+        for kind in files.kinds_present()
+        if kind in FINGERPRINTED_KINDS
+    }
+    wanted = np.zeros(len(files), dtype=np.bool_)
+    wanted[files.rows_in(FINGERPRINTED_KINDS)] = True
+    total = int(wanted.sum())
+    from_cache = 0
+    if cache is not None:
+        for kind, algorithm in algorithms.items():
+            rows = files.rows_of(kind)
+            for start in range(0, len(rows), _LOOKUP_ROWS):
+                chunk = rows[start : start + _LOOKUP_ROWS].tolist()
+                found = cache.lookup(algorithm, [files.key(row) for row in chunk])
+                for position, outcome in found.items():
+                    outcomes.put(chunk[position], outcome)
+                    cached[chunk[position]] = True
+                from_cache += len(found)
+    todo = np.flatnonzero(~outcomes.known & wanted)
+    done = from_cache
+    sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
+    for batch in _outcomes(_Tasks(files, todo), options, cancel):
+        for outcome in batch:
+            outcomes.put(outcome.row, outcome)
+        done += len(batch)
+        if cache is not None:
+            for kind, algorithm in algorithms.items():
+                cache.store(
+                    algorithm,
+                    ((files.key(o.row), o) for o in batch if files.kind(o.row) is kind),
+                )
+        last = files.paths[batch[-1].row] if batch else None
+        sample(Progress(Phase.FINGERPRINTING, done, total, last))
+    if not cancel.is_set():
+        sample(Progress(Phase.FINGERPRINTING, done, total), force=True)
+    return outcomes, cached
+
+
+def _hits(files: FileColumns, cached: npt.NDArray[np.bool_]) -> int:
+    """Cache hits among the files still to be fingerprinted: a file sniffed for text that
+    holds none is served by the cache too, but then counts among the other files (counting
+    it had made a rescan say "-58 read now")."""
+    return int(np.count_nonzero(cached[files.rows_in(FINGERPRINTED_KINDS)]))
+
+
+def _bytes_only(files: FileColumns, options: ScanOptions) -> int:
+    """Files that were never to be fingerprinted: other files, or all without near duplicates."""
+    if not options.near_duplicates:
+        return len(files)
+    return len(files) - len(files.rows_in(FINGERPRINTED_KINDS))
+
+
+def _settle_sniffed(files: FileColumns, outcomes: OutcomeColumns) -> None:
+    """Files sniffed for text that hold none are other files, compared by bytes only."""
+    for row in [row for row, (_, code) in outcomes.errors.items() if code == NOT_TEXT]:
+        files.set_kind(row, Kind.OTHER)
+        del outcomes.errors[row]
+
+
+def _io_threads(options: ScanOptions) -> int:
+    """Reads wait on the disk more than on the CPU: more threads than cores (from the disk,
+    4 threads read twice as fast as 2 here, 8 another 10% faster; see the README)."""
+    return min(8, max(4, 2 * options.jobs))
+
+
+def _identical(
+    files: FileColumns,
+    options: ScanOptions,
+    sample: _Sampler,
+    cancel: threading.Event,
+    cache: FingerprintCache | None,
+) -> IdenticalReport:
+    """Byte-identical sets among the files of the kinds asked for."""
+    if not options.identical:
+        return IdenticalReport()
+    sample(Progress(Phase.IDENTICAL, 0, None), force=True)
+    found = find_identical(
+        files.rows_in(options.kinds),
+        files.paths,
+        files.sizes,
+        threads=_io_threads(options),
+        progress=lambda done, total, current: sample(
+            Progress(Phase.IDENTICAL, done, total, current)
+        ),
+        cancel=cancel,
+        identities=files.identities,
+        store=CachedDigests(cache, files) if cache is not None else None,
+    )
+    sample(Progress(Phase.IDENTICAL, found.files_read, found.files_read), force=True)
+    return found
+
+
+class _Tasks:
+    """The files still to fingerprint, as Task objects made only when a chunk is sent."""
+
+    def __init__(self, files: FileColumns, rows: np.ndarray) -> None:
+        self._files = files
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def text_bytes(self) -> int:
+        """Bytes of the documents among them (about their characters, an upper bound)."""
+        texts = np.intersect1d(self._rows, self._files.rows_of(Kind.TEXT))
+        return int(self._files.sizes[texts].sum())
+
+    def slice(self, start: int, stop: int) -> list[Task]:
+        files = self._files
+        return [
+            Task(row, files.paths[row], files.kind(row)) for row in self._rows[start:stop].tolist()
+        ]
+
+
+def _outcomes(
+    tasks: _Tasks, options: ScanOptions, cancel: threading.Event
+) -> Iterator[list[FingerprintOutcome]]:
+    # Small scans skip the pool's start-up, but only on the main thread: the per-file time
+    # limit is a SIGALRM timer, which exists there and in the pool's workers, not in the
+    # desktop app's scan thread.
+    small = len(tasks) <= _IN_PROCESS_LIMIT and not beside_window()
+    if options.jobs <= 1 or small:
+        text_compiled.expect(tasks.text_bytes())
+        for start in range(0, len(tasks), 8):
+            if cancel.is_set():
+                return
+            with silenced():  # a library's output must not reach the command line's stdout
+                batch = fingerprint_batch(tasks.slice(start, start + 8), options.image_invariance)
+            yield batch
+        return
+    yield from _pool_outcomes(tasks, options, cancel)
+
+
+#: Imported once by the desktop app's fork server (it lives as long as the app), so each
+#: grouping process it forks starts with them loaded.
+_PRELOADED = ["dupfinder.core.grouping.groups"]
+
+
+def _mp_context() -> multiprocessing.context.BaseContext:
+    """forkserver where it exists (safe beside GUI threads, cheap starts); spawn when frozen.
+
+    Beside a window the fork server imports the grouping before it forks: a grouping process
+    then starts in about 40 ms instead of 270. The command line starts a fork server per
+    run, where importing first would only delay the first workers."""
+    if getattr(sys, "frozen", False) or sys.platform in ("win32", "darwin"):
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    if beside_window():
+        context.set_forkserver_preload(_PRELOADED)
+    return context
+
+
+def _pool_outcomes(
+    tasks: _Tasks, options: ScanOptions, cancel: threading.Event
+) -> Iterator[list[FingerprintOutcome]]:
+    """Fingerprint in a process pool; a file that kills its worker is isolated and reported.
+
+    When a worker dies, every chunk in flight fails with it, so those files are retried one
+    at a time with a single file in flight: the one that breaks the pool then is the culprit.
+    """
+    chunk_size = max(1, min(32, len(tasks) // (options.jobs * 8) or 1))
+    text_bytes = tasks.text_bytes() // options.jobs
+    pending: deque[int] = deque(range(0, len(tasks), chunk_size))  # chunk starts
+    suspects: deque[Task] = deque()
+    while pending or suspects:
+        pool = ProcessPoolExecutor(
+            max_workers=options.jobs,
+            mp_context=_mp_context(),
+            initializer=worker_init,
+            initargs=(text_bytes, beside_window()),
+        )
+        inflight: dict[Future[list[FingerprintOutcome]], list[Task]] = {}
+        try:
+            while pending or suspects or inflight:
+                if suspects:
+                    if not inflight:
+                        lone = [suspects.popleft()]
+                        inflight[pool.submit(fingerprint_batch, lone, options.image_invariance)] = (
+                            lone
+                        )
+                else:
+                    while pending and len(inflight) < options.jobs * 4:
+                        first = pending.popleft()
+                        chunk = tasks.slice(first, first + chunk_size)
+                        future = pool.submit(fingerprint_batch, chunk, options.image_invariance)
+                        inflight[future] = chunk
+                finished, _ = wait(inflight, timeout=0.1, return_when=FIRST_COMPLETED)
+                if cancel.is_set():
+                    return
+                broken = False
+                for future in finished:
+                    chunk = inflight.pop(future)
+                    try:
+                        yield future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        if len(chunk) == 1 and not inflight:
+                            yield [_crashed(chunk[0])]
+                        else:
+                            suspects.extend(chunk)
+                if broken:
+                    for chunk in inflight.values():
+                        suspects.extend(chunk)
+                    inflight.clear()
+                    break
+        finally:
+            # A cancelled scan leaves the chunks in flight to their workers: waiting for them
+            # would hold the cancel for seconds (a chunk of large PDFs).
+            pool.shutdown(wait=not cancel.is_set(), cancel_futures=True)
+
+
+def _crashed(task: Task) -> FingerprintOutcome:
+    return FingerprintOutcome(
+        task.row, error="the file crashed its reader; skipped", code="crashed"
+    )
+
+
+def _compare(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    options: ScanOptions,
+    sample: _Sampler,
+    pair_finder: PairFinder | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[list[Group], int]:
+    """The groups and verified pair count of fingerprinted files (nothing when cancelled).
+
+    Beside a window (any thread but the main one) a large grouping runs in a worker
+    process, so the window's thread never waits for the interpreter lock behind it, and a
+    cancel stops it at once; if that process fails, the grouping runs here instead."""
+    progress = functools.partial(sample, force=True)
+    found: tuple[list[KindGroups], int] | None = None
+    if cancel is not None and beside_window() and compared_rows(outcomes) >= _ISOLATED_MIN:
+        try:
+            found = isolated.call(
+                group_rows,
+                (files, outcomes, options, pair_finder),
+                _mp_context(),
+                progress,
+                cancel,
+                background=True,
+            )
+        except isolated.IsolatedFailure as exc:
+            _log.warning("grouping in a worker process failed (%s); grouping here", exc)
+        else:
+            if found is None:  # cancelled
+                return [], 0
+    if found is None:
+        found = group_rows(files, outcomes, options, pair_finder, progress)
+    parts, pairs = found
+    return groups_from(files, outcomes, parts), pairs

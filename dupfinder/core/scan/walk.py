@@ -1,0 +1,273 @@
+"""Find the files a scan compares: folders in, ``FileEntry`` values out.
+
+A file is its (device, inode), never its path text: the walk remembers every folder and
+every file it has listed by that pair, so a file reached by two paths (a symlinked root or
+folder, roots spelt differently, a followed link into another root, a folder mounted twice,
+hard links) is listed once, under the first path that reached it. Symlinks are not followed
+unless asked, and a link loop is walked once. Folders it cannot read and special files with
+a known suffix become ``ScanError`` values, never exceptions.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
+from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
+from dupfinder.core.scan.patterns import path_patterns
+from dupfinder.core.wording import describe_os_error
+
+__all__ = [
+    "WalkReport",
+    "entry_from_stat",
+    "normalise_roots",
+    "walk",
+    "walk_listed",
+]
+
+
+@dataclass(slots=True)
+class WalkReport:
+    """What the walk saw besides the files it yields."""
+
+    errors: list[ScanError] = field(default_factory=list)
+    skipped_links: int = 0
+    #: files not listed again because another path to the same (device, inode) was listed
+    same_file_again: int = 0
+
+
+def normalise_roots(roots: tuple[Path, ...]) -> list[str]:
+    """Absolute, de-duplicated roots; a root inside another root is dropped (walked once).
+
+    Only the spelling is compared here (``.``, ``..``, ``//`` and relative paths collapse);
+    the walk itself catches two spellings of one folder by (device, inode).
+    """
+    absolute = sorted({os.path.abspath(os.fspath(root)) for root in roots})
+    kept: list[str] = []
+    for root in absolute:
+        if not any(root == k or root.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
+            kept.append(root)
+    return kept
+
+
+def _matches(
+    patterns: tuple[str, ...], options: ScanOptions, path: str, is_dir: bool = False
+) -> bool:
+    """gitignore-style patterns, relative to the scanned folder (``core.patterns``)."""
+    return path_patterns(patterns, tuple(map(os.fspath, options.roots))).matches(path, is_dir)
+
+
+def walk(
+    options: ScanOptions,
+    report: WalkReport | None = None,
+    cancel: threading.Event | None = None,
+    on_file: Callable[[int], None] | None = None,
+) -> Iterator[FileEntry]:
+    """Yield every file under ``options.roots`` that the scan should fingerprint, once each.
+
+    Paths through followed symlinks are walked last, so a file reachable both ways is
+    listed under its real path.
+    """
+    walker = _Walker(options, report if report is not None else WalkReport(), cancel, on_file)
+    # a root spelt without symlinks goes first, for the same reason
+    roots = sorted(normalise_roots(options.roots), key=lambda r: os.path.realpath(r) != r)
+    for root in roots:
+        try:
+            root_stat = os.stat(root)
+        except OSError as exc:
+            walker.report.errors.append(ScanError(root, f"cannot open: {describe_os_error(exc)}"))
+            continue
+        if stat.S_ISREG(root_stat.st_mode):
+            yield from walker.admit(root, os.path.basename(root), root_stat)
+        elif walker.seen.first_visit(root_stat, walker.seen.dirs):
+            yield from walker.tree(root)
+        # else: the same folder as an earlier root, spelt another way
+    while walker.linked and not walker.cancelled:
+        path, name, info = walker.linked.pop(0)
+        yield from walker.admit(path, name, info)
+
+
+def walk_listed(
+    paths: Iterable[str],
+    options: ScanOptions,
+    report: WalkReport | None = None,
+    cancel: threading.Event | None = None,
+) -> Iterator[FileEntry]:
+    """Like :func:`walk` over a list of files (and folders), read lazily: a list of millions of
+    paths is never held, and each entry obeys the same filters and identity rule."""
+    walker = _Walker(options, report if report is not None else WalkReport(), cancel, None)
+    for listed in paths:
+        if walker.cancelled:
+            return
+        path = os.path.abspath(listed)
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            walker.report.errors.append(ScanError(path, f"cannot open: {describe_os_error(exc)}"))
+            continue
+        yield from walker.admit(path, os.path.basename(path), info)
+    while walker.linked and not walker.cancelled:
+        path, name, info = walker.linked.pop(0)
+        yield from walker.admit(path, name, info)
+
+
+class _Walker:
+    """The state of one walk: what was seen, what waits behind a followed link."""
+
+    def __init__(
+        self,
+        options: ScanOptions,
+        report: WalkReport,
+        cancel: threading.Event | None,
+        on_file: Callable[[int], None] | None,
+    ) -> None:
+        self.options = options
+        self.report = report
+        self.cancel = cancel
+        self.on_file = on_file
+        self.seen = _Seen()
+        self.found = 0
+        self.linked: list[tuple[str, str, os.stat_result]] = []
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def tree(self, root: str) -> Iterator[FileEntry]:
+        stack = [root]
+        while stack and not self.cancelled:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    children = sorted(listing, key=lambda e: e.name)
+            except OSError as exc:
+                self.report.errors.append(
+                    ScanError(folder, f"cannot read folder: {describe_os_error(exc)}")
+                )
+                continue
+            folders = []
+            for child in children:  # files in name order: the first name of an inode is listed
+                info = self._stat(child)
+                if info is None:
+                    continue
+                if child.is_symlink():  # followed, but only after every real path
+                    self.linked.append((child.path, child.name, info))
+                elif stat.S_ISDIR(info.st_mode):
+                    if self._folder_wanted(child.name, child.path, info):
+                        folders.append(child.path)
+                else:
+                    yield from self.admit(child.path, child.name, info)
+            stack.extend(reversed(folders))
+
+    def admit(self, path: str, name: str, info: os.stat_result) -> Iterator[FileEntry]:
+        """A file is yielded (once per identity); a folder is walked (once per identity)."""
+        if stat.S_ISDIR(info.st_mode):
+            if self._folder_wanted(name, path, info):
+                yield from self.tree(path)
+            return
+        entry = _entry_for(path, name, info, self.options, self.report, self.seen)
+        if entry is not None:
+            self.found += 1
+            if self.on_file is not None:
+                self.on_file(self.found)
+            yield entry
+
+    def _folder_wanted(self, name: str, path: str, info: os.stat_result) -> bool:
+        if self.options.exclude and _matches(self.options.exclude, self.options, path, is_dir=True):
+            return False
+        # not a link loop, a second link to a walked folder or a folder mounted twice
+        return self.seen.first_visit(info, self.seen.dirs)
+
+    def _stat(self, child: os.DirEntry[str]) -> os.stat_result | None:
+        name = child.name
+        if not self.options.include_hidden and name.startswith("."):
+            return None
+        try:
+            if child.is_symlink() and not self.options.follow_symlinks:
+                self.report.skipped_links += 1
+                return None
+            return child.stat(follow_symlinks=True)
+        except OSError as exc:
+            if kind_for_path(name) is not None:
+                self.report.errors.append(ScanError(child.path, describe_os_error(exc)))
+            elif _listed_as_folder(child):  # its files would be missed without a word
+                self.report.errors.append(
+                    ScanError(child.path, f"cannot read folder: {describe_os_error(exc)}")
+                )
+            return None
+
+
+@dataclass(slots=True)
+class _Seen:
+    """Folders and files already listed, by (device, inode)."""
+
+    dirs: set[tuple[int, int]] = field(default_factory=set)
+    files: set[tuple[int, int]] = field(default_factory=set)
+
+    @staticmethod
+    def first_visit(info: os.stat_result, into: set[tuple[int, int]]) -> bool:
+        key = (info.st_dev, info.st_ino)
+        if key in into:
+            return False
+        into.add(key)
+        return True
+
+
+def _listed_as_folder(child: os.DirEntry[str]) -> bool:
+    """The folder's listing says this entry is a folder (no stat: it just failed)."""
+    try:
+        return child.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _entry_for(
+    path: str,
+    name: str,
+    info: os.stat_result,
+    options: ScanOptions,
+    report: WalkReport,
+    seen: _Seen,
+) -> FileEntry | None:
+    kind = kind_for_path(name)
+    told = kind is not None
+    if kind is None:  # text is decided by sniffing the content; the rest is compared as bytes
+        sniff = options.near_duplicates and Kind.TEXT in options.kinds and may_be_text(name)
+        kind = Kind.TEXT if sniff else Kind.OTHER
+    if kind not in options.kinds or (kind is Kind.OTHER and not options.identical):
+        return None
+    if options.include and not _matches(options.include, options, path):
+        return None
+    if options.exclude and _matches(options.exclude, options, path):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        if told:  # sockets, pipes and devices without a document's name are passed over
+            report.errors.append(ScanError(path, "not a regular file", "unsupported"))
+        return None
+    if info.st_size < options.min_size:
+        return None
+    if options.max_size is not None and info.st_size > options.max_size:
+        return None
+    if not seen.first_visit(info, seen.files):
+        report.same_file_again += 1
+        return None
+    return entry_from_stat(path, info, kind)
+
+
+def entry_from_stat(path: str, info: os.stat_result, kind: Kind) -> FileEntry:
+    """The walk's record of one file: its path, identity and change stamp."""
+    return FileEntry(
+        path,
+        info.st_size,
+        info.st_mtime_ns,
+        kind,
+        dev=info.st_dev,
+        ino=info.st_ino,
+        ctime_ns=info.st_ctime_ns,
+        links=info.st_nlink,
+    )

@@ -1,0 +1,64 @@
+"""A scan's columns cross to a worker process whole and compact: every path (any character
+a file name can hold), every value and sketch, and only the sketch rows that exist."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+from dupfinder.core.fingerprints import columns as columns_module
+from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
+from dupfinder.core.fingerprints.worker import FingerprintOutcome
+from dupfinder.core.model import FileEntry, Kind
+
+ODD_NAMES = [
+    "/plain/report.txt",
+    "/spaces and tabs/a\tb.txt",
+    "/new\nline.txt",
+    "/中文/文件.txt",
+    "/undecodable/\udcff\udcfe.bin",  # bytes that are not UTF-8, as os.fsdecode gives them
+    "",
+]
+
+
+def _files(paths: list[str]) -> FileColumns:
+    files = FileColumns()
+    for i, path in enumerate(paths):
+        files.append(FileEntry(path, i, 10 * i, Kind.TEXT, dev=1, ino=100 + i, links=1))
+    return files
+
+
+def test_paths_and_stat_values_survive_a_pickle(monkeypatch: object) -> None:
+    monkeypatch.setattr(columns_module, "_PATHS_PER_CHUNK", 4)  # type: ignore[attr-defined]
+    paths = ODD_NAMES * 3
+    again = pickle.loads(pickle.dumps(_files(paths)))
+    assert again.paths == paths
+    assert [again.entry(row) for row in range(len(paths))] == [
+        _files(paths).entry(row) for row in range(len(paths))
+    ]
+
+
+def test_no_files_survive_a_pickle() -> None:
+    assert pickle.loads(pickle.dumps(FileColumns())).paths == []
+
+
+def test_outcomes_pickle_only_the_sketch_rows_that_exist() -> None:
+    rows = 200_000
+    held = OutcomeColumns(rows)
+    held.put(7, FingerprintOutcome(7, value=70, sketch=b"\x01" * 3457, width=16, height=16))
+    held.put(9, FingerprintOutcome(9, value=90, sketch=b"\x02" * 128))
+    held.put(11, FingerprintOutcome(11, error="unreadable", code="unreadable"))
+    data = pickle.dumps(held)
+    assert len(data) < rows * 40  # the value columns; the sketch tables would be 717 MB
+    again = pickle.loads(data)
+    assert again.sketch(7) == b"\x01" * 3457
+    assert again.sketch(9) == b"\x02" * 128
+    assert again.sketch(8) is None
+    assert again.values[[7, 9]].tolist() == [70, 90]
+    assert again.errors == {11: ("unreadable", "unreadable")}
+    assert (again.widths[7], again.heights[7]) == (16, 16)
+    rows_asked = np.array([9, 7, 8])
+    assert np.array_equal(
+        again.padded_sketches(rows_asked, 3457), held.padded_sketches(rows_asked, 3457)
+    )

@@ -1,0 +1,256 @@
+"""The second check of pictures: thumbnails made in the decode pass, compared pixel by pixel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageEnhance
+
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import perceptual as imagesim
+from dupfinder.core.image.check import DESCRIPTOR_BYTES, pair_similarity, similarity
+from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY
+from tests.core.image.test_perceptual import icon, photo
+
+#: Verified similarity of copies of one picture (the scan's default is below this).
+SAME = 0.9
+#: Verified similarity that different pictures must stay below.
+DIFFERENT = 0.8
+
+
+def descriptor_of(path: Path) -> bytes:
+    return imagesim.image_fingerprint(path).descriptor
+
+
+def saved(im: Image.Image, path: Path, **options: object) -> Path:
+    im.save(path, **options)
+    return path
+
+
+def test_descriptor_is_made_in_the_fingerprint_pass(tmp_path: Path) -> None:
+    path = saved(photo(), tmp_path / "a.jpg", quality=90)
+    found = imagesim.image_fingerprint(path)
+    assert len(found.descriptor) == imagecheck.BASE_BYTES  # a photo stores no detail part
+    assert found.descriptor == imagesim.load_working_image(path).descriptor()
+    assert imagecheck.CHECK_VERSION in imagesim.ALGORITHM_VERSION
+    small = imagesim.image_fingerprint(saved(icon(), tmp_path / "i.png"))
+    assert len(small.descriptor) == DESCRIPTOR_BYTES
+    # base-only and whole descriptors compare: the missing detail part reads as none
+    rows = [np.frombuffer(d, np.uint8) for d in (found.descriptor, small.descriptor)]
+    assert 0.0 <= float(pair_similarity(rows[0], rows[1])[0]) <= 1.0
+
+
+def test_colour_jpeg_hash_is_that_of_its_grey_decode(tmp_path: Path) -> None:
+    """Colour JPEGs are decoded as YCbCr for the chroma thumbnail; their Y is what a
+    greyscale decode gives, so the hash is unchanged."""
+    path = saved(photo(seed=9, size=(1200, 800)), tmp_path / "a.jpg", quality=90)
+    with Image.open(path) as im:
+        im.draft("L", (imagesim.WORKING_SIZE, imagesim.WORKING_SIZE))
+        grey = im.convert("L")
+    expected = imagesim.hash_working(
+        grey.resize((64, 64), Image.Resampling.LANCZOS), imagesim.DEFAULT_ALGORITHM
+    )
+    assert imagesim.image_fingerprint(path).value == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "options"),
+    [
+        ("half.jpg", lambda im: im.resize((240, 160), Image.Resampling.LANCZOS), {"quality": 90}),
+        ("low.jpg", lambda im: im, {"quality": 50}),
+        ("bright.png", lambda im: ImageEnhance.Brightness(im).enhance(1.15), {}),
+        ("grey.jpg", lambda im: im.convert("L"), {"quality": 90}),
+        ("crop.jpg", lambda im: im.crop((5, 3, 475, 317)), {"quality": 90}),
+    ],
+)
+def test_copies_are_verified_similar(
+    tmp_path: Path, name: str, edit: object, options: dict[str, object]
+) -> None:
+    master = saved(photo(seed=4), tmp_path / "master.png")
+    copy = saved(edit(photo(seed=4)), tmp_path / name, **options)  # type: ignore[operator]
+    assert similarity(descriptor_of(master), descriptor_of(copy)) >= SAME
+
+
+def test_a_detailed_picture_and_its_half_size_copy_are_similar(tmp_path: Path) -> None:
+    big = Image.effect_mandelbrot((800, 600), (-2.0, -1.2, 1.0, 1.2), 100).convert("RGB")
+    a = saved(big, tmp_path / "big.jpg", quality=90)
+    b = saved(big.resize((400, 300), Image.Resampling.LANCZOS), tmp_path / "small.jpg")
+    assert similarity(descriptor_of(a), descriptor_of(b)) >= SAME
+
+
+def test_different_pictures_are_not(tmp_path: Path) -> None:
+    a = saved(photo(seed=1), tmp_path / "a.png")
+    b = saved(photo(seed=2), tmp_path / "b.png")
+    assert similarity(descriptor_of(a), descriptor_of(b)) < DIFFERENT
+
+
+def _emblem(colour: tuple[int, int, int], box: tuple[int, int, int, int]) -> Image.Image:
+    """The test icon with a small badge: icons of one theme differ by such details."""
+    im = icon()
+    ImageDraw.Draw(im).ellipse(box, fill=(*colour, 255))
+    return im
+
+
+def test_an_icon_in_other_colours_is_a_different_icon(tmp_path: Path) -> None:
+    blue = icon()
+    pixels = np.asarray(blue).copy()
+    pixels[..., [0, 2]] = pixels[..., [2, 0]]  # swap red and blue: same drawing, other colours
+    a = saved(blue, tmp_path / "blue.png")
+    b = saved(Image.fromarray(pixels, "RGBA"), tmp_path / "orange.png")
+    assert similarity(descriptor_of(a), descriptor_of(b)) < DIFFERENT
+
+
+def test_a_flattened_icon_matches_its_transparent_original(tmp_path: Path) -> None:
+    original = icon()
+    flat = Image.alpha_composite(Image.new("RGBA", original.size, "white"), original)
+    a = saved(original, tmp_path / "icon.png")
+    b = saved(flat.convert("RGB"), tmp_path / "flat.jpg", quality=90)
+    assert similarity(descriptor_of(a), descriptor_of(b)) >= SAME
+
+
+def test_tone_does_not_count_but_layout_does() -> None:
+    rng = np.random.default_rng(5)
+    grey = rng.integers(0, 256, imagecheck.GREY_SIDE**2, dtype=np.uint8)
+    neutral = np.full(DESCRIPTOR_BYTES - grey.size, 128, dtype=np.uint8)
+    a = np.concatenate([grey, neutral])
+    darker = np.concatenate([(grey // 2 + 10).astype(np.uint8), neutral])
+    other = np.concatenate([rng.permutation(grey), neutral])
+    assert similarity(a, darker) == pytest.approx(1.0, abs=0.01)
+    assert similarity(a, a) == 1.0
+    assert similarity(a, other) < 0.5
+
+
+def test_missing_descriptor_is_unrelated_and_shapes_are_checked() -> None:
+    a = np.full(DESCRIPTOR_BYTES, 100, dtype=np.uint8)
+    a[:10] = 0
+    zeros = np.zeros(DESCRIPTOR_BYTES, dtype=np.uint8)
+    assert pair_similarity(np.stack([a, a]), np.stack([zeros, a])).tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="descriptors must be"):
+        pair_similarity(a[:10], a[:10])
+
+
+def _labelled(text_box: tuple[int, int, int, int]) -> Image.Image:
+    """A 128 px document icon with a small dark label: icons of one theme differ by such."""
+    im = Image.new("RGBA", (128, 128), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(im)
+    draw.rectangle((24, 8, 104, 120), fill=(250, 250, 250, 255), outline=(120, 120, 120, 255))
+    for y in range(24, 80, 10):
+        draw.line((34, y, 94, y), fill=(150, 150, 150, 255), width=2)
+    draw.rectangle((40, 92, 88, 112), fill=(60, 60, 160, 255))
+    draw.rectangle(text_box, fill=(255, 255, 255, 255))  # the label's "text"
+    return im
+
+
+def _without_detail(d: bytes) -> bytes:
+    base = imagecheck.GREY_SIDE**2 + 2 * imagecheck.CHROMA_SIDE**2
+    return d[:base] + bytes(len(d) - base)
+
+
+def test_small_pictures_carry_detail_and_photos_do_not(tmp_path: Path) -> None:
+    side = imagecheck.DESCRIPTOR_BYTES - imagecheck.DETAIL_SIDE**2 * 3 - 1
+    small = descriptor_of(saved(_labelled((44, 96, 50, 108)), tmp_path / "icon.png"))
+    large = descriptor_of(saved(photo(), tmp_path / "photo.jpg"))
+    assert small[side] == imagecheck.DETAIL_SIDE
+    assert any(small[side + 1 :])
+    assert not any(large[side:])
+    assert "detail" in imagecheck.CHECK_VERSION
+
+
+def test_a_label_difference_on_one_icon_is_seen_in_detail(tmp_path: Path) -> None:
+    a = descriptor_of(saved(_labelled((44, 96, 50, 108)), tmp_path / "a.png"))
+    b = descriptor_of(saved(_labelled((78, 96, 84, 108)), tmp_path / "b.png"))
+    # the 16x16 thumbnails cannot tell them apart; the detail can
+    assert similarity(_without_detail(a), _without_detail(b)) >= SAME
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "options"),
+    [
+        ("half.png", lambda im: im.resize((64, 64), Image.Resampling.LANCZOS), {}),
+        ("quarter.png", lambda im: im.resize((32, 32), Image.Resampling.LANCZOS), {}),
+        ("flat.jpg", lambda im: _flattened(im), {"quality": 85}),
+        ("flat.webp", lambda im: _flattened(im), {"quality": 80}),
+    ],
+)
+def test_copies_of_an_icon_match_in_detail(
+    tmp_path: Path, name: str, edit: object, options: dict[str, object]
+) -> None:
+    master = _labelled((44, 96, 50, 108))
+    a = descriptor_of(saved(master, tmp_path / "icon.png"))
+    b = descriptor_of(saved(edit(master), tmp_path / name, **options))  # type: ignore[operator]
+    assert similarity(a, b) >= SAME
+
+
+def _drawn_large(text_box: tuple[int, int, int, int]) -> Image.Image:
+    """The labelled document icon drawn at 512 px, past the small-picture side."""
+    return _labelled(text_box).resize((512, 512), Image.Resampling.NEAREST)
+
+
+def test_a_label_difference_on_a_large_transparent_icon_is_seen_in_detail(
+    tmp_path: Path,
+) -> None:
+    a = descriptor_of(saved(_drawn_large((44, 96, 50, 108)), tmp_path / "a.png"))
+    b = descriptor_of(saved(_drawn_large((78, 96, 84, 108)), tmp_path / "b.png"))
+    assert similarity(_without_detail(a), _without_detail(b)) >= SAME
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+def test_a_large_transparent_icon_matches_its_half_size_copy(tmp_path: Path) -> None:
+    master = _drawn_large((44, 96, 50, 108))
+    half = master.resize((256, 256), Image.Resampling.LANCZOS)
+    a = descriptor_of(saved(master, tmp_path / "icon.png"))
+    b = descriptor_of(saved(half, tmp_path / "half.png"))
+    assert similarity(a, b) >= SAME
+
+
+def test_only_transparent_pixels_make_a_large_picture_an_icon(tmp_path: Path) -> None:
+    opaque = photo().convert("RGBA")  # an alpha channel, every pixel opaque: a photo
+    holed = opaque.copy()
+    holed.putpixel((0, 0), (0, 0, 0, 0))
+    side = imagecheck.DESCRIPTOR_BYTES - imagecheck.DETAIL_SIDE**2 * 3 - 1
+    assert not any(descriptor_of(saved(opaque, tmp_path / "opaque.png"))[side:])
+    assert descriptor_of(saved(holed, tmp_path / "holed.png"))[side] == imagecheck.DETAIL_SIDE
+
+
+def _flattened(im: Image.Image) -> Image.Image:
+    return Image.alpha_composite(Image.new("RGBA", im.size, "white"), im).convert("RGB")
+
+
+OXYGEN = Path("/usr/share/icons/oxygen/base/64x64")
+DIFFERENT_ICONS = [
+    ("emotes/face-smile.png", "emotes/face-wink.png"),
+    ("places/folder-grey.png", "places/folder-green.png"),
+    ("mimetypes/libreoffice-oasis-formula.png", "mimetypes/libreoffice-oasis-presentation.png"),
+]
+
+
+def _installed_icon(tmp_path: Path, relative: str) -> Path:
+    source = OXYGEN / relative
+    if not source.is_file():
+        pytest.skip(f"{source} is not installed")
+    copy = tmp_path / source.name
+    copy.write_bytes(source.read_bytes())
+    return copy
+
+
+@pytest.mark.parametrize(("first", "second"), DIFFERENT_ICONS)
+def test_different_installed_icons_of_one_theme_are_told_apart(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    a = descriptor_of(_installed_icon(tmp_path, first))
+    b = descriptor_of(_installed_icon(tmp_path, second))
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+def test_copies_of_an_installed_icon_match(tmp_path: Path) -> None:
+    path = _installed_icon(tmp_path, "emotes/face-smile.png")
+    with Image.open(path) as im:
+        icon_image = im.convert("RGBA")
+    half = saved(icon_image.resize((32, 32), Image.Resampling.LANCZOS), tmp_path / "half.png")
+    jpeg = saved(_flattened(icon_image), tmp_path / "flat.jpg", quality=85)
+    own = descriptor_of(path)
+    assert similarity(own, descriptor_of(half)) >= SAME
+    assert similarity(own, descriptor_of(jpeg)) >= SAME

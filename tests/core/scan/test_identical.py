@@ -1,0 +1,158 @@
+"""Byte-identical files: size, then head and tail, then the whole content decide."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dupfinder.core.scan import identical
+from dupfinder.core.scan.identical import IdenticalReport, find_identical
+
+BIG = identical.SMALL_FILE * 3  # read in two steps: head and tail, then whole
+
+
+def _find(paths: list[Path], **kwargs: object) -> tuple[IdenticalReport, list[list[str]]]:
+    names = [str(p) for p in paths]
+    sizes = [p.stat().st_size if p.exists() else 0 for p in paths]
+    report = find_identical(np.arange(len(names)), names, np.array(sizes), **kwargs)  # type: ignore[arg-type]
+    sets = [[paths[row].name for row in found.rows] for found in report.sets]
+    return report, sets
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def test_small_and_large_copies_are_found_and_same_sized_strangers_are_not(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(1)
+    big = rng.bytes(BIG)
+    # same size, same head and tail, one byte different in the middle
+    middle = bytearray(big)
+    middle[BIG // 2] ^= 1
+    paths = [
+        _write(tmp_path / "a.bin", b"small file"),
+        _write(tmp_path / "b" / "a copy.bin", b"small file"),
+        _write(tmp_path / "same size.bin", b"other text"),
+        _write(tmp_path / "big.iso", big),
+        _write(tmp_path / "big middle.iso", bytes(middle)),
+        _write(tmp_path / "big copy.iso", big),
+        _write(tmp_path / "unique.mp3", b"a size nobody else has"),
+    ]
+    report, sets = _find(paths)
+    assert sets == [["a.bin", "a copy.bin"], ["big.iso", "big copy.iso"]]
+    assert [s.size for s in report.sets] == [10, BIG]
+    assert report.problems == []
+    # the unique size is never read; the three big files are read twice
+    assert report.files_read == 3 + 3 + 3
+    assert report.sets[1].content_hash != report.sets[0].content_hash
+    assert len(report.sets[0].content_hash) == 2 * identical.DIGEST_BYTES
+
+
+def test_one_threaded_and_pooled_reads_agree(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    paths = []
+    for index in range(60):
+        data = rng.bytes(int(rng.integers(1, 4)) * 50_000 + index % 3)
+        paths.append(_write(tmp_path / f"f{index}.dat", data))
+        if index % 4 == 0:
+            paths.append(_write(tmp_path / f"f{index}-copy.dat", data))
+    _, one = _find(paths, threads=1)
+    _, many = _find(paths, threads=4)
+    assert one == many
+    assert len(one) == 15
+
+
+def test_hard_links_are_one_file(tmp_path: Path) -> None:
+    original = _write(tmp_path / "movie.mkv", b"frames" * 1000)
+    link = tmp_path / "movie-link.mkv"
+    os.link(original, link)
+    _, sets = _find([original, link])
+    assert sets == []  # two names of one file are not two copies
+    copy = _write(tmp_path / "movie-copy.mkv", b"frames" * 1000)
+    _, sets = _find([original, link, copy])
+    assert sets == [["movie.mkv", "movie-copy.mkv"]]
+
+
+def test_empty_files_are_left_out(tmp_path: Path) -> None:
+    report, sets = _find([_write(tmp_path / "a", b""), _write(tmp_path / "b", b"")])
+    assert sets == []
+    assert report.files_read == 0
+
+
+def test_vanished_and_changed_files_are_reported_not_compared(tmp_path: Path) -> None:
+    data = os.urandom(BIG)
+    paths = [_write(tmp_path / name, data) for name in ("a", "b", "c", "d")]
+    names = [str(p) for p in paths]
+    sizes = np.full(4, BIG)
+    paths[2].unlink()
+    paths[3].write_bytes(data + b"more")
+    report = find_identical(np.arange(4), names, sizes)
+    assert [found.rows for found in report.sets] == [(0, 1)]
+    problems = {(p.row, p.code) for p in report.problems}
+    assert problems == {(2, "unreadable"), (3, "changed")}
+
+
+def test_a_file_that_changes_between_the_reads_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = os.urandom(BIG)
+    paths = [_write(tmp_path / name, data) for name in ("a", "b", "c")]
+    first_read = identical._first_read
+
+    def then_replace(path: str, size: int, identity: tuple[int, int] | None) -> identical._Read:
+        read = first_read(path, size, identity)
+        if path.endswith("c"):  # replaced by another file of the same size
+            Path(path + ".new").write_bytes(data)
+            os.replace(path + ".new", path)
+        return read
+
+    monkeypatch.setattr(identical, "_first_read", then_replace)
+    report, sets = _find(paths)
+    assert sets == [["a", "b"]]
+    assert [(p.row, p.code) for p in report.problems] == [(2, "changed")]
+
+
+def test_progress_counts_every_read_and_cancel_stops(tmp_path: Path) -> None:
+    data = os.urandom(BIG)
+    paths = [_write(tmp_path / f"{i}.bin", data) for i in range(6)]
+    samples: list[tuple[int, int]] = []
+    report, sets = _find(paths, progress=lambda done, total, _: samples.append((done, total)))
+    assert samples[-1] == (12, 12)
+    assert all(done <= total for done, total in samples)
+    assert len(sets) == 1
+
+    cancel = threading.Event()
+
+    def stop(done: int, total: int, current: str | None) -> None:
+        if done:
+            cancel.set()
+
+    report, sets = _find(paths, threads=1, progress=stop, cancel=cancel)
+    assert report.cancelled
+    assert sets == []
+    assert report.files_read < 12
+
+
+def test_threads_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="threads"):
+        find_identical([], [], [], threads=0)
+
+
+def test_a_digest_store_needs_the_walks_identities() -> None:
+    class Store:
+        def lookup(self, whole: bool, rows: list[int]) -> dict[int, bytes]:
+            return {}
+
+        def store(self, whole: bool, digests: dict[int, bytes]) -> None:
+            return None
+
+    with pytest.raises(ValueError, match="identities"):
+        find_identical([], [], [], store=Store())
