@@ -94,13 +94,15 @@ class Phase(enum.StrEnum):
 
 class CacheKey(NamedTuple):
     """What a cached fingerprint is valid for: a file rewritten in place gets a new ctime
-    (and often a new inode) even when its size and mtime are put back."""
+    (and often a new inode) even when its size and mtime are put back, and an inode number
+    means one file only on one device (another disk mounted at the same path has its own)."""
 
     path: str
     size: int
     mtime_ns: int
     ctime_ns: int
     ino: int
+    dev: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,7 +87,12 @@ class FileColumns:
     def key(self, row: int) -> CacheKey:
         """What the cache keys a fingerprint by (see ``CacheKey``)."""
         return CacheKey(
-            self.paths[row], self._sizes[row], self._mtimes[row], self._ctimes[row], self._inos[row]
+            self.paths[row],
+            self._sizes[row],
+            self._mtimes[row],
+            self._ctimes[row],
+            self._inos[row],
+            self._devs[row],
         )
 
     def __getstate__(self) -> dict[str, object]:

@@ -1,7 +1,8 @@
 """SQLite cache of fingerprints, so a rescan of unchanged files costs a stat, not a decode.
 
-The key holds everything that changes the answer: path, size, mtime_ns, ctime_ns and inode
-(a file rewritten in place with its old mtime put back still gets a new ctime) and the
+The key holds everything that changes the answer: path, size, mtime_ns, ctime_ns, device and
+inode (a file rewritten in place with its old mtime put back still gets a new ctime; another
+file system mounted at the same path may reuse the inode number) and the
 algorithm id (algorithm, its version and the settings that matter). WAL mode and a busy timeout let
 the CLI and the GUI use one cache at once; every batch is its own transaction, so a
 killed scan keeps what it committed. A corrupt or old-schema file is set aside and
@@ -27,7 +28,8 @@ log = logging.getLogger(__name__)
 
 #: 2: ctime_ns and inode joined the key (version-1 caches are rebuilt).
 #: 3: a ``sketch`` blob beside the fingerprint (the second, independent check).
-SCHEMA_VERSION = 3
+#: 4: the device joined the key (version-3 caches are rebuilt).
+SCHEMA_VERSION = 4
 _LOOKUP_CHUNK = 500
 _SIGN_BIT = 1 << 63
 _WRAP = 1 << 64
@@ -40,6 +42,7 @@ CREATE TABLE IF NOT EXISTS fingerprints (
     mtime_ns INTEGER NOT NULL,
     ctime_ns INTEGER NOT NULL,
     ino INTEGER NOT NULL,
+    dev INTEGER NOT NULL,
     value INTEGER,
     width INTEGER,
     height INTEGER,
@@ -174,7 +177,7 @@ class FingerprintCache:
                 encoded = [os.fsencode(key.path) for key in chunk]
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    "SELECT path, size, mtime_ns, ctime_ns, ino, "
+                    "SELECT path, size, mtime_ns, ctime_ns, ino, dev, "
                     "value, width, height, variants, sketch, error, code "
                     f"FROM fingerprints WHERE algorithm = ? AND path IN ({marks})",
                     [algorithm, *encoded],
@@ -182,14 +185,15 @@ class FingerprintCache:
                 by_path = {row[0]: row for row in rows}
                 for offset, (raw, key) in enumerate(zip(encoded, chunk, strict=True)):
                     row = by_path.get(raw)
-                    if row is None or tuple(row[1:5]) != (
+                    if row is None or tuple(row[1:6]) != (
                         key.size,
                         key.mtime_ns,
                         key.ctime_ns,
                         _to_signed(key.ino),
+                        _to_signed(key.dev),
                     ):
                         continue
-                    found[start + offset] = _outcome_from_row(start + offset, row[5:])
+                    found[start + offset] = _outcome_from_row(start + offset, row[6:])
         except sqlite3.DatabaseError as exc:
             self._disable(exc)
         return found
@@ -210,6 +214,7 @@ class FingerprintCache:
                 key.mtime_ns,
                 key.ctime_ns,
                 _to_signed(key.ino),
+                _to_signed(key.dev),
                 None if o.value is None else _to_signed(o.value),
                 o.width,
                 o.height,
@@ -227,9 +232,9 @@ class FingerprintCache:
             with self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO fingerprints "
-                    "(path, algorithm, size, mtime_ns, ctime_ns, ino, "
+                    "(path, algorithm, size, mtime_ns, ctime_ns, ino, dev, "
                     "value, width, height, variants, sketch, error, code)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
         except (sqlite3.DatabaseError, OSError) as exc:
