@@ -164,6 +164,12 @@ class Intent:
     identical: bool | None = None  # a link: the bytes equal the kept file's
     trash_files: str | None = None  # the trash entry reserved for it (or its original)
     trash_info: str | None = None
+    #: the content digest proven right before acting (``fingerprints.digest``, hex): undo puts
+    #: back only a file that still holds these bytes
+    digest: str | None = None
+    #: the folder holding the file, (device, inode): undo restores only into that very folder
+    parent_dev: int | None = None
+    parent_ino: int | None = None
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Intent:
@@ -200,6 +206,9 @@ class Intent:
             identical=_get(raw, "identical", bool, None),
             trash_files=_path(raw, "trash_files", None),
             trash_info=_path(raw, "trash_info", None),
+            digest=_get(raw, "digest", str, None),
+            parent_dev=_get(raw, "parent_dev", int, None),
+            parent_ino=_get(raw, "parent_ino", int, None),
         )
 
     def fields(self) -> dict[str, Any]:
@@ -229,6 +238,9 @@ class Intent:
             "identical",
             "trash_files",
             "trash_info",
+            "digest",
+            "parent_dev",
+            "parent_ino",
         ):
             value = getattr(self, name)
             if value is not None:
