@@ -11,6 +11,7 @@ error, 2 usage error, 3 some planned actions were skipped or failed, 130 cancell
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from dupfinder.cli.exit_codes import (
 )
 
 __all__ = [
+    "COMMANDS",
     "EXIT_CANCELLED",
     "EXIT_FATAL",
     "EXIT_OK",
@@ -65,11 +67,44 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{self.prog}: error: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    import shtab
+#: Every command in the order ``--help`` lists them: (name, module that registers it, the
+#: one-line help ``--help`` shows). Only the module of the command being run is imported: a
+#: command's module may import the engine (numpy, scipy, Pillow), which ``--version``,
+#: ``--help`` and the desktop app's start need none of. A test checks these lines against
+#: what each module registers.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("scan", "scan_cmd", "find near-duplicate files in folders"),
+    ("apply", "actions_cmd", "act on a saved result (its saved marks, or --keep rules)"),
+    ("undo", "actions_cmd", "undo the last apply (or a given session)"),
+    ("ignore", "actions_cmd", "remember that files of a saved result are not duplicates"),
+    ("decisions", "actions_cmd", "list or clear remembered decisions"),
+    ("fingerprint", "distributed_cmd", "fingerprint files into Parquet (one shard per machine)"),
+    ("pairs", "distributed_cmd", "find every near pair of stored fingerprints on a Dask cluster"),
+    ("groups", "distributed_cmd", "groups of stored fingerprints, as 'scan' prints them"),
+    ("similar", "similar_cmd", "find files like one document or picture"),
+    ("gui", "", "open the desktop app"),
+)
 
-    from dupfinder.cli import scan_cmd
 
+class _OneCommand:
+    """The sub-parsers action as a command module sees it, keeping only ``wanted``: a module
+    registers all its commands at once, and the others are listed by their help line."""
+
+    def __init__(self, commands: Any, wanted: str) -> None:
+        self._commands = commands
+        self._wanted = wanted
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if name == self._wanted:
+            parser: argparse.ArgumentParser = self._commands.add_parser(name, **kwargs)
+            return parser
+        return _Parser(prog=name)
+
+
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The command line's parser: every command in full (``"*"``, for completion scripts
+    and the manual), or only ``command`` in full and the others by their help line (None:
+    none in full, enough for ``--version`` and ``--help``)."""
     parser = _Parser(
         prog="dupfinder",
         description="Find near-duplicate documents and images. "
@@ -77,21 +112,46 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"{EXAMPLES}\n{EXIT_CODES}\n'dupfinder COMMAND --help' describes each command.",
     )
     parser.add_argument("--version", action="version", version=f"dupfinder {__version__}")
-    shtab.add_argument_to(parser, ["--print-completion"], help="print a shell completion script")
+    if command == "*":
+        import shtab
+
+        shtab.add_argument_to(
+            parser, ["--print-completion"], help="print a shell completion script"
+        )
+    else:
+        parser.add_argument(
+            "--print-completion",
+            metavar="{bash,zsh,tcsh,fish,powershell}",  # shtab.SUPPORTED_SHELLS (a test checks)
+            help="print a shell completion script",
+        )
     commands = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    scan_cmd.register(commands)
-    from dupfinder.cli import actions_cmd
-
-    actions_cmd.register(commands)
-    from dupfinder.cli import distributed_cmd
-
-    distributed_cmd.register(commands)
-    from dupfinder.cli import similar_cmd
-
-    similar_cmd.register(commands)
-    gui = commands.add_parser("gui", help="open the desktop app")
-    gui.add_argument("paths", nargs="*", help="folders to put in the scan list")
+    registered: set[str] = set()
+    for name, module, summary in COMMANDS:
+        if not module:
+            gui = commands.add_parser(name, help=summary)
+            gui.add_argument("paths", nargs="*", help="folders to put in the scan list")
+        elif command == "*" and module not in registered:
+            registered.add(module)
+            importlib.import_module(f"dupfinder.cli.{module}").register(commands)
+        elif command == name:
+            wanted = _OneCommand(commands, name)
+            importlib.import_module(f"dupfinder.cli.{module}").register(wanted)
+        elif command != "*":
+            commands.add_parser(name, help=summary)
     return parser
+
+
+def _command_of(args_list: Sequence[str]) -> str | None:
+    """The command ``args_list`` runs ("*" when it asks for a completion script, which
+    needs every command)."""
+    for arg in args_list:
+        if arg == "--print-completion" or arg.startswith("--print-completion="):
+            return "*"
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if any(arg == name for name, _, _ in COMMANDS) else None
+    return None
 
 
 def main(
@@ -113,7 +173,7 @@ def main(
 
 def _run(args_list: list[str], out: TextIO, err: TextIO) -> int:
     try:
-        args = build_parser().parse_args(args_list)
+        args = build_parser(_command_of(args_list)).parse_args(args_list)
     except _UsageError as exc:
         err.write(f"{exc}\n")
         return EXIT_USAGE
@@ -122,7 +182,7 @@ def _run(args_list: list[str], out: TextIO, err: TextIO) -> int:
     if args.command == "gui":
         return open_gui(args.paths, err)
     if args.command is None:
-        build_parser().print_help(out)
+        build_parser(None).print_help(out)
         return EXIT_USAGE
     try:
         return int(args.handler(args, out, err))

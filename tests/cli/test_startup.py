@@ -1,0 +1,77 @@
+"""Start-up: a command imports only what it needs, and the lazy parser says what the full one says."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dupfinder.cli import COMMANDS, build_parser, main
+
+#: Packages a command that only prints must never import: the engine's numeric stack.
+_HEAVY = ("numpy", "scipy", "PIL", "numba", "dupfinder.core.scan", "dupfinder.core.grouping")
+
+
+def _imported_by(*args: str) -> list[str]:
+    """Modules that ``dupfinder ARGS`` imports, seen from inside a fresh interpreter."""
+    script = (
+        "import io, json, sys\n"
+        "from dupfinder.__main__ import main\n"
+        "sys.stdout = io.StringIO()\n"
+        "try:\n"
+        f"    main({list(args)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stdout = sys.__stdout__\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return modules
+
+
+@pytest.mark.parametrize("args", [("--version",), ("--help",), ("scan", "--help")])
+def test_printing_commands_import_no_engine(args: tuple[str, ...]) -> None:
+    modules = _imported_by(*args)
+    heavy = [m for m in modules if any(m == h or m.startswith(h + ".") for h in _HEAVY)]
+    assert heavy == [], f"dupfinder {' '.join(args)} imported {heavy[:8]}"
+
+
+def test_lazy_help_lists_what_every_command_registers() -> None:
+    """The one-line help of each command, as ``--help`` lists it without importing the
+    command, is the one its module registers."""
+    full, lazy = io.StringIO(), io.StringIO()
+    build_parser("*").print_help(full)
+    build_parser(None).print_help(lazy)
+    assert lazy.getvalue() == full.getvalue()
+    listed = build_parser("*")._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert list(listed) == [name for name, _, _ in COMMANDS]
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in COMMANDS])
+def test_each_command_parses_alone_as_in_full(name: str) -> None:
+    """A command built alone has the options it has in the full parser."""
+
+    def options(parser: object) -> list[str]:
+        chosen = parser._subparsers._group_actions[0].choices[name]  # type: ignore[attr-defined]
+        return sorted(s for action in chosen._actions for s in action.option_strings)
+
+    assert options(build_parser(name)) == options(build_parser("*"))
+
+
+def test_an_unknown_command_is_a_usage_error() -> None:
+    err = io.StringIO()
+    assert main(["scna", "x"], io.StringIO(), err) == 2
+    assert "invalid choice: 'scna'" in err.getvalue()
+
+
+def test_version_prints_the_version() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dupfinder", "--version"], capture_output=True, text=True, check=True
+    )
+    assert json.dumps(done.stdout).startswith('"dupfinder ')
