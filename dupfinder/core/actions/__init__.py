@@ -36,6 +36,6 @@ __all__ = [
 ]
 
 #: Modules of this package that other packages may import; the rest are its own.
-FACE = ("apply", "plan", "undo", "journal", "marks", "outcome", "lock", "trash")
+FACE = ("apply", "plan", "undo", "journal", "marks", "outcome", "lock", "trash", "proof")
 #: What this package may import inside ``dupfinder.core`` (``root``: model, errors, wording).
-MAY_IMPORT = ("root", "fingerprints")
+MAY_IMPORT = ("root", "fingerprints", "grouping")

@@ -22,35 +22,49 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
+import hashlib
+import logging
 import os
-import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from dupfinder.core.actions.fileops import FileStamp, move_no_overwrite, sha256_file, temporary_name
+from dupfinder.core.actions.fileops import FileStamp, move_no_overwrite, temporary_name
 from dupfinder.core.actions.journal import FileState, Intent, Journal, JournalSession, SessionKind
 from dupfinder.core.actions.lock import hold_action_lock
 from dupfinder.core.actions.outcome import FileOutcome, FileStatus, with_status
 from dupfinder.core.actions.plan import Action, GroupPlan, Plan, PlannedFile
+from dupfinder.core.actions.proof import Claim, Evidence, Proof, Unproven, prove
 from dupfinder.core.actions.trash import (
     NATIVE_TRASH,
     TrashEntry,
     TrashUnavailable,
     plan_entry,
+    restore,
     send_to_trash,
 )
 from dupfinder.core.actions.undo import clear_leftovers
 from dupfinder.core.errors import JournalWriteError
 from dupfinder.core.fingerprints.digest import digest_stream
 from dupfinder.core.fingerprints.worker import Task, fingerprint_file
-from dupfinder.core.model import ActionKind, Member, Phase, Progress, ProgressCallback, no_progress
+from dupfinder.core.model import (
+    ActionKind,
+    Kind,
+    Member,
+    Phase,
+    Progress,
+    ProgressCallback,
+    ScanOptions,
+    no_progress,
+)
 from dupfinder.core.wording import os_error_reason
 
-__all__ = ["ApplyReport", "apply", "free_name"]
+__all__ = ["ApplyReport", "apply", "free_name", "restore_claims"]
 
 CHANGED = "changed since the scan"
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,14 +169,16 @@ def _content_hash(path: str) -> str | None:
 
 
 class _Applier:
-    """Carries the state of one apply run (journal, checks, cached digests) between files."""
+    """Carries the state of one apply run (journal, checks, digests read) between files."""
 
-    def __init__(self, plan: Plan, log: JournalSession) -> None:
+    def __init__(self, plan: Plan, log: JournalSession, options: ScanOptions) -> None:
         self.plan = plan
         self.log = log
         self.kind = plan.action.kind
+        self.options = options
         self.check = _Checker()
-        self.digests: dict[str, str] = {}
+        #: digests read during this run, by (device, inode, size, mtime, ctime)
+        self.digests: dict[tuple[int, int, int, int, int], bytes] = {}
         self.different = frozenset(plan.different) if plan.allow_different else frozenset()
         #: why the run must stop (the journal failed); set once, checked before every file
         self.stopped: str | None = None
@@ -171,19 +187,47 @@ class _Applier:
         member = item.member
         try:
             stamp = self.check.stamp(member)
-            kept = self._kept(item, group, stamp)
-            intent = self._intent(seq, item, stamp, kept)
+            candidates = self._candidates(item, group, stamp)
+            if not candidates:
+                return self._run_unproven(seq, item, stamp)
+            claim = Claim(group.group.kind, self._required(group.group.kind), self._evidence(item))
+            with prove(member, candidates, claim, self.options, self.digests) as proof:
+                intent = self._intent(seq, item, stamp, proof)
+                if not self._journal(intent):
+                    return FileOutcome(
+                        member.path, FileStatus.SKIPPED, f"not touched: {self.stopped}"
+                    )
+                details = self._act(item, intent, proof)
+        except Unproven as problem:
+            return self._record_problem(seq, item, _SkipError(str(problem)))
         except (_SkipError, _FailError) as problem:
             return self._record_problem(seq, item, problem)
+        return self._done(seq, item, details)
+
+    def _run_unproven(self, seq: int, item: PlannedFile, stamp: FileStamp) -> FileOutcome:
+        """Every member of the group goes, as the user forced: nothing is kept to prove
+        against, so only the file's identity is checked (and links are never made)."""
+        intent = self._intent(seq, item, stamp, None)
+        if not self._journal(intent):
+            return FileOutcome(item.path, FileStatus.SKIPPED, f"not touched: {self.stopped}")
+        try:
+            details = self._act(item, intent, None)
+        except Unproven as problem:
+            return self._record_problem(seq, item, _SkipError(str(problem)))
+        except (_SkipError, _FailError) as problem:
+            return self._record_problem(seq, item, problem)
+        return self._done(seq, item, details)
+
+    def _journal(self, intent: Intent) -> bool:
         try:
             self.log.intent(intent)
         except JournalWriteError as exc:
             self.stopped = str(exc)
-            return FileOutcome(member.path, FileStatus.SKIPPED, f"not touched: {exc}")
-        try:
-            details = self._act(item, intent)
-        except (_SkipError, _FailError) as problem:
-            return self._record_problem(seq, item, problem)
+            return False
+        return True
+
+    def _done(self, seq: int, item: PlannedFile, details: dict[str, str | None]) -> FileOutcome:
+        member = item.member
         try:
             self.log.outcome(
                 FileState.DONE, seq, self.kind, member.path, group=item.group, **details
@@ -191,6 +235,11 @@ class _Applier:
         except JournalWriteError as exc:  # done, and the intent says so: undo still finds it
             self.stopped = str(exc)
         return FileOutcome(member.path, FileStatus.DONE, None, details.get("dest"), member.size)
+
+    def _required(self, kind: Kind) -> float:
+        if kind is Kind.IMAGE:
+            return self.options.image_similarity
+        return self.options.text_similarity
 
     def _record_problem(self, seq: int, item: PlannedFile, problem: Exception) -> FileOutcome:
         status = FileStatus.SKIPPED if isinstance(problem, _SkipError) else FileStatus.FAILED
@@ -207,12 +256,12 @@ class _Applier:
             self.stopped = str(exc)
         return FileOutcome(item.path, status, str(problem))
 
-    def _kept(
-        self, item: PlannedFile, group: GroupPlan, stamp: FileStamp
-    ) -> tuple[Member, FileStamp] | None:
-        """The first kept member that is in place, unchanged, and not this very file."""
+    def _candidates(self, item: PlannedFile, group: GroupPlan, stamp: FileStamp) -> list[Member]:
+        """The kept members in place and unchanged since the scan, the planned target first;
+        empty only when the user forced every member of the group to go."""
         reasons = []
         preferred = [item.kept] if item.kept is not None else []
+        found: list[Member] = []
         for member in preferred + [m for m in group.keep if m is not item.kept]:
             try:
                 kept = self.check.stamp(member)
@@ -222,22 +271,30 @@ class _Applier:
             if kept.identity == stamp.identity:
                 reasons.append(f"{member.path} is this same file under another path")
                 continue
-            return member, kept
-        if self.plan.force_all and not self.kind.links:
-            return None
+            found.append(member)
+        if found or (self.plan.force_all and not self.kind.links):
+            return found
         detail = "; ".join(reasons) if reasons else "the group has no kept file"
         raise _SkipError(f"no kept file of its group is in place ({detail})")
 
-    def _digest(self, path: str) -> str:
-        if path not in self.digests:
-            self.digests[path] = sha256_file(path)
-        return self.digests[path]
+    def _evidence(self, item: PlannedFile) -> Evidence:
+        """A link replaces only the same bytes, unless the user allowed this file to differ
+        (its original then goes to the trash first)."""
+        if not self.kind.links:
+            return Evidence.CLAIMED
+        return Evidence.ANOTHER_FILE if item.path in self.different else Evidence.SAME_BYTES
 
-    def _intent(
-        self, seq: int, item: PlannedFile, stamp: FileStamp, kept: tuple[Member, FileStamp] | None
-    ) -> Intent:
+    def _intent(self, seq: int, item: PlannedFile, stamp: FileStamp, proof: Proof | None) -> Intent:
         """Every name the step will use, decided (and journalled) before anything changes."""
         intent = Intent(self.log.id, "", seq, self.kind, item.path, stamp, group=item.group)
+        if proof is not None:
+            folder = os.fstat(proof.target.folder)
+            intent = dataclasses.replace(
+                intent,
+                digest=proof.digest.hex(),
+                parent_dev=folder.st_dev,
+                parent_ino=folder.st_ino,
+            )
         if self.kind is ActionKind.MOVE:
             if item.dest is None:
                 raise _FailError("no destination was planned")
@@ -245,30 +302,19 @@ class _Applier:
             return dataclasses.replace(intent, dest=dest, tmp=temporary_name(dest))
         if self.kind is ActionKind.TRASH:
             return self._with_trash_names(intent)
-        if not self.kind.links:
-            return intent
-        if kept is None:
+        if self.kind is ActionKind.DELETE:
+            return dataclasses.replace(intent, claim=temporary_name(item.path))
+        if proof is None:
             raise _FailError("no kept file to link to")
-        target, target_stamp = kept
-        try:
-            digest = self._digest(item.path)
-            identical = digest == self._digest(target.path)
-        except OSError as exc:
-            raise _FailError(os_error_reason(exc)) from exc
-        if not identical and item.path not in self.different:
-            raise _SkipError(
-                f"its bytes differ from the kept file {target.path}; "
-                "allow different content to replace it anyway"
-            )
         intent = dataclasses.replace(
             intent,
-            kept=target.path,
-            kept_ino=target_stamp.ino,
-            tmp=temporary_name(item.path),
-            sha256=digest,
-            identical=identical,
+            kept=proof.kept.path,
+            kept_ino=proof.kept.stat.st_ino,
+            claim=temporary_name(item.path),
+            sha256=_sha256_of(proof.target.fd),
+            identical=proof.identical,
         )
-        return intent if identical else self._with_trash_names(intent)
+        return intent if proof.identical else self._with_trash_names(intent)
 
     @staticmethod
     def _with_trash_names(intent: Intent) -> Intent:
@@ -280,83 +326,196 @@ class _Applier:
             raise _FailError(_trash_reason(exc)) from exc
         return dataclasses.replace(intent, trash_files=str(entry.files), trash_info=str(entry.info))
 
-    def _act(self, item: PlannedFile, intent: Intent) -> dict[str, str | None]:
+    def _act(self, item: PlannedFile, intent: Intent, proof: Proof | None) -> dict[str, str | None]:
         path = item.path
         try:
             self.check.stamp(item.member)  # the last look, right before the change
             if self.kind is ActionKind.TRASH:
-                entry = _reserved(intent)
-                return {"trash_entry": self._trash(path, entry)}
+                return {"trash_entry": _trash(path, _reserved(intent), proof)}
             if self.kind is ActionKind.MOVE:
-                return self._move(path, intent)
-            if self.kind.links:
-                return self._link(item.member, intent)
-            os.unlink(path)
+                return _move(path, intent, proof)
+            if self.kind is ActionKind.DELETE:
+                _delete(path, intent, proof)
+                return {}
+            if proof is None:
+                raise _FailError("no kept file to link to")
+            return _link(self.kind, intent, proof)
         except OSError as exc:
             raise _FailError(os_error_reason(exc)) from exc
-        if os.path.lexists(path):
-            raise _FailError("still in place after deleting")
-        return {}
 
-    @staticmethod
-    def _trash(path: str, entry: TrashEntry | None) -> str | None:
-        try:
-            placed = send_to_trash(path, entry)
-        except FileExistsError as exc:
-            raise _FailError("its name in the trash was taken meanwhile; try again") from exc
-        except OSError as exc:
-            raise _FailError(_trash_reason(exc)) from exc
-        if os.path.lexists(path):
-            raise _FailError("still in place after sending to the trash")
-        return None if placed is None else str(placed.files)
 
-    @staticmethod
-    def _move(path: str, intent: Intent) -> dict[str, str | None]:
-        dest = str(intent.dest)
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        try:
-            move_no_overwrite(path, dest, intent.tmp)
-        except FileExistsError as exc:
-            raise _FailError(f"{dest} appeared during the move; nothing was overwritten") from exc
-        moved = os.lstat(dest)
-        if os.path.lexists(path) or moved.st_size != intent.stamp.size:
-            raise _FailError("the move could not be verified")
-        return {"dest": dest}
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
 
-    def _link(self, member: Member, intent: Intent) -> dict[str, str | None]:
-        kept, tmp = str(intent.kept), str(intent.tmp)
-        target = os.path.abspath(kept)
-        original: str | None = None
-        try:
-            if self.kind is ActionKind.HARDLINK:
-                try:
-                    os.link(kept, tmp, follow_symlinks=False)
-                except OSError as exc:
-                    if exc.errno == errno.EXDEV:
-                        raise _FailError("the kept file is on another device") from exc
-                    raise
-            else:
-                os.symlink(target, tmp)
-            self._verify_link(tmp, target, intent)
-            self.check.stamp(member)
-            if not intent.identical:  # allowed: the original goes to the trash, undo can restore it
-                original = self._trash(member.path, _reserved(intent))
-            os.replace(tmp, member.path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        self._verify_link(member.path, target, intent)
-        return {"trash_entry": original}
 
-    def _verify_link(self, link: str, target: str, intent: Intent) -> None:
-        kept = os.stat(target)
-        if self.kind is ActionKind.SYMLINK:
-            if os.readlink(link) != target or os.stat(link).st_ino != kept.st_ino:
-                raise _FailError("the link does not point to the kept file")
-        elif os.lstat(link).st_ino != kept.st_ino or kept.st_ino != intent.kept_ino:
-            raise _FailError("the link is not the kept file")
-        if not stat.S_ISREG(kept.st_mode):
-            raise _FailError("the kept file is not a regular file")
+def _sha256_of(fd: int) -> str:
+    """The file's SHA-256 (what undo of a link checks a restored copy against)."""
+    digest = hashlib.sha256()
+    os.lseek(fd, 0, os.SEEK_SET)
+    while chunk := os.read(fd, 1 << 20):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _expect(proof: Proof | None, st: os.stat_result, undo: Callable[[], None]) -> None:
+    """After a rename: the file moved must be the one proven (else it goes straight back),
+    and the kept file must still hold the proven bytes (else the step is undone)."""
+    if proof is None:
+        return
+    if _identity(st) != proof.target.identity:
+        undo()
+        raise _SkipError("another file took its name while acting; that file was put back")
+    problem = proof.kept_intact()
+    if problem is not None:
+        undo()
+        raise _FailError(f"{problem}; the file was put back")
+
+
+def _trash(path: str, entry: TrashEntry | None, proof: Proof | None) -> str | None:
+    try:
+        placed = send_to_trash(path, entry)
+    except FileExistsError as exc:
+        raise _FailError("its name in the trash was taken meanwhile; try again") from exc
+    except OSError as exc:
+        raise _FailError(_trash_reason(exc)) from exc
+    if _still_there(path, proof):
+        raise _FailError("still in place after sending to the trash")
+    if placed is None:  # the system's own trash (macOS, Windows): it cannot be looked into
+        return None
+    _expect(proof, os.lstat(placed.files), lambda: restore(placed, path))
+    return str(placed.files)
+
+
+def _still_there(path: str, proof: Proof | None) -> bool:
+    """Whether the file acted on is still at its name (another file there does not count)."""
+    try:
+        now = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return proof is None or _identity(now) == proof.target.identity
+
+
+def _move(path: str, intent: Intent, proof: Proof | None) -> dict[str, str | None]:
+    dest = str(intent.dest)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    try:
+        move_no_overwrite(path, dest, intent.tmp)
+    except FileExistsError as exc:
+        raise _FailError(f"{dest} appeared during the move; nothing was overwritten") from exc
+    moved = os.lstat(dest)
+    if os.path.lexists(path) or moved.st_size != intent.stamp.size:
+        raise _FailError("the move could not be verified")
+    if proof is not None and _identity(moved) != proof.target.identity:
+        # a copy to another device (verified byte for byte by the move): it must hold the
+        # proven bytes, or another file was moved in place of the proven one
+        with open(dest, "rb") as copy:
+            if digest_stream(copy) == proof.digest:
+                moved = proof.target.stat
+    _expect(proof, moved, lambda: move_no_overwrite(dest, path))
+    return {"dest": dest}
+
+
+def _claim(folder: int, name: str, claim: str, proof: Proof | None) -> None:
+    """Take the file away from its name under a private one in the same folder, and make
+    sure the file taken is the one proven (a name swapped meanwhile is given back)."""
+    os.rename(name, claim, src_dir_fd=folder, dst_dir_fd=folder)
+    taken = os.stat(claim, dir_fd=folder, follow_symlinks=False)
+    if proof is not None and _identity(taken) != proof.target.identity:
+        _unclaim(folder, name, claim)
+        raise _SkipError("another file took its name while acting; that file was put back")
+
+
+def _unclaim(folder: int, name: str, claim: str) -> None:
+    """Give a claimed file its name back, never over another file."""
+    try:
+        os.link(claim, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links on this file system (FAT, exFAT): rename to a free name
+        if _exists_in(folder, name):
+            raise FileExistsError(errno.EEXIST, "its name was taken meanwhile", name) from None
+        os.rename(claim, name, src_dir_fd=folder, dst_dir_fd=folder)
+        return
+    os.unlink(claim, dir_fd=folder)
+
+
+def _exists_in(folder: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _delete(path: str, intent: Intent, proof: Proof | None) -> None:
+    """Claim, re-check the kept file, then unlink the claimed name: a kept file that turned
+    out to be this very file, or was rewritten meanwhile, gets the file back."""
+    folder_path, name = os.path.split(path)
+    claim = os.path.basename(str(intent.claim))
+    folder = proof.target.folder if proof is not None else os.open(folder_path or ".", _DIR_FLAGS)
+    try:
+        _claim(folder, name, claim, proof)
+        if proof is not None:
+            problem = proof.kept_intact()
+            if problem is not None:
+                _unclaim(folder, name, claim)
+                raise _FailError(f"{problem}; the file was put back")
+        os.unlink(claim, dir_fd=folder)
+    finally:
+        if proof is None:
+            os.close(folder)
+    if os.path.lexists(path):
+        raise _FailError("still in place after deleting")
+
+
+def _link(kind: ActionKind, intent: Intent, proof: Proof) -> dict[str, str | None]:
+    """Replace the file with a link to the very kept file that was compared.
+
+    Identical bytes: the file is claimed, the link takes its free name, the kept file is
+    checked again, then the claimed original goes. Allowed different content: the original
+    goes to the trash first (undo brings it back), then the link takes its name."""
+    folder, name = proof.target.folder, proof.target.name
+    claim = os.path.basename(str(intent.claim))
+    original: str | None = None
+    if intent.identical:
+        _claim(folder, name, claim, proof)
+    else:
+        original = _trash(proof.target.path, _reserved(intent), proof)
+    try:
+        if kind is ActionKind.HARDLINK:
+            source = f"/proc/self/fd/{proof.kept.fd}"
+            if not os.path.exists(source):  # no /proc: link the kept name, checked below
+                source = proof.kept.path
+            try:
+                os.link(source, name, dst_dir_fd=folder, follow_symlinks=True)
+            except OSError as exc:
+                if exc.errno == errno.EXDEV:
+                    raise _FailError("the kept file is on another device") from exc
+                raise
+            made = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        else:
+            os.symlink(os.path.abspath(proof.kept.path), name, dir_fd=folder)
+            made = os.stat(name, dir_fd=folder, follow_symlinks=True)
+        problem = proof.kept_intact()
+        if _identity(made) != proof.kept.identity:
+            problem = "the link is not the kept file that was compared"
+        if problem is not None:
+            os.unlink(name, dir_fd=folder)
+            raise _FailError(f"{problem}; the file was put back")
+    except BaseException:
+        if intent.identical:
+            with contextlib.suppress(OSError):
+                _unclaim(folder, name, claim)
+        elif original is not None and intent.trash_files and intent.trash_info:
+            with contextlib.suppress(OSError):
+                restore(TrashEntry(Path(intent.trash_files), Path(intent.trash_info)), intent.path)
+        raise
+    if intent.identical:
+        os.unlink(claim, dir_fd=folder)
+    return {"trash_entry": original}
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _reserved(intent: Intent) -> TrashEntry | None:
@@ -373,21 +532,59 @@ def apply(
     cancel: threading.Event | None = None,
     lock_path: str | os.PathLike[str] | None = None,
     on_wait: Callable[[str], None] | None = None,
+    options: ScanOptions | None = None,
 ) -> ApplyReport:
     """Carry out ``plan`` file by file; problems are collected per file, never raised.
 
     Holds the per-user action lock (``ActionBusy`` when a wait for it is cancelled).
     ``cancel`` is checked before each file: the rest are reported as skipped ("cancelled").
+    ``options`` give the similarity a near-duplicate must still show against its kept file
+    right before it is removed (the scan's settings; by default the product's defaults).
     """
     journal = journal or Journal()
     cancel = cancel if cancel is not None else threading.Event()
     with hold_action_lock(lock_path, cancel=cancel, on_wait=on_wait):
+        restore_claims(journal)
         clear_leftovers(journal)
-        return _apply_locked(plan, journal, progress, cancel)
+        settings = options if options is not None else ScanOptions(roots=())
+        return _apply_locked(plan, journal, progress, cancel, settings)
+
+
+def restore_claims(journal: Journal) -> int:
+    """Give back their names to files a killed delete or link left under a private name;
+    returns how many. A file is never removed here: when its name was taken meanwhile by
+    the same bytes (the link was made) the private copy goes, otherwise it stays."""
+    restored = 0
+    for session in journal.applies():
+        for item in session.files:
+            intent = item.intent
+            if item.state is not FileState.INTERRUPTED or intent is None or not intent.claim:
+                continue
+            claim = intent.claim
+            if not os.path.lexists(claim):
+                continue
+            try:
+                if not os.path.lexists(intent.path):
+                    move_no_overwrite(claim, intent.path)
+                    restored += 1
+                elif intent.digest and _same_digest(intent.path, claim):
+                    os.unlink(claim)
+            except OSError as exc:
+                _log.warning("could not give %s its name back: %s", intent.path, exc)
+    return restored
+
+
+def _same_digest(a: str, b: str) -> bool:
+    with open(a, "rb") as first, open(b, "rb") as second:
+        return digest_stream(first) == digest_stream(second)
 
 
 def _apply_locked(
-    plan: Plan, journal: Journal, progress: ProgressCallback, cancel: threading.Event
+    plan: Plan,
+    journal: Journal,
+    progress: ProgressCallback,
+    cancel: threading.Event,
+    options: ScanOptions,
 ) -> ApplyReport:
     items = plan.files
     info = {"action": str(plan.action), "files": len(items), "force_all": plan.force_all}
@@ -400,7 +597,7 @@ def _apply_locked(
     outcomes: list[FileOutcome] = []
     cancelled = False
     with log:
-        applier = _Applier(plan, log)
+        applier = _Applier(plan, log, options)
         seq = 0
         for group in plan.groups:
             for item in group.act:

@@ -85,9 +85,11 @@ class FileStamp:
 
 
 def temporary_name(path: str) -> str:
-    """A hidden name beside ``path`` that no other run will pick (journalled before use)."""
-    folder, name = os.path.split(path)
-    return os.path.join(folder, f".{name}.dupfinder-{secrets.token_hex(4)}.tmp")
+    """A hidden name beside ``path`` that no other run will pick (journalled before use).
+
+    It does not repeat the file's name: a name near the 255-byte limit must still have one."""
+    folder = os.path.dirname(path)
+    return os.path.join(folder, f".dupfinder-{secrets.token_hex(8)}.tmp")
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

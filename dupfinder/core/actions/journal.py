@@ -170,6 +170,9 @@ class Intent:
     #: the folder holding the file, (device, inode): undo restores only into that very folder
     parent_dev: int | None = None
     parent_ino: int | None = None
+    #: a delete or link: the private name in the same folder that holds the original while
+    #: the step runs (a killed run leaves the file there; the next run gives its name back)
+    claim: str | None = None
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Intent:
@@ -209,6 +212,7 @@ class Intent:
             digest=_get(raw, "digest", str, None),
             parent_dev=_get(raw, "parent_dev", int, None),
             parent_ino=_get(raw, "parent_ino", int, None),
+            claim=_path(raw, "claim", None),
         )
 
     def fields(self) -> dict[str, Any]:
@@ -241,6 +245,7 @@ class Intent:
             "digest",
             "parent_dev",
             "parent_ino",
+            "claim",
         ):
             value = getattr(self, name)
             if value is not None:

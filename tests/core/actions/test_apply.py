@@ -223,15 +223,18 @@ def test_links_replace_the_copies(trio: list[Path], journal: Journal, kind: Acti
 def test_link_failing_half_way_leaves_the_original_intact(
     trio: list[Path], journal: Journal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Tests run as root, which ignores permission bits: the rename over the original is
-    made to fail by monkeypatching os.replace, after the temporary link was created."""
+    """Tests run as root, which ignores permission bits: making the link is made to fail by
+    monkeypatching os.link, after the original was taken away under a private name."""
     before = trio[1].stat()
+    real_link = os.link
 
-    def denied(src: str, dst: str) -> None:
-        assert Path(src).exists()  # the replacement exists before anything is removed
-        raise PermissionError(errno.EACCES, "Permission denied", dst)
+    def denied(src: str, dst: str, **kwargs: object) -> None:
+        if str(src).startswith("/proc/self/fd/") or src == str(trio[0]):
+            assert not trio[1].exists()  # the original is claimed: its name is free
+            raise PermissionError(errno.EACCES, "Permission denied", dst)
+        real_link(src, dst, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(apply_module.os, "replace", denied)
+    monkeypatch.setattr(apply_module.os, "link", denied)
     report = apply(
         make_plan(result_of(trio), {str(trio[1])}, Action(ActionKind.HARDLINK)), journal=journal
     )

@@ -52,7 +52,7 @@ def test_journal_survives_a_kill_mid_apply(tmp_path: Path, when: str) -> None:
     for number in range(4):
         path = tmp_path / "docs" / f"copy{number}.txt"
         path.parent.mkdir(exist_ok=True)
-        path.write_bytes(f"the same report, copy {number}\n".encode() * 50)
+        path.write_bytes(b"the same report, word for word, in every copy of it\n" * 50)
         os.utime(path, (1_000 + number, 1_000 + number))
         paths.append(path)
     before = {p: p.read_bytes() for p in paths}
