@@ -1,0 +1,483 @@
+"""Where a whole scan's time goes: phases × kinds, CPU and wall, against the first release and peers.
+
+    python -m bench.bench_profile [FOLDER] [--repeat N] [--no-first] [--no-peers] [--jobs N]
+
+FOLDER defaults to the mixed real folder of ``bench.mixed_corpus`` (documents, photos, icons,
+programs from this machine's packages, with planted near copies). In one run, each measured
+with ``bench.measure`` (CPU of every process, wall, peak memory of all processes):
+
+1. **dupfinder, cold and warm**: a scan with an empty cache, then the same scan again with
+   nothing changed, each in a fresh process that times its phases from inside (walk,
+   cache look-ups and fingerprinting in the pool, the byte-identical pass, index, second
+   check, grouping, the JSON report; the CPU of each phase counts every process).
+2. **the first release** (commit 208809b), cold and warm, as a command (``--no-first``
+   skips it): a copy of that commit under bench/out/first, its two extra dependencies
+   installed beside it.
+3. **peers on the same files**: jdupes, rdfind and fdupes against ``--exact-only``;
+   Czkawka's similar-image search (PyPI ``czkawka``) against ``--kind image``; datasketch's
+   MinHash LSH (3-word shingles, 128 permutations, threshold 0.7), *with dupfinder's own
+   text extraction counted*, against ``--kind text``. Each without a cache.
+4. **kinds**: per kind of file (documents by format, photos, graphics, other files), the
+   CPU of each step a worker takes (read, extract or decode, fingerprint and sketch or
+   hash and descriptor), measured on one core over a sample of each kind and scaled up to
+   the folder's counts.
+
+Every run is repeated ``--repeat`` times and medians are printed (Markdown tables, for the
+README) and written with every sample to ``bench/out/bench_profile.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.measure import Measured, group_cpu, measure
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "bench" / "out"
+FIRST_RELEASE = "208809b"
+FIRST_DEPS = ("ebooklib", "beautifulsoup4")
+PHASES = (
+    "start-up",
+    "walk",
+    "fingerprints",
+    "byte-identical",
+    "index",
+    "second check",
+    "grouping",
+    "report",
+)
+
+
+# ---------------------------------------------------------------- inside a measured process
+
+
+class _Clock:
+    """CPU (every process of this cgroup, else this process alone) and wall per phase."""
+
+    def __init__(self, started_wall: float) -> None:
+        self.phases: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in PHASES}
+        self.phases["start-up"] = [self._cpu(), self._own(), time.perf_counter() - started_wall]
+
+    @staticmethod
+    def _cpu() -> float:
+        cpu = group_cpu()
+        return cpu if cpu is not None else time.process_time()
+
+    @staticmethod
+    def _own() -> float:
+        return time.process_time()
+
+    def wrap(self, phase: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            cpu, own, wall = self._cpu(), self._own(), time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                row = self.phases[phase]
+                row[0] += self._cpu() - cpu
+                row[1] += self._own() - own
+                row[2] += time.perf_counter() - wall
+
+        return timed
+
+    def wrap_iterator(self, phase: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            iterator = iter(func(*args, **kwargs))
+            while True:
+                cpu, own, wall = self._cpu(), self._own(), time.perf_counter()
+                try:
+                    item = next(iterator)
+                except StopIteration:
+                    return
+                finally:
+                    row = self.phases[phase]
+                    row[0] += self._cpu() - cpu
+                    row[1] += self._own() - own
+                    row[2] += time.perf_counter() - wall
+                yield item
+
+        return timed
+
+
+def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
+    """One scan as ``dupfinder scan FOLDER --format json`` runs it, its phases timed."""
+    from dupfinder.core.grouping import verify
+    from dupfinder.core.model import ScanOptions
+    from dupfinder.core.results import report
+    from dupfinder.core.scan import pipeline
+
+    clock = _Clock(started_wall)  # start-up: the interpreter and the engine's imports
+
+    pipeline.walk = clock.wrap_iterator("walk", pipeline.walk)  # type: ignore[attr-defined]
+    pipeline._fingerprint_all = clock.wrap("fingerprints", pipeline._fingerprint_all)  # type: ignore[attr-defined]
+    pipeline._identical = clock.wrap("byte-identical", pipeline._identical)  # type: ignore[attr-defined]
+    verify.candidates = clock.wrap("index", verify.candidates)  # type: ignore[assignment]
+    verify.verified = clock.wrap("second check", verify.verified)  # type: ignore[assignment]
+    compare = pipeline._compare  # type: ignore[attr-defined]
+    pipeline._compare = clock.wrap("grouping", compare)  # type: ignore[attr-defined]
+    options = ScanOptions(roots=(Path(folder),), cache_dir=Path(cache), jobs=jobs)
+    result = pipeline.run(options)
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        clock.wrap("report", report.write_json)(result, sink)
+    # grouping held index and second check inside it: keep only its own part
+    for part in ("index", "second check"):
+        for i in range(3):
+            clock.phases["grouping"][i] -= clock.phases[part][i]
+    stats = result.stats
+    print(
+        json.dumps(
+            {
+                "phases": clock.phases,
+                "files": stats.files_seen,
+                "groups": len(result.groups),
+                "from_cache": stats.files_from_cache,
+                "fingerprinted": stats.files_fingerprinted,
+            }
+        )
+    )
+    return 0
+
+
+def _kinds_child(folder: str, per_class: int) -> int:
+    """CPU per file of each worker step, by kind of file, on a sample of each kind."""
+    import random
+
+    from dupfinder.core import extract
+    from dupfinder.core.fingerprints.digest import digest_of
+    from dupfinder.core.image import perceptual
+    from dupfinder.core.model import Kind, ScanOptions
+    from dupfinder.core.scan.walk import WalkReport, walk
+    from dupfinder.core.text import simhash
+
+    classes: dict[str, list[tuple[str, int, Kind]]] = {}
+    for entry in walk(ScanOptions(roots=(Path(folder),)), WalkReport(), None):
+        if entry.kind is Kind.TEXT:
+            try:
+                name = "documents: " + extract.detect_format(entry.path).name.lower()
+            except Exception:
+                name = "other files"
+        elif entry.kind is Kind.IMAGE:
+            name = "photos" if entry.size > 200_000 else "graphics (icons, art)"
+        else:
+            name = "other files"
+        classes.setdefault(name, []).append((entry.path, entry.size, entry.kind))
+    rng = random.Random(27)
+    rows: dict[str, dict[str, float]] = {}
+    for name, files in sorted(classes.items()):
+        sample = files if len(files) <= per_class else rng.sample(files, per_class)
+        steps = {"read": 0.0, "extract or decode": 0.0, "fingerprint": 0.0, "sketch/descr.": 0.0}
+        for path, _, kind in sample:
+            t = time.process_time()
+            with open(path, "rb") as handle:
+                data = handle.read()
+            digest_of(data[: 64 << 10])
+            steps["read"] += time.process_time() - t
+            if kind is Kind.OTHER or name == "other files":
+                continue
+            try:
+                if kind is Kind.TEXT:
+                    t = time.process_time()
+                    text = extract.extract_text(path)
+                    steps["extract or decode"] += time.process_time() - t
+                    t = time.process_time()
+                    simhash.text_fingerprint(text)
+                    steps["fingerprint"] += time.process_time() - t
+                else:
+                    t = time.process_time()
+                    working = perceptual.load_working_image(path)
+                    steps["extract or decode"] += time.process_time() - t
+                    t = time.process_time()
+                    perceptual.hash_working(working.image)
+                    steps["fingerprint"] += time.process_time() - t
+                    t = time.process_time()
+                    working.descriptor()
+                    steps["sketch/descr."] += time.process_time() - t
+            except Exception:
+                continue
+        scale = len(files) / max(len(sample), 1)
+        rows[name] = {
+            "files": len(files),
+            "mb": sum(size for _, size, _ in files) / 1e6,
+            "sampled": len(sample),
+            **{step: seconds * scale for step, seconds in steps.items()},
+        }
+    print(json.dumps(rows))
+    return 0
+
+
+def _datasketch_child(folder: str) -> int:
+    """datasketch's MinHash LSH over the documents, with dupfinder's text extraction."""
+    from datasketch import MinHash, MinHashLSH
+
+    from dupfinder.core import extract
+    from dupfinder.core.model import Kind, ScanOptions
+    from dupfinder.core.scan.walk import WalkReport, walk
+    from dupfinder.core.text import simhash
+
+    options = ScanOptions(roots=(Path(folder),), kinds=frozenset({Kind.TEXT}))
+    lsh = MinHashLSH(threshold=0.7, num_perm=128)
+    hashes = {}
+    for entry in walk(options, WalkReport(), None):
+        if entry.kind is not Kind.TEXT:
+            continue
+        try:
+            words = simhash.tokens(extract.extract_text(entry.path))
+        except Exception:
+            continue
+        if len(words) < simhash.MIN_TOKENS:
+            continue
+        minhash = MinHash(num_perm=128)
+        minhash.update_batch(
+            {" ".join(words[j : j + 3]).encode("utf-8") for j in range(len(words) - 2)}
+        )
+        hashes[entry.path] = minhash
+        lsh.insert(entry.path, minhash)
+    pairs = {
+        tuple(sorted((path, other)))
+        for path, minhash in hashes.items()
+        for other in lsh.query(minhash)
+        if other != path
+    }
+    print(json.dumps({"documents": len(hashes), "pairs": len(pairs)}))
+    return 0
+
+
+def _czkawka_child(folder: str) -> int:
+    from czkawka import ImageSimilarity
+
+    finder = ImageSimilarity()
+    finder.set_directories([folder])
+    groups = finder.find_similar()
+    print(json.dumps({"groups": len(groups), "files": sum(len(g) for g in groups)}))
+    return 0
+
+
+# ---------------------------------------------------------------- the driver
+
+
+def _python(*args: str) -> list[str]:
+    return [sys.executable, "-m", "bench.bench_profile", *args]
+
+
+def _env(pythonpath: str | None = None, home: str | None = None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    if home is not None:
+        env["HOME"] = home
+        env["XDG_CACHE_HOME"] = os.path.join(home, ".cache")
+    return env
+
+
+def _first_release() -> Path | None:
+    """A copy of the first release with its extra dependencies (None if it cannot be made)."""
+    first = OUT / "first"
+    if not (first / "dupfinder").is_dir():
+        first.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", FIRST_RELEASE], capture_output=True, check=False
+        )
+        if archive.returncode:
+            return None
+        subprocess.run(["tar", "-x", "-C", str(first)], input=archive.stdout, check=True)
+    deps = first / "_deps"
+    if not deps.is_dir():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--target", str(deps), *FIRST_DEPS],
+            check=False,
+        )
+    return first
+
+
+def _median(runs: Sequence[dict[str, Any]], key: str) -> float:
+    return statistics.median(float(r[key]) for r in runs)
+
+
+def _row(measured: Measured, **extra: Any) -> dict[str, Any]:
+    return {
+        "wall": measured.wall,
+        "cpu": measured.cpu,
+        "peak_mb": measured.peak_mb,
+        "exact_cpu": measured.exact_cpu,
+        **extra,
+    }
+
+
+def _dupfinder_scan(folder: Path, cache: str, jobs: int) -> dict[str, Any]:
+    started = f"{time.perf_counter():.6f}"
+    measured = measure(
+        _python("--child", "scan", str(folder), cache, str(jobs), started), _env(), cwd=str(REPO)
+    )
+    if measured.returncode:
+        raise RuntimeError(measured.stderr[-2000:])
+    inside = json.loads(measured.stdout.strip().splitlines()[-1])
+    return _row(measured, **inside)
+
+
+def _command(argv: list[str], env: dict[str, str], cwd: str | None = None) -> dict[str, Any]:
+    measured = measure(argv, env, cwd=cwd)
+    if measured.returncode not in (0, 1):
+        raise RuntimeError(f"{argv[:3]} failed: {measured.stderr[-2000:]}")
+    return _row(measured, stdout_tail=measured.stdout[-300:])
+
+
+def run(folder: Path, repeat: int, jobs: int, first: bool, peers: bool) -> dict[str, Any]:
+    runs: dict[str, list[dict[str, Any]]] = {}
+
+    def add(name: str, row: dict[str, Any]) -> None:
+        runs.setdefault(name, []).append(row)
+        print(f"  {name}: {row['cpu']:.1f} s CPU, {row['wall']:.1f} s wall", file=sys.stderr)
+
+    first_copy = _first_release() if first else None
+    dupfinder = [sys.executable, "-m", "dupfinder", "scan", str(folder), "-j", str(jobs)]
+    for attempt in range(repeat):
+        print(f"round {attempt + 1} of {repeat}", file=sys.stderr)
+        with tempfile.TemporaryDirectory(prefix="profile-") as work:
+            cache = os.path.join(work, "cache")
+            add("dupfinder cold", _dupfinder_scan(folder, cache, jobs))
+            add("dupfinder warm", _dupfinder_scan(folder, cache, jobs))
+            if first_copy is not None:
+                path = f"{first_copy}{os.pathsep}{first_copy / '_deps'}"
+                argv = [sys.executable, "-m", "dupfinder", "scan", str(folder), "-j", str(jobs)]
+                first_cache = ["--cache-dir", os.path.join(work, "first-cache")]
+                home = os.path.join(work, "home")
+                for name in ("first release cold", "first release warm"):
+                    add(name, _command([*argv, *first_cache], _env(path, home), cwd=work))
+            if peers:
+                out = ["--no-cache", "--format", "json", "-o", os.path.join(work, "o.json")]
+                add("dupfinder --exact-only", _command([*dupfinder, "--exact-only", *out], _env()))
+                for tool, argv in (
+                    ("jdupes", ["jdupes", "-r", "-q", str(folder)]),
+                    ("rdfind", ["rdfind", "-dryrun", "true", "-outputname", "r.txt", str(folder)]),
+                    ("fdupes", ["fdupes", "-r", "-q", "-n", str(folder)]),
+                ):
+                    if shutil.which(tool):
+                        add(tool, _command(argv, _env(), cwd=work))
+                add(
+                    "dupfinder --kind image",
+                    _command([*dupfinder, "--kind", "image", *out], _env()),
+                )
+                home = os.path.join(work, "peer-home")
+                try:
+                    add(
+                        "czkawka",
+                        _command(
+                            _python("--child", "czkawka", str(folder)),
+                            _env(home=home),
+                            cwd=str(REPO),
+                        ),
+                    )
+                except RuntimeError as exc:
+                    print(f"  czkawka: {exc}", file=sys.stderr)
+                add("dupfinder --kind text", _command([*dupfinder, "--kind", "text", *out], _env()))
+                try:
+                    add(
+                        "datasketch + extraction",
+                        _command(
+                            _python("--child", "datasketch", str(folder)), _env(), cwd=str(REPO)
+                        ),
+                    )
+                except RuntimeError as exc:
+                    print(f"  datasketch: {exc}", file=sys.stderr)
+    kinds = measure(_python("--child", "kinds", str(folder), "120"), _env(), cwd=str(REPO))
+    by_kind = json.loads(kinds.stdout.strip().splitlines()[-1]) if kinds.returncode == 0 else {}
+    return {"folder": str(folder), "jobs": jobs, "runs": runs, "kinds": by_kind}
+
+
+def report(found: dict[str, Any]) -> str:
+    runs = found["runs"]
+    lines = [
+        f"folder: {found['folder']}, {found['jobs']} jobs; medians of {len(runs['dupfinder cold'])} runs",
+        "",
+    ]
+    lines += ["| run | CPU s (all processes) | wall s | peak MB (all) |", "|---|---:|---:|---:|"]
+    for name, rows in runs.items():
+        lines.append(
+            f"| {name} | {_median(rows, 'cpu'):.1f} | {_median(rows, 'wall'):.1f} | "
+            f"{_median(rows, 'peak_mb'):.0f} |"
+        )
+    cold, warm = runs["dupfinder cold"], runs["dupfinder warm"]
+    ratios = [f"warm/cold wall {_median(warm, 'wall') / _median(cold, 'wall'):.1%}"]
+    if "first release cold" in runs:
+        first = runs["first release cold"]
+        ratios.append(
+            f"first release / now, cold: CPU {_median(first, 'cpu') / _median(cold, 'cpu'):.2f}x, wall {_median(first, 'wall') / _median(cold, 'wall'):.2f}x"
+        )
+    for peer, ours in (
+        ("jdupes", "dupfinder --exact-only"),
+        ("czkawka", "dupfinder --kind image"),
+        ("datasketch + extraction", "dupfinder --kind text"),
+    ):
+        if peer in runs and ours in runs:
+            ratios.append(
+                f"{ours} / {peer} CPU: {_median(runs[ours], 'cpu') / _median(runs[peer], 'cpu'):.2f}x"
+            )
+    lines += ["", "; ".join(ratios), ""]
+    lines += [
+        "| phase | cold CPU s | cold parent CPU s | cold wall s | warm CPU s | warm wall s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for phase in PHASES:
+        c = [statistics.median(r["phases"][phase][i] for r in cold) for i in range(3)]
+        w = [statistics.median(r["phases"][phase][i] for r in warm) for i in range(3)]
+        lines.append(
+            f"| {phase} | {c[0]:.2f} | {c[1]:.2f} | {c[2]:.2f} | {w[0]:.2f} | {w[2]:.2f} |"
+        )
+    if found["kinds"]:
+        steps = ("read", "extract or decode", "fingerprint", "sketch/descr.")
+        lines += [
+            "",
+            "| kind | files | MB | " + " | ".join(f"{s} CPU s" for s in steps) + " | total |",
+            "|---|---:|---:|" + "---:|" * (len(steps) + 1),
+        ]
+        for name, row in sorted(
+            found["kinds"].items(), key=lambda kv: -sum(kv[1][s] for s in steps)
+        ):
+            total = sum(row[s] for s in steps)
+            cells = " | ".join(f"{row[s]:.1f}" for s in steps)
+            lines.append(f"| {name} | {row['files']:,} | {row['mb']:.0f} | {cells} | {total:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--child"]:
+        kind, *rest = argv[1:]
+        if kind == "scan":
+            return _scan_child(rest[0], rest[1], int(rest[2]), float(rest[3]))
+        if kind == "kinds":
+            return _kinds_child(rest[0], int(rest[1]))
+        if kind == "datasketch":
+            return _datasketch_child(rest[0])
+        return _czkawka_child(rest[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--no-first", action="store_true")
+    parser.add_argument("--no-peers", action="store_true")
+    args = parser.parse_args(argv)
+    if args.folder is None:
+        from bench import mixed_corpus
+
+        args.folder = mixed_corpus.build()
+    found = run(args.folder.resolve(), args.repeat, args.jobs, not args.no_first, not args.no_peers)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "bench_profile.json").write_text(json.dumps(found, indent=1))
+    print(report(found))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
