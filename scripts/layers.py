@@ -27,7 +27,7 @@ def table() -> str:
         "| package | job | face (`FACE`) | may import (`MAY_IMPORT`) |",
         "|---|---|---|---|",
         f"| root: {roots} | value types, the one error tree, how counts, sizes, percentages "
-        "and OS errors read | all | nothing |",
+        "and OS errors read, what names one file and which folders are trash | all | nothing |",
     ]
     for name in core.PACKAGES:
         package = importlib.import_module(f"dupfinder.core.{name}")

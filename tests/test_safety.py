@@ -31,9 +31,9 @@ from dupfinder.core.results.report import save_result
 
 HOLD_THE_LOCK = textwrap.dedent(
     """
-    import time
+    import sys, time
     from dupfinder.core.actions.lock import hold_action_lock
-    with hold_action_lock():
+    with hold_action_lock(sys.argv[1] if len(sys.argv) > 1 else None):
         print("held", flush=True)
         time.sleep(60)
     """
@@ -431,10 +431,12 @@ def test_a_killed_run_leaves_nothing_behind_after_the_next_start(
     class Killed(BaseException):
         pass
 
-    def killed(path: str, *args: object) -> None:
+    def killed(*args: object, **kwargs: object) -> None:
         raise Killed
 
-    monkeypatch.setattr(apply_module.os, "rename", killed)
+    from dupfinder.core.actions import trash as trash_module
+
+    monkeypatch.setattr(trash_module, "rename_noreplace", killed)
     journal = Journal(tmp_path / "journal.jsonl")
     with pytest.raises(Killed):
         apply(make_plan(pairs_result([(files[0], files[1])]), {str(files[1])}), journal=journal)
@@ -511,8 +513,10 @@ def test_an_apply_from_the_app_waits_for_another_one_and_says_so(tmp_path: Path)
         seen.append(progress)
         cancel.set()  # the user presses Cancel while it waits
 
+    from dupfinder.core.actions import lock
+
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_THE_LOCK],
+        [sys.executable, "-c", HOLD_THE_LOCK, str(lock.default_lock_path())],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -2,13 +2,14 @@
 
 One package per concern; each package's ``__init__`` names its job, the modules others may
 import (``FACE``) and the packages it may import itself (``MAY_IMPORT``), and a test holds
-every import to them. The root modules (``model``, ``errors``, ``wording``) import nothing
-else in core. Nothing under ``dupfinder.core`` imports Qt; a test proves that too. The map,
+every import to them. The root modules (``model``, ``errors``, ``wording``, ``filesystem``)
+import nothing else in core. Nothing under ``dupfinder.core`` imports Qt; a test proves that too. The map,
 the data flow and the layers: ``docs/ARCHITECTURE.md``.
 """
 
-#: Root modules: value types, the error tree, the wording of sizes, counts and OS errors.
-ROOT_MODULES = ("model", "errors", "wording")
+#: Root modules: value types, the error tree, the wording of sizes, counts and OS errors,
+#: and the facts about file systems that decide what a name means.
+ROOT_MODULES = ("model", "errors", "wording", "filesystem")
 #: Packages, each leaning only on those before it (``scan`` and ``actions`` on several).
 PACKAGES = (
     "jit",

@@ -1,10 +1,16 @@
-"""One apply or undo at a time, per user, across every dupfinder process.
+"""One apply or undo at a time, per user and machine, across every dupfinder process.
 
 Two applies of the same result with different keep rules each keep a member the other
 removes; run together they would empty whole groups. The lock is an OS file lock (filelock:
 ``fcntl``/``msvcrt``), so it is released when its holder exits however it exits. A second
 run waits (saying so once) or stops when cancelled; the holder's process id is written
 beside the lock so the message can name it.
+
+Its place depends on nothing a run can be configured with: not on ``XDG_DATA_HOME``, the
+data folder, ``--journal`` or the install, only on the account (its home folder as the
+system's user database has it). Two runs with different data folders therefore still take
+turns. Files acted on are also locked one by one while they are proven and acted on
+(``actions.proof``), which holds off another user's run on a shared volume.
 """
 
 from __future__ import annotations
@@ -16,17 +22,28 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from filelock import FileLock, Timeout
-from platformdirs import user_data_dir
 
-from dupfinder.core.errors import ActionBusy
+from dupfinder.core.errors import ActionBusy, ActionError
+from dupfinder.core.wording import os_error_reason
 
 __all__ = ["default_lock_path", "hold_action_lock"]
 
 _POLL_S = 0.1
 
 
+def _account_home() -> Path:
+    """The account's home folder from the user database, not from ``HOME``."""
+    try:
+        import pwd
+
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):  # Windows, or an account the database does not know
+        return Path(os.path.expanduser("~"))
+
+
 def default_lock_path() -> Path:
-    return Path(user_data_dir("dupfinder", appauthor=False)) / "actions.lock"
+    """The one lock of this account on this machine."""
+    return _account_home() / ".local" / "state" / "dupfinder" / "actions.lock"
 
 
 def _holder(owner: Path) -> str:
@@ -49,7 +66,18 @@ def hold_action_lock(
     and ``timeout`` (seconds, None: no limit) bounds it; both raise ``ActionBusy``.
     """
     lock_path = Path(path) if path is not None else default_lock_path()
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ActionError(
+            f"cannot make the folder of the action lock {lock_path.parent}: "
+            f"{os_error_reason(exc)}; nothing was changed"
+        ) from None
+    if lock_path.is_dir() or lock_path.is_symlink():
+        raise ActionError(
+            f"the action lock {lock_path} is a folder or a link, not a file; "
+            "remove it to go on; nothing was changed"
+        )
     owner = lock_path.with_name(lock_path.name + ".owner")
     lock = FileLock(lock_path, is_singleton=False, thread_local=False)
     try:
@@ -68,6 +96,10 @@ def hold_action_lock(
             stopped = cancel is not None and cancel.is_set()
             what = "stopped waiting" if stopped else "gave up waiting"
             raise ActionBusy(f"{message}; {what}, nothing was changed") from None
+    except OSError as exc:
+        raise ActionError(
+            f"cannot take the action lock {lock_path}: {os_error_reason(exc)}; nothing was changed"
+        ) from None
     try:
         with contextlib.suppress(OSError):
             owner.write_text(str(os.getpid()))

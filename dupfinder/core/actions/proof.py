@@ -25,16 +25,14 @@ from __future__ import annotations
 import contextlib
 import enum
 import errno
-import functools
 import os
-import re
 import stat
-import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from dupfinder.core.filesystem import inodes_name_files, same_spelling
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
 from dupfinder.core.fingerprints.worker import Task, fingerprint_file
 from dupfinder.core.model import Kind, Member, ScanOptions
@@ -52,35 +50,10 @@ __all__ = [
     "Proof",
     "Unproven",
     "digest_of_open",
-    "inodes_name_files",
     "open_in_folder",
     "prove",
     "same_file",
 ]
-
-#: File systems whose inode numbers may change between lookups of one file, or whose names
-#: match case-insensitively: two spellings there can be one file with two inode numbers.
-_UNSTABLE_INODES = frozenset(
-    {
-        "vfat",
-        "msdos",
-        "exfat",
-        "fuseblk",
-        "fuse.exfat",
-        "fuse.exfat-fuse",
-        "ntfs",
-        "ntfs3",
-        "fuse.ntfs-3g",
-        "cifs",
-        "smb3",
-        "smbfs",
-        "9p",
-        "fuse.sshfs",
-        "fuse.rclone",
-        "vboxsf",
-        "hfsplus",
-    }
-)
 
 
 class Unproven(Exception):
@@ -160,8 +133,16 @@ class Proof:
             return f"the kept file {self.kept.path}: {os_error_reason(exc)}"
         if (now.st_dev, now.st_ino) != self.kept.identity and inodes_name_files(self.kept.path):
             return f"the kept file {self.kept.path} was replaced by another file"
-        if _changed(now, self.kept.stat) and digest_of_open(self.kept.fd) != self.kept_digest:
-            return f"the kept file {self.kept.path} was rewritten"
+        if _changed(now, self.kept.stat):
+            try:
+                fresh = open_in_folder(self.kept.path)
+            except Unproven as problem:
+                return f"the kept file {self.kept.path}: {problem}"
+            try:
+                if digest_of_open(fresh.fd) != self.kept_digest:
+                    return f"the kept file {self.kept.path} was rewritten"
+            finally:
+                fresh.close()
         return None
 
     def close(self) -> None:
@@ -222,42 +203,6 @@ def digest_of_open(fd: int) -> bytes:
     return state.digest(DIGEST_BYTES)
 
 
-@functools.cache
-def _mounts() -> tuple[tuple[str, str], ...]:
-    """(mount point, file system type), longest mount point first (Linux mountinfo)."""
-    found: list[tuple[str, str]] = []
-    try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as lines:
-            table = lines.read().splitlines()
-    except OSError:
-        table = []
-    for line in table:
-        left, _, right = line.partition(" - ")
-        parts, rest = left.split(), right.split()
-        if len(parts) >= 5 and rest:
-            # mountinfo writes space, tab, newline and backslash as octal escapes
-            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), parts[4])
-            found.append((point, rest[0]))
-    return tuple(sorted(found, key=lambda m: len(m[0]), reverse=True))
-
-
-def inodes_name_files(path: str) -> bool:
-    """Whether the file system holding ``path`` gives each file one inode number and tells
-    names apart by case. Unknown (no mount table, another system): assume not."""
-    mounts = _mounts()
-    if not mounts:
-        return False
-    real = os.path.realpath(path)
-    for point, kind in mounts:
-        if real == point or real.startswith(point.rstrip("/") + "/"):
-            return kind not in _UNSTABLE_INODES
-    return False
-
-
-def _spelling(path: str) -> str:
-    return unicodedata.normalize("NFC", os.path.realpath(path)).casefold()
-
-
 def same_file(a: Opened, b: Opened) -> bool:
     """Whether two opened names are one file: one (device, inode), or, where inode numbers do
     not name files, one real path whatever its case."""
@@ -267,7 +212,7 @@ def same_file(a: Opened, b: Opened) -> bool:
         return False
     if inodes_name_files(a.path) and inodes_name_files(b.path):
         return False
-    return _spelling(a.path) == _spelling(b.path)
+    return same_spelling(a.path, b.path)
 
 
 def _lock(opened: Opened) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dupfinder.core.filesystem import file_key, is_trash_folder
 from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
 from dupfinder.core.scan.patterns import path_patterns
@@ -80,11 +81,15 @@ def walk(
         try:
             root_stat = os.stat(root)
         except OSError as exc:
-            walker.report.errors.append(ScanError(root, f"cannot open: {describe_os_error(exc)}"))
+            walker.report.errors.append(ScanError(root, f"cannot open: {_missing(root, exc)}"))
             continue
         if stat.S_ISREG(root_stat.st_mode):
             yield from walker.admit(root, os.path.basename(root), root_stat)
-        elif walker.seen.first_visit(root_stat, walker.seen.dirs):
+        elif is_trash_folder(root, os.path.basename(root)):
+            walker.report.errors.append(
+                ScanError(root, "a trash folder is never scanned: its files were thrown away")
+            )
+        elif walker.seen.first_visit(root, root_stat, walker.seen.dirs):
             yield from walker.tree(root)
         # else: the same folder as an earlier root, spelt another way
     while walker.linked and not walker.cancelled:
@@ -108,7 +113,7 @@ def walk_listed(
         try:
             info = os.stat(path)
         except OSError as exc:
-            walker.report.errors.append(ScanError(path, f"cannot open: {describe_os_error(exc)}"))
+            walker.report.errors.append(ScanError(path, f"cannot open: {_missing(path, exc)}"))
             continue
         yield from walker.admit(path, os.path.basename(path), info)
     while walker.linked and not walker.cancelled:
@@ -180,8 +185,10 @@ class _Walker:
     def _folder_wanted(self, name: str, path: str, info: os.stat_result) -> bool:
         if self.options.exclude and _matches(self.options.exclude, self.options, path, is_dir=True):
             return False
+        if is_trash_folder(path, name):  # what the user threw away is no copy to choose
+            return False
         # not a link loop, a second link to a walked folder or a folder mounted twice
-        return self.seen.first_visit(info, self.seen.dirs)
+        return self.seen.first_visit(path, info, self.seen.dirs)
 
     def _stat(self, child: os.DirEntry[str]) -> os.stat_result | None:
         name = child.name
@@ -193,8 +200,8 @@ class _Walker:
                 return None
             return child.stat(follow_symlinks=True)
         except OSError as exc:
-            if kind_for_path(name) is not None:
-                self.report.errors.append(ScanError(child.path, describe_os_error(exc)))
+            if kind_for_path(name) is not None or _broken_link(child.path, exc):
+                self.report.errors.append(ScanError(child.path, _missing(child.path, exc)))
             elif _listed_as_folder(child):  # its files would be missed without a word
                 self.report.errors.append(
                     ScanError(child.path, f"cannot read folder: {describe_os_error(exc)}")
@@ -204,18 +211,37 @@ class _Walker:
 
 @dataclass(slots=True)
 class _Seen:
-    """Folders and files already listed, by (device, inode)."""
+    """Folders and files already listed, by what names one file (``core.filesystem``):
+    (device, inode), or the real path case-folded where inode numbers do not name files."""
 
-    dirs: set[tuple[int, int]] = field(default_factory=set)
-    files: set[tuple[int, int]] = field(default_factory=set)
+    dirs: set[tuple[int, int | str]] = field(default_factory=set)
+    files: set[tuple[int, int | str]] = field(default_factory=set)
 
     @staticmethod
-    def first_visit(info: os.stat_result, into: set[tuple[int, int]]) -> bool:
-        key = (info.st_dev, info.st_ino)
+    def first_visit(path: str, info: os.stat_result, into: set[tuple[int, int | str]]) -> bool:
+        key = file_key(path, info)
         if key in into:
             return False
         into.add(key)
         return True
+
+
+def _broken_link(path: str, exc: OSError) -> bool:
+    return isinstance(exc, FileNotFoundError) and os.path.islink(path)
+
+
+def _missing(path: str, exc: OSError) -> str:
+    """Why a listed path cannot be opened: a broken symbolic link, a path that does not
+    exist (a name given, not a file that vanished), or the OS error."""
+    if _broken_link(path, exc):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return "a broken symbolic link"
+        return f"a broken symbolic link (to {target}, which does not exist)"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    return describe_os_error(exc)
 
 
 def _listed_as_folder(child: os.DirEntry[str]) -> bool:
@@ -253,7 +279,7 @@ def _entry_for(
         return None
     if options.max_size is not None and info.st_size > options.max_size:
         return None
-    if not seen.first_visit(info, seen.files):
+    if not seen.first_visit(path, info, seen.files):
         report.same_file_again += 1
         return None
     return entry_from_stat(path, info, kind)
