@@ -372,8 +372,18 @@ def _expect(proof: Proof | None, st: os.stat_result, undo: Callable[[], None]) -
 
 
 def _trash(path: str, entry: TrashEntry | None, proof: Proof | None) -> str | None:
+    """Into the trash through the folder that was opened for the proof: the file the path
+    names for the system (a ``..`` after a link is not undone by text rules), recorded in the
+    trash under its real path."""
     try:
-        placed = send_to_trash(path, entry)
+        if proof is None:
+            placed = send_to_trash(path, entry)
+        else:
+            folder = os.path.realpath(os.path.dirname(path) or ".")
+            real = os.path.join(folder, proof.target.name)
+            placed = send_to_trash(
+                proof.target.name, entry, original=real, dir_fd=proof.target.folder
+            )
     except FileExistsError as exc:
         raise _FailError("its name in the trash was taken meanwhile; try again") from exc
     except OSError as exc:

@@ -6,6 +6,7 @@ import errno
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,10 +149,12 @@ def test_trash_problems_are_collected_per_file(
 ) -> None:
     real = apply_module.send_to_trash
 
-    def refuse_first(path: str, entry: TrashEntry | None = None) -> TrashEntry | None:
-        if path == str(trio[1]):
+    def refuse_first(
+        path: str, entry: TrashEntry | None = None, **kwargs: Any
+    ) -> TrashEntry | None:
+        if kwargs.get("original", path) == str(trio[1]):
             raise error
-        return real(path, entry)
+        return real(path, entry, **kwargs)
 
     monkeypatch.setattr(apply_module, "send_to_trash", refuse_first)
     report = apply(make_plan(result_of(trio), {str(trio[1]), str(trio[2])}), journal=journal)
@@ -163,7 +166,7 @@ def test_trash_problems_are_collected_per_file(
 def test_trash_that_leaves_the_file_is_not_success(
     trio: list[Path], journal: Journal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(apply_module, "send_to_trash", lambda path, entry=None: None)
+    monkeypatch.setattr(apply_module, "send_to_trash", lambda path, entry=None, **_: None)
     report = apply(make_plan(result_of(trio), {str(trio[1])}), journal=journal)
     assert report.outcomes[0].status == "failed"
     assert "still in place" in str(report.outcomes[0].reason)

@@ -31,11 +31,11 @@ CHILD = textwrap.dedent(
     real = apply_module.send_to_trash
     calls = []
 
-    def trash_then_die(path, entry=None):
+    def trash_then_die(path, entry=None, **kwargs):
         calls.append(path)
         if len(calls) == 2 and sys.argv[4] == "before":
             os.kill(os.getpid(), signal.SIGKILL)
-        real(path, entry)
+        real(path, entry, **kwargs)
         if len(calls) == 2:
             os.kill(os.getpid(), signal.SIGKILL)
 
