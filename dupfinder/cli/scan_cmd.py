@@ -309,14 +309,53 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
     )
 
 
-def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
-    """Run the scan so that Ctrl-C cancels it cleanly.
+#: Signals that cancel a scan: Ctrl-C, and a polite request to stop (``kill``, ``timeout``,
+#: a service manager). Either stops the scan within a second or two and exits 128 + its number.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    On the main thread the scan runs right here and Ctrl-C only sets the cancel event: the
-    per-file time limit (SIGALRM, main thread only) then also guards the files a small scan
-    reads in this process, which a scan on a helper thread would wait on forever. A second
-    Ctrl-C stops at once. Called from another thread, the scan runs on a helper thread.
+
+class _Stopped(KeyboardInterrupt):
+    """Raised out of a phase that has nothing to keep (comparing fingerprints all in hand)."""
+
+
+class _StopRequest:
+    """What the stop signals did: the cancel event they set and the last signal's number."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.cancel = threading.Event()
+        self.signum = 0
+        self.comparing = False
+        self._err = err
+
+    def __call__(self, signum: int, frame: object) -> None:
+        first = not self.cancel.is_set()
+        self.signum = signum
+        self.cancel.set()
+        if first:
+            self._err.write("\ncancelling…\n")
+        # Comparing checks no cancel event and keeps nothing: stop it where it stands. A
+        # second signal stops whatever runs.
+        if self.comparing or not first:
+            raise _Stopped
+
+
+def cancelled_code(signum: int) -> int:
+    """The exit code of a scan a signal stopped: 130 for Ctrl-C, 143 for SIGTERM."""
+    return 128 + signum if signum else EXIT_CANCELLED
+
+
+def run_scan_cancellable(
+    options: ScanOptions, err: TextIO, stop: _StopRequest | None = None
+) -> ScanResult:
+    """Run the scan so that Ctrl-C (or SIGTERM) cancels it cleanly.
+
+    On the main thread the scan runs right here and a signal only sets the cancel event
+    (or, while comparing, where nothing is left to keep, stops at once): the per-file time
+    limit (SIGALRM, main thread only) then also guards the files a small scan reads in this
+    process, which a scan on a helper thread would wait on forever. A second signal stops at
+    once. Called from another thread, the scan runs on a helper thread.
     """
+    from dupfinder.core.model import Phase, Progress, ScanStats
     from dupfinder.core.scan import pipeline as scan
 
     bar = TerminalProgress(err)
@@ -329,19 +368,22 @@ def run_scan_cancellable(options: ScanOptions, err: TextIO) -> ScanResult:
             return run_cancellable(
                 lambda cancel: scan.run(options, bar, cancel), "dupfinder-scan", cancelling
             )
-        cancel = threading.Event()
+        stop = stop if stop is not None else _StopRequest(err)
 
-        def interrupt(signum: int, frame: object) -> None:
-            if cancel.is_set():
-                raise KeyboardInterrupt
-            cancel.set()
-            cancelling()
+        def progress(sample: Progress) -> None:
+            stop.comparing = sample.phase is Phase.COMPARING
+            if stop.comparing and stop.cancel.is_set():
+                raise _Stopped
+            bar(sample)
 
-        previous = signal.signal(signal.SIGINT, interrupt)
+        previous = {signum: signal.signal(signum, stop) for signum in _STOP_SIGNALS}
         try:
-            return scan.run(options, bar, cancel)
+            return scan.run(options, progress, stop.cancel)
+        except _Stopped:
+            return ScanResult(stats=ScanStats(cancelled=True))
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
     finally:
         bar.finish()
 
@@ -363,14 +405,15 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if missing:
         err.write(f"dupfinder scan: error: no such file or folder: {missing[0]}\n")
         return EXIT_USAGE
+    stop = _StopRequest(err)
     try:
-        result = run_scan_cancellable(options, err)
+        result = run_scan_cancellable(options, err, stop)
     except Exception as exc:
         err.write(f"dupfinder: scan failed: {exc}\n")
         return EXIT_FATAL
     if result.stats.cancelled:
         err.write("dupfinder: scan cancelled\n")
-        return EXIT_CANCELLED
+        return cancelled_code(stop.signum)
     result = _without_ignored(result, getattr(args, "decisions", None))
     if not emit_result(result, args.format, args.output, out, err):
         return EXIT_FATAL

@@ -435,9 +435,20 @@ def _pool_outcomes(
                     inflight.clear()
                     break
         finally:
-            # A cancelled scan leaves the chunks in flight to their workers: waiting for them
-            # would hold the cancel for seconds (a chunk of large PDFs).
+            # A cancelled scan stops the workers where they stand: their chunks in flight
+            # write nothing (the cache is written here), and waiting for them held a cancel
+            # for up to a minute (a chunk of large PDFs), at exit too.
+            if cancel.is_set():
+                _stop_workers(pool)
             pool.shutdown(wait=not cancel.is_set(), cancel_futures=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's worker processes (they hold nothing that must be saved)."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.terminate()
 
 
 def _crashed(task: Task) -> FingerprintOutcome:
