@@ -20,7 +20,8 @@ DEB_PACKAGES=(
 # python3 keeps in a package of its own.
 # The tests (extra "test") check the man page with groff and the metainfo with appstreamcli.
 if [[ ",$EXTRAS," == *,test,* ]]; then
-  DEB_PACKAGES+=(groff-base appstream)
+  # and act on a real exFAT volume (FUSE on a loop device) in the safety tests, as root
+  DEB_PACKAGES+=(groff-base appstream exfat-fuse exfatprogs)
 fi
 if [[ ",$EXTRAS," == *,package,* ]]; then
   DEB_PACKAGES+=(binutils)
