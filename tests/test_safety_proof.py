@@ -406,3 +406,34 @@ def test_a_hidden_scan_of_home_never_groups_the_trash_with_live_copies(tmp_path:
     assert code == 0, err
     assert "Trash" not in out
     assert live.exists()
+
+
+# --- one proof for every action ---------------------------------------------------------
+
+
+def _plant(path: Path, text: str) -> None:
+    """Other bytes of the same length, with the size and modification time put back."""
+    st = path.stat()
+    data = path.read_bytes()
+    changed = (text.encode() * (len(data) // max(len(text), 1) + 1))[: len(data)]
+    assert changed != data
+    path.write_bytes(changed)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+@pytest.mark.parametrize("planted_in", ["copy", "kept"])
+def test_a_content_change_planted_between_plan_and_act_is_always_caught(
+    tmp_path: Path, journal: Journal, kind: ActionKind, planted_in: str
+) -> None:
+    keep, copy = tmp_path / "keep.txt", tmp_path / "copy.txt"
+    keep.write_text(document(20))
+    copy.write_text(document(20))
+    result = group_of(member(keep, copy=True), member(copy, copy=True))
+    action = Action(kind, str(tmp_path / "moved")) if kind is ActionKind.MOVE else Action(kind)
+    plan = make_plan(result, {str(copy)}, action)
+    _plant(copy if planted_in == "copy" else keep, "planted words ")
+    before = {p.name: p.read_bytes() for p in (keep, copy)}
+    report = apply(plan, journal=journal)
+    assert [o.status for o in report.outcomes] == ["skipped"], report
+    assert {p.name: p.read_bytes() for p in (keep, copy)} == before
