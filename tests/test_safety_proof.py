@@ -437,3 +437,57 @@ def test_a_content_change_planted_between_plan_and_act_is_always_caught(
     report = apply(plan, journal=journal)
     assert [o.status for o in report.outcomes] == ["skipped"], report
     assert {p.name: p.read_bytes() for p in (keep, copy)} == before
+
+
+KILL_AFTER_CLAIM = textwrap.dedent(
+    """
+    import json, os, signal, sys
+    from dupfinder.core.actions import apply as A
+    from dupfinder.core.actions import make_plan
+    from dupfinder.core.actions.journal import Journal
+    from dupfinder.core.results.report import load_result
+
+    result, _ = load_result(sys.argv[1])
+    real_claim = A._claim
+
+    def claim_then_die(*args, **kwargs):
+        real_claim(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    A._claim = claim_then_die
+    plan = make_plan(result, {sys.argv[2]}, A.Action.parse(sys.argv[4]))
+    A.apply(plan, journal=Journal(sys.argv[3]), lock_path=sys.argv[5])
+    """
+)
+
+
+@pytest.mark.parametrize("action", ["delete", "hardlink"])
+def test_a_file_claimed_by_a_killed_run_gets_its_name_back(
+    tmp_path: Path, journal: Journal, action: str
+) -> None:
+    keep, copy = tmp_path / "keep.txt", tmp_path / "copy.txt"
+    keep.write_text(document(21))
+    copy.write_text(document(21))
+    saved = tmp_path / "result.json"
+    save_result(group_of(member(keep, copy=True), member(copy, copy=True)), saved)
+    lock = tmp_path / "lock"
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            KILL_AFTER_CLAIM,
+            str(saved),
+            str(copy),
+            str(journal.path),
+            action,
+            str(lock),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert child.returncode == -9, child.stderr
+    assert not copy.exists()  # killed while the file was under its private name
+    assert apply_module.restore_claims(journal) == 1
+    assert copy.read_text() == document(21)
+    assert not list(tmp_path.glob(".dupfinder-*"))
