@@ -33,7 +33,7 @@ from dupfinder.core.actions.marks import (
 )
 from dupfinder.core.actions.undo import UndoReport, iter_sessions, undo
 from dupfinder.core.errors import ActionBusy, ActionError, DupfinderError
-from dupfinder.core.model import ScanResult
+from dupfinder.core.model import ScanOptions, ScanResult
 from dupfinder.core.results.decisions import DecisionStore, apply_decisions
 from dupfinder.core.results.report import load_result
 from dupfinder.core.results.session import load_session
@@ -137,16 +137,29 @@ def _waiting(err: TextIO) -> Callable[[str], None]:
     return tell
 
 
-def _apply_cancellable(plan: Plan, journal: Journal | None, err: TextIO) -> ApplyReport:
+def _apply_cancellable(
+    plan: Plan, journal: Journal | None, err: TextIO, options: ScanOptions | None
+) -> ApplyReport:
     """Apply on a worker thread so Ctrl-C stops cleanly between two files."""
     return run_cancellable(
-        lambda cancel: apply(plan, journal=journal, cancel=cancel, on_wait=_waiting(err)),
+        lambda cancel: apply(
+            plan, journal=journal, cancel=cancel, on_wait=_waiting(err), options=options
+        ),
         "dupfinder-apply",
     )
 
 
-def run_actions(result: ScanResult, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Plan from ``--keep`` (or saved marks in ``args.marks``), print it, apply with ``--yes``."""
+def run_actions(
+    result: ScanResult,
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO,
+    options: ScanOptions | None = None,
+) -> int:
+    """Plan from ``--keep`` (or saved marks in ``args.marks``), print it, apply with ``--yes``.
+
+    ``options``: the scan's, when it ran just now: a near-duplicate must still be as similar
+    to its kept file as the scan required (a saved result: the defaults)."""
     try:
         result = apply_decisions(result, DecisionStore(args.decisions).load())
     except DupfinderError as exc:
@@ -188,10 +201,13 @@ def run_actions(result: ScanResult, args: argparse.Namespace, out: TextIO, err: 
         return EXIT_OK
     journal = Journal(args.journal) if args.journal else None
     try:
-        report = _apply_cancellable(plan, journal, err)
+        report = _apply_cancellable(plan, journal, err, options)
     except ActionBusy as exc:
         err.write(f"dupfinder: {exc}\n")
         return EXIT_CANCELLED
+    except ActionError as exc:
+        err.write(f"dupfinder: {exc}\n")
+        return EXIT_FATAL
     _print_report(report, out, err)
     if report.stopped:
         return EXIT_FATAL

@@ -420,7 +420,7 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if getattr(args, "action", None) or getattr(args, "keep", None):
         from dupfinder.cli.actions_cmd import run_actions
 
-        return int(run_actions(result, args, out if args.output else err, err))
+        return int(run_actions(result, args, out if args.output else err, err, options))
     return EXIT_OK
 
 
