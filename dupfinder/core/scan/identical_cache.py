@@ -2,7 +2,7 @@
 
 A digest rides in the cache under an algorithm id of its own (one for the first read, one for
 the whole content), keyed like every fingerprint by path, size, modification and change
-times and inode: a file that changed in any of them is read again. The 16-byte digest is
+times, device and inode: a file that changed in any of them is read again. The 16-byte digest is
 kept in the cache's blob column and its first 8 bytes as the value.
 """
 
