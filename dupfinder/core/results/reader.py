@@ -129,10 +129,17 @@ class _Reader:
 
 
 def _path(reader: _Reader, key: str) -> str:
+    """An absolute path as a scan writes it. A ``.`` or ``..`` part (or a doubled separator)
+    is refused, not tidied away: after a symbolic link ``..`` means the link target's parent,
+    so text rules would name another file than the one the system opens."""
     text = reader.text(key)
     if not text or "\0" in text:
         raise ResultFormatError(f"{reader._place(key)} is not a file path: {text!r}")
-    return os.path.normpath(os.path.abspath(text))
+    if not os.path.isabs(text) or os.path.normpath(text) != text:
+        raise ResultFormatError(
+            f"{reader._place(key)} is not an absolute path without . or .. parts: {text!r}"
+        )
+    return text
 
 
 def _member(kind: Kind, raw: Any, where: str) -> Member:
