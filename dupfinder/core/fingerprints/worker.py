@@ -163,16 +163,11 @@ def fingerprint_batch(
     return [fingerprint_file(task, image_invariance=image_invariance) for task in tasks]
 
 
-def worker_init(text_bytes: int = 0, background: bool = False) -> None:
+def worker_init(background: bool = False) -> None:
     """Workers ignore Ctrl-C (the parent cancels them in order) and never write to the terminal;
-    ``text_bytes`` (a worker's share of the documents) picks the text engine up front;
     ``background`` workers (a scan beside a window) yield the CPU to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if background:
         run_in_background()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     silence_process()
-    if text_bytes:
-        from dupfinder.core.text import compiled as text_compiled
-
-        text_compiled.expect(text_bytes)

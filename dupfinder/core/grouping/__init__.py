@@ -8,4 +8,4 @@ orders each group around the member ``keeper`` says a person would keep.
 #: Modules of this package that other packages may import; the rest are its own.
 FACE = ("groups",)
 #: What this package may import inside ``dupfinder.core`` (``root``: model, errors, wording).
-MAY_IMPORT = ("root", "fingerprints", "index", "text", "image")
+MAY_IMPORT = ("root", "fingerprints", "index", "text", "image", "jit")

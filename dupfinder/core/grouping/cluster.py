@@ -12,8 +12,11 @@ of the group directly (in a star at least its centre), the one with the smallest
 key (the scan puts reference folders, original-looking names, shallow and old files first).
 
 Clustering works on *nodes*: rows with identical fingerprints (and sketches) are one node, so
-10,000 copies of one file are one node, not 50 million edges. Components come from scipy's
-sparse graph routines (already installed with imagehash), which are vectorised and exact.
+10,000 copies of one file are one node, not 50 million edges. The graph is held as compressed
+rows (each node's neighbours, sorted, once); components come from the compiled union-find
+(:mod:`dupfinder.core.grouping.components`, built with the package) or, without it, from
+numpy: roots hooked under the smaller root of each edge, then pointer jumping, until no edge
+joins two roots. Both label each node with the smallest node of its component.
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import connected_components
+import numpy.typing as npt
 
+from dupfinder.core.jit.engine import Engine, Kernel, choose
 from dupfinder.core.model import Grouping
 
-__all__ = ["Cluster", "cluster_nodes", "cluster_unique"]
+__all__ = ["Cluster", "Graph", "cluster_nodes", "cluster_unique", "component_labels"]
+
+I64 = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,57 @@ class Cluster:
 
     rows: tuple[int, ...]
     distances: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """An undirected graph in compressed rows: node v's neighbours are
+    ``indices[indptr[v] : indptr[v + 1]]``, ascending, each once (a self-loop included)."""
+
+    indptr: I64
+    indices: I64
+
+    @classmethod
+    def of(cls, n: int, pairs: npt.ArrayLike) -> Graph:
+        """The graph of ``n`` nodes with an edge each way for every pair of ``pairs`` (P, 2)."""
+        edges = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        if edges.size and (edges.min() < 0 or edges.max() >= n):
+            raise ValueError(f"a pair names a node outside 0..{n - 1}")
+        keys = np.unique(
+            np.concatenate([edges[:, 0] * n + edges[:, 1], edges[:, 1] * n + edges[:, 0]])
+        )
+        indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(keys // max(n, 1), minlength=n), out=indptr[1:])
+        return cls(indptr, keys % max(n, 1))
+
+    @property
+    def nodes(self) -> int:
+        return int(self.indptr.size - 1)
+
+
+def component_labels(n: int, pairs: npt.ArrayLike, engine: Engine = Engine.AUTO) -> I64:
+    """Per node of ``0..n-1``, the smallest node of its connected component (edges: ``pairs``)."""
+    edges = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    a, b = np.ascontiguousarray(edges[:, 0]), np.ascontiguousarray(edges[:, 1])
+    kernels = choose(Kernel.COMPONENTS, engine)
+    if kernels is not None:
+        labels: I64 = kernels.smallest_labels(n, a, b)
+        return labels
+    if edges.size and (edges.min() < 0 or edges.max() >= n):
+        raise ValueError("an edge names a node outside 0..n-1")
+    parent = np.arange(n, dtype=np.int64)
+    while True:
+        ra, rb = parent[a], parent[b]  # roots: every node points at its root here
+        joins = ra != rb
+        if not joins.any():
+            return parent
+        low, high = np.minimum(ra[joins], rb[joins]), np.maximum(ra[joins], rb[joins])
+        np.minimum.at(parent, high, low)  # each root joined goes under its smallest partner
+        while True:  # pointer jumping: parents only ever point at smaller nodes
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
 
 
 def _popcount(values: np.ndarray) -> np.ndarray:
@@ -91,12 +147,7 @@ def cluster_nodes(
     n_nodes = int(inverse.max()) + 1
     counts = np.bincount(inverse, minlength=n_nodes)
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    graph = coo_matrix(
-        (np.ones(len(pairs), dtype=np.int8), (pairs[:, 0], pairs[:, 1])),
-        shape=(n_nodes, n_nodes),
-    )
-    symmetric = (graph + graph.T).tocsr()
-    symmetric.sum_duplicates()
+    symmetric = Graph.of(n_nodes, pairs)
     # matches of a node: its own other copies plus every copy of each neighbour
     matches = counts.astype(np.int64) - 1
     np.add.at(matches, pairs[:, 0], counts[pairs[:, 1]])
@@ -104,7 +155,7 @@ def cluster_nodes(
     if grouping is Grouping.STAR:
         labels = _star_labels(symmetric, matches, inverse, sort_keys)
     else:
-        _, labels = connected_components(symmetric, directed=False)
+        labels = component_labels(n_nodes, pairs)
 
     row_labels = labels[inverse]
     label_sizes = np.bincount(row_labels)
@@ -126,7 +177,7 @@ def cluster_nodes(
 
 
 def _universal_rows(
-    rows: list[int], inverse: np.ndarray, graph: csr_matrix, marks: np.ndarray
+    rows: list[int], inverse: np.ndarray, graph: Graph, marks: np.ndarray
 ) -> list[int]:
     """Rows whose node is linked directly to every other node of the group (``marks`` is a
     scratch array of False, left as it was found)."""
@@ -142,12 +193,12 @@ def _universal_rows(
 
 
 def _star_labels(
-    graph: csr_matrix, matches: np.ndarray, inverse: np.ndarray, sort_keys: Sequence[Any]
+    graph: Graph, matches: np.ndarray, inverse: np.ndarray, sort_keys: Sequence[Any]
 ) -> np.ndarray:
     """Greedy stars: the best-connected node not yet taken becomes a centre and takes every
     free neighbour (ties: the node holding the smaller key), so every member is linked
     directly to its centre."""
-    n = graph.shape[0]
+    n = graph.nodes
     degree = np.diff(graph.indptr)
     labels = np.arange(n)
     linked = np.flatnonzero(degree > 0)

@@ -1,20 +1,19 @@
 """The index's compiled kernel: all pairs table by table, on threads, with a numpy fallback.
 
-The permuted tables of :mod:`dupfinder.core.index.reference` are searched here by numba-compiled code
-(:mod:`dupfinder.core.index.kernels`): each table is built by a counting sort on its key bits,
-and candidates are generated, stash-tested and verified in one pass. Tables are independent,
-so they run on a thread pool (the compiled code releases the GIL).
+The permuted tables of :mod:`dupfinder.core.index.reference` are searched here by code compiled
+ahead of time (the Cython extension :mod:`dupfinder.core.index.kernels`, built with the
+package): each table is built by a counting sort on its key bits, and candidates are
+generated, stash-tested and verified in one pass. Tables are independent, so they run on a
+thread pool (the compiled code releases the GIL).
 
 The per-table function is public so that other drivers (a distributed all-pairs, say) can
 split the work by table, or by key range inside a table: :func:`table_pairs` returns the
 pairs of a set of fingerprints whose *canonical* table is ``t``, so the union over all
 tables is every pair within k exactly once, whatever way the tables are shared out.
 
-numba is imported on first use, not with this module (process-pool workers that only
-fingerprint never pay for it). When it cannot be imported, :func:`available` is False, the
-index uses its numpy path, and one warning says so. Compiled code is cached in the user
-cache folder (see :mod:`dupfinder.core.jit.cache`), so only the first run on a machine
-compiles.
+The extension is imported on first use, not with this module. When it was not built (an
+install without a C compiler), :func:`available` is False, the index uses its numpy path,
+and one warning says so.
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ from dupfinder.core.index.layout import (
     block_widths,
     id_bits,
 )
-from dupfinder.core.jit.engine import Kernel, load
+from dupfinder.core.jit.engine import Kernel, load, unavailable
 
 __all__ = [
     "Layout",
@@ -80,7 +79,7 @@ _MAX_SUB_BITS = 14
 
 
 def available() -> bool:
-    """Whether the compiled kernel can run here (imports numba on the first call)."""
+    """Whether the compiled kernel was built with this install (imported on the first call)."""
     return load(Kernel.INDEX) is not None
 
 
@@ -307,16 +306,21 @@ def make_layout(k: int, blocks: int) -> Layout:
     return make_design(k, (Part(BITS, k, blocks),))
 
 
+#: Most fingerprints one call of the kernel takes: rows travel as 32-bit numbers.
+MAX_ROWS = (1 << 32) - 1
+
+
 class Workspace:
     """Buffers for one table at a time (entries and their rows), reused from table to table:
     fresh pages cost more than the sort itself."""
 
     def __init__(self, size: int) -> None:
+        if size > MAX_ROWS:
+            raise ValueError(f"the compiled index takes at most {MAX_ROWS} fingerprints")
         self.entries: U64Array = np.empty(size, np.uint64)
-        rows_type = np.uint32 if size < (1 << 32) else np.int64
-        self.rows: npt.NDArray[np.integer] = np.empty(size, rows_type)
+        self.rows: npt.NDArray[np.uint32] = np.empty(size, np.uint32)
 
-    def fit(self, size: int) -> tuple[U64Array, npt.NDArray[np.integer]]:
+    def fit(self, size: int) -> tuple[U64Array, npt.NDArray[np.uint32]]:
         if self.entries.size < size:
             raise ValueError(f"the workspace holds {self.entries.size} entries, not {size}")
         return self.entries[:size], self.rows[:size]
@@ -356,10 +360,10 @@ def _window(n: int, sort_bits: int, key_bits: int) -> int:
 
 
 def _require() -> ModuleType:
-    jit = load(Kernel.INDEX)
-    if jit is None:
-        raise RuntimeError("the compiled index needs numba, which could not be imported")
-    return jit
+    kernels = load(Kernel.INDEX)
+    if kernels is None:
+        raise unavailable(Kernel.INDEX)
+    return kernels
 
 
 def _tables_pairs(
@@ -401,7 +405,10 @@ def _tables_pairs(
         np.array([t.full for t in tables], np.uint64),
         stack([t.differ for t in tables], differs),
         np.array([t.differ.size for t in tables], np.int64),
-        np.array([_window(n, top + sub, t.key_bits) for t, sub in zip(tables, subs, strict=True)]),
+        np.array(
+            [_window(n, top + sub, t.key_bits) for t, sub in zip(tables, subs, strict=True)],
+            np.int64,
+        ),
         entries,
         rows,
         n if limit is None else limit,
@@ -452,10 +459,15 @@ def sort_pairs(a: I64Array, b: I64Array, d: I64Array, n: int) -> tuple[I64Array,
     """Pairs of rows (any order inside a pair) as a sorted ``(P, 2)`` i < j array and their
     distances; one packed int64 per pair, one sort (n below :data:`PACKED_ROWS`; the
     packed pairs must be sorted before they are unpacked)."""
-    jit = _require()
-    packed = jit.pack_pairs(a, b, d, n)
+    kernels = _require()
+    packed = kernels.pack_pairs(_i64(a), _i64(b), _i64(d), n)
     packed.sort()
-    return jit.unpack_pairs(packed, n)  # type: ignore[no-any-return]
+    return kernels.unpack_pairs(packed, n)  # type: ignore[no-any-return]
+
+
+def _i64(x: npt.ArrayLike) -> I64Array:
+    """``x`` as a contiguous int64 array (the kernel's argument type)."""
+    return np.ascontiguousarray(x, dtype=np.int64)
 
 
 def expand_sorted(
@@ -476,10 +488,12 @@ def expand_sorted(
     leaders = np.searchsorted(keep, group_rows[group_start])
     group_of = np.full(keep.size, -1, np.int64)
     group_of[leaders] = np.arange(group_start.size)
-    jit = _require()
-    packed = jit.expand_packed(group_of, group_rows, group_start, group_size, keep, a, b, d, n)
+    kernels = _require()
+    packed = kernels.expand_packed(
+        group_of, *map(_i64, (group_rows, group_start, group_size, keep, a, b, d)), n
+    )
     packed.sort()
-    return jit.unpack_pairs(packed, n)  # type: ignore[no-any-return]
+    return kernels.unpack_pairs(packed, n)  # type: ignore[no-any-return]
 
 
 def cross_pairs(
@@ -496,7 +510,7 @@ def cross_pairs(
     if a.size == 0 or b.size == 0:
         empty = np.empty(0, np.int64)
         return empty, empty.copy(), empty.copy()
-    jit = _require()
+    kernels = _require()
     # a bitmap of 2^filter_bits bits (at most 512 KiB) sized to keep false hits rare
     filter_bits = max(1, min(22, a.size.bit_length() + 6))
 
@@ -504,9 +518,9 @@ def cross_pairs(
         entries = table.entries(a)
         order = np.argsort(entries, kind="stable")
         bits = min(filter_bits, table.key_bits)
-        return jit.cross_pairs(  # type: ignore[no-any-return]
+        return kernels.cross_pairs(  # type: ignore[no-any-return]
             entries[order],
-            order,
+            _i64(order),
             b,
             k,
             table.masks,
@@ -519,9 +533,8 @@ def cross_pairs(
         )
 
     workers = max(1, min(threads or os.cpu_count() or 1, len(layout.tables)))
-    first = one(layout.tables[0])  # on this thread: loads (or compiles) the code once
     with ThreadPoolExecutor(workers, thread_name_prefix="dupfinder-index") as pool:
-        found = np.concatenate([first, *pool.map(one, layout.tables[1:])])
+        found = np.concatenate(list(pool.map(one, layout.tables)))
     return found[:, 0], found[:, 1], found[:, 2]
 
 
@@ -633,9 +646,6 @@ def all_pairs(
     if workers == 1:
         parts = work()
     else:
-        # the compiled code is loaded (or compiled) once on this thread, before several
-        # threads want it
-        _tables_pairs(values[:2], layout, [0], None)
         with ThreadPoolExecutor(workers, thread_name_prefix="dupfinder-index") as pool:
             shares = [pool.submit(work) for _ in range(workers)]
             parts = [part for share in shares for part in share.result()]

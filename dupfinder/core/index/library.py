@@ -36,7 +36,6 @@ from dupfinder.core.index import cost
 from dupfinder.core.index.layout import I64Array, U64Array
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.index.reference import (
-    COMPILED_MIN,
     all_pairs,
     choose_blocks,
     compiled_kernel,
@@ -51,9 +50,8 @@ _log = logging.getLogger(__name__)
 
 LIBRARY_VERSION = 1
 
-#: Fewest distinct values searched incrementally: below, a batch search takes milliseconds
-#: (and never loads the compiled kernel).
-_INCREMENTAL_MIN = COMPILED_MIN
+#: Fewest distinct values searched incrementally: below, a batch search takes milliseconds.
+_INCREMENTAL_MIN = 20_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,12 @@
-"""Compiled kernels: which engine runs each one, and loading numba with its cache in place.
+"""Compiled kernels: which engine runs each one, and loading the extension modules built with the package.
 
 ``engine`` is the face: :class:`~dupfinder.core.jit.engine.Engine` and the one rule that picks
-numpy or the compiled code for the index, the documents and the picture check. ``loader``
-imports a kernel module with numba's cache pointed at the user cache folder; ``cache`` is the
-locator numba finds by name (it keys compiled code by byte code, so bundles reuse it).
+numpy or the compiled code for the index, the documents, the picture check and the grouping's
+components. The kernels themselves are Cython extension modules compiled ahead of time, each
+beside the module that drives it (``index/kernels.pyx``, ``text/kernels.pyx``,
+``image/check_kernels.pyx``, ``grouping/components.pyx``; ``popcount.h`` here is their shared
+bit count); ``loader`` imports one, or says once why it cannot and lets numpy answer. Nothing is
+compiled on a user's machine.
 """
 
 #: Modules of this package that other packages may import; the rest are its own.

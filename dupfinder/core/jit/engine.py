@@ -1,9 +1,10 @@
-"""Which implementation runs a kernel: one engine type and one rule for all three kernels.
+"""Which implementation runs a kernel: one engine type and one rule for every kernel.
 
-The index, the documents' fingerprints and the picture check each have a numpy reference and a
-numba-compiled kernel that gives the same answers faster once loaded. Callers pass an
-:class:`Engine`; ``AUTO`` lets each kernel's own cost rule decide, and an environment variable
-per kernel replaces ``AUTO`` (``numpy`` never loads numba, ``compiled`` always uses the kernel).
+The index, the documents' fingerprints, the picture check and the grouping's components each
+have a numpy reference and a kernel compiled ahead of time (Cython) that gives the same answers
+faster. Loading one is an ordinary import (about a millisecond), so ``AUTO`` uses it whenever
+it was built; an environment variable per kernel replaces ``AUTO`` (``numpy`` never loads the
+extension, ``compiled`` requires it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from types import ModuleType
 
 from dupfinder.core.jit.loader import load_compiled
 
-__all__ = ["Engine", "Kernel", "effective", "load"]
+__all__ = ["Engine", "Kernel", "available", "choose", "effective", "load", "unavailable"]
 
 _log = logging.getLogger(__name__)
 
@@ -24,9 +25,9 @@ _log = logging.getLogger(__name__)
 class Engine(enum.Enum):
     """Which implementation runs a kernel."""
 
-    AUTO = "auto"  #: the kernel's own rule: compiled when it pays for its loading
+    AUTO = "auto"  #: the compiled kernel when it was built, else numpy
     NUMPY = "numpy"  #: the numpy reference implementation
-    COMPILED = "compiled"  #: the compiled kernel; an error when numba cannot be loaded
+    COMPILED = "compiled"  #: the compiled kernel; an error when it was not built
 
 
 class Kernel(enum.Enum):
@@ -38,6 +39,11 @@ class Kernel(enum.Enum):
         "DUPFINDER_PICTURE_CHECK",
         "dupfinder.core.image.check_kernels",
         "compiled picture check",
+    )
+    COMPONENTS = (
+        "DUPFINDER_COMPONENTS",
+        "dupfinder.core.grouping.components",
+        "compiled connected components",
     )
 
     def __init__(self, variable: str, module: str, label: str) -> None:
@@ -57,5 +63,30 @@ def effective(kernel: Kernel, engine: Engine = Engine.AUTO) -> Engine:
 
 @functools.cache
 def load(kernel: Kernel) -> ModuleType | None:
-    """The kernel's compiled module, or None (with one warning) when numba cannot be loaded."""
+    """The kernel's extension module, or None (with one warning) when it was not built."""
     return load_compiled(kernel.module, f"{kernel.label} unavailable (%s); using numpy", _log)
+
+
+def available(kernel: Kernel) -> bool:
+    """Whether ``kernel``'s extension module loads here."""
+    return load(kernel) is not None
+
+
+def unavailable(kernel: Kernel) -> RuntimeError:
+    """The error for ``Engine.COMPILED`` when ``kernel`` was not built."""
+    return RuntimeError(
+        f"the {kernel.label} was not built with this install (a C compiler and Cython build "
+        f"it; see the README); use {kernel.variable}=numpy or the numpy engine"
+    )
+
+
+def choose(kernel: Kernel, engine: Engine = Engine.AUTO) -> ModuleType | None:
+    """The module to run ``kernel`` with under ``engine`` (after its variable), or None for
+    numpy; ``COMPILED`` without the extension is an error."""
+    engine = effective(kernel, engine)
+    if engine is Engine.NUMPY:
+        return None
+    module = load(kernel)
+    if module is None and engine is Engine.COMPILED:
+        raise unavailable(kernel)
+    return module

@@ -1,29 +1,22 @@
-"""Loading a numba-compiled kernel, or None when numba cannot be loaded here.
-
-Both kernels (the index's and the documents') cache their compiled code in the user cache
-folder through :class:`dupfinder.core.jit.cache.AppCacheLocator`; numba reads the two
-environment variables when it is first imported, so they are set here, before the import.
-"""
+"""Importing a compiled kernel, or None (and the reason, once) when it was not built here."""
 
 from __future__ import annotations
 
 import importlib
 import logging
-import os
 from types import ModuleType
-
-from platformdirs import user_cache_dir
 
 __all__ = ["load_compiled"]
 
 
 def load_compiled(module: str, unavailable: str, log: logging.Logger) -> ModuleType | None:
-    """Import the compiled kernel ``module``; on failure warn ``unavailable`` on ``log`` (the
-    reason in place of ``%s``) and return None, so the caller uses numpy."""
-    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(user_cache_dir("dupfinder"), "numba"))
-    os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", "dupfinder.core.jit.cache.AppCacheLocator")
+    """Import the extension module ``module``; on failure warn ``unavailable`` on ``log`` (the
+    reason in place of ``%s``) and return None, so the caller uses numpy.
+
+    An install without a C compiler (an sdist where no wheel fits) has no extension; one built
+    for another CPU or Python fails to load: either way the numpy reference answers."""
     try:
         return importlib.import_module(module)
-    except (ImportError, OSError, RuntimeError) as exc:
+    except (ImportError, OSError) as exc:
         log.warning(unavailable, exc)
         return None

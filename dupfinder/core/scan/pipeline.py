@@ -62,7 +62,6 @@ from dupfinder.core.scan.identical import IdenticalReport, find_identical
 from dupfinder.core.scan.identical_cache import CachedDigests
 from dupfinder.core.scan.identical_groups import copies_of, merge
 from dupfinder.core.scan.walk import WalkReport, walk
-from dupfinder.core.text import compiled as text_compiled
 
 __all__ = ["PairFinder", "fingerprint_files", "group_files", "run", "second_check"]
 
@@ -331,11 +330,6 @@ class _Tasks:
     def __len__(self) -> int:
         return len(self._rows)
 
-    def text_bytes(self) -> int:
-        """Bytes of the documents among them (about their characters, an upper bound)."""
-        texts = np.intersect1d(self._rows, self._files.rows_of(Kind.TEXT))
-        return int(self._files.sizes[texts].sum())
-
     def slice(self, start: int, stop: int) -> list[Task]:
         files = self._files
         return [
@@ -351,7 +345,6 @@ def _outcomes(
     # desktop app's scan thread.
     small = len(tasks) <= _IN_PROCESS_LIMIT and not beside_window()
     if options.jobs <= 1 or small:
-        text_compiled.expect(tasks.text_bytes())
         for start in range(0, len(tasks), 8):
             if cancel.is_set():
                 return
@@ -390,7 +383,6 @@ def _pool_outcomes(
     at a time with a single file in flight: the one that breaks the pool then is the culprit.
     """
     chunk_size = max(1, min(32, len(tasks) // (options.jobs * 8) or 1))
-    text_bytes = tasks.text_bytes() // options.jobs
     pending: deque[int] = deque(range(0, len(tasks), chunk_size))  # chunk starts
     suspects: deque[Task] = deque()
     while pending or suspects:
@@ -398,7 +390,7 @@ def _pool_outcomes(
             max_workers=options.jobs,
             mp_context=_mp_context(),
             initializer=worker_init,
-            initargs=(text_bytes, beside_window()),
+            initargs=(beside_window(),),
         )
         inflight: dict[Future[list[FingerprintOutcome]], list[Task]] = {}
         try:

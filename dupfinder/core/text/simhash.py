@@ -280,15 +280,14 @@ def text_fingerprint(text: str, engine: Engine = Engine.AUTO) -> tuple[int, byte
     the same shingles in one pass; raises TooLittleContent like ``simhash``.
 
     ``engine`` picks the numpy reference or the compiled kernel (same values; see
-    ``dupfinder.core.text.compiled``); the default decides by how much text the process has
-    fingerprinted.
+    ``dupfinder.core.text.compiled``); the default uses the kernel when it was built.
     """
     from dupfinder.core.text import sketch
 
-    jit = text_compiled.kernel(len(text), engine)
-    if jit is not None and WEIGHTING == "sqrt" and sketch.BITS <= 8:
+    kernels = text_compiled.kernel(engine)
+    if kernels is not None and WEIGHTING == "sqrt" and sketch.BITS <= 8:
         count, value, raw = text_compiled.fingerprint(
-            jit,
+            kernels,
             text,
             shingle=SHINGLE,
             scale=float(WEIGHT_SCALE),

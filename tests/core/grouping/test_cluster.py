@@ -1,15 +1,19 @@
 """Groups are stars (or, as an option, connected components) of the pair graph, with a
-deterministic layout and the best keeper as representative."""
+deterministic layout and the best keeper as representative; components come alike from the
+compiled union-find and from numpy."""
 
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dupfinder.core.grouping.cluster import cluster_unique
+from dupfinder.core.grouping.cluster import Graph, cluster_unique, component_labels
+from dupfinder.core.jit import engine as jit_engine
+from dupfinder.core.jit.engine import Engine
 from dupfinder.core.model import Grouping
 
 
@@ -137,3 +141,66 @@ def test_star_grouping_keeps_a_tight_group_whole() -> None:
     keys = ["/a", "/b", "/c", "/d", "/e"]
     connected = cluster_unique(values, pairs, keys, Grouping.CONNECTED)
     assert cluster_unique(values, pairs, keys, Grouping.STAR) == connected
+
+
+def _smallest_by_flood(n: int, edges: list[tuple[int, int]]) -> list[int]:
+    """Reference: each node's component by a plain Python flood fill, labelled by its smallest."""
+    neighbours: dict[int, set[int]] = {v: set() for v in range(n)}
+    for a, b in edges:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+    label = list(range(n))
+    for start in range(n):
+        if label[start] != start:
+            continue
+        stack = [start]
+        while stack:
+            for other in neighbours[stack.pop()]:
+                if label[other] == other and other > start:
+                    label[other] = start
+                    stack.append(other)
+    return label
+
+
+ENGINES = [Engine.NUMPY]
+if jit_engine.available(jit_engine.Kernel.COMPONENTS):
+    ENGINES.append(Engine.COMPILED)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    edges=st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), max_size=80),
+)
+def test_component_labels_are_each_components_smallest_node(
+    engine: Engine, n: int, edges: list[tuple[int, int]]
+) -> None:
+    edges = [(a % n, b % n) for a, b in edges]
+    pairs = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    got = component_labels(n, pairs, engine)
+    assert got.dtype == np.int64
+    assert got.tolist() == _smallest_by_flood(n, edges)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_component_labels_of_a_long_chain_and_a_star(engine: Engine) -> None:
+    """A chain whose edges come in reverse (many hooking rounds for numpy) and a star."""
+    n = 5000
+    chain = np.stack([np.arange(n - 2, -1, -1), np.arange(n - 1, 0, -1)], axis=1)
+    np.testing.assert_array_equal(component_labels(n, chain, engine), np.zeros(n, np.int64))
+    star = np.stack([np.full(n - 1, n - 1), np.arange(n - 1)], axis=1)
+    np.testing.assert_array_equal(component_labels(n, star, engine), np.zeros(n, np.int64))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_component_labels_refuse_nodes_outside_the_graph(engine: Engine) -> None:
+    with pytest.raises(ValueError, match="outside"):
+        component_labels(3, np.array([[0, 3]]), engine)
+
+
+def test_graph_lists_each_neighbour_once_in_order() -> None:
+    graph = Graph.of(4, np.array([[2, 0], [0, 2], [1, 1], [3, 0]]))
+    assert graph.indptr.tolist() == [0, 2, 3, 4, 5]
+    assert graph.indices.tolist() == [2, 3, 1, 0, 0]
+    assert graph.nodes == 4

@@ -72,6 +72,6 @@ def test_a_scans_workers_beside_a_window_yield_the_cpu_to_it() -> None:
     here = os.nice(0)
     for background, expected in ((False, here), (True, min(19, here + BACKGROUND_NICENESS))):
         with ProcessPoolExecutor(
-            1, mp_context=_mp_context(), initializer=worker_init, initargs=(0, background)
+            1, mp_context=_mp_context(), initializer=worker_init, initargs=(background,)
         ) as pool:
             assert pool.submit(os.nice, 0).result() == expected

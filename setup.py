@@ -1,0 +1,76 @@
+"""Builds dupfinder's compiled kernels (Cython) with the package; everything else is in pyproject.toml."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+#: The kernels: one extension module beside the Python module that drives it.
+KERNELS = {
+    "dupfinder.core.index.kernels": "dupfinder/core/index/kernels.pyx",
+    "dupfinder.core.text.kernels": "dupfinder/core/text/kernels.pyx",
+    "dupfinder.core.grouping.components": "dupfinder/core/grouping/components.pyx",
+    "dupfinder.core.image.check_kernels": "dupfinder/core/image/check_kernels.pyx",
+}
+#: Where the shared C header (the bit count) lives.
+INCLUDE = "dupfinder/core/jit"
+#: ``DUPFINDER_NATIVE=0`` builds no extension (the numpy path only); ``required`` fails the
+#: build when a kernel does not compile (CI and the bundles), the default only warns.
+MODE = os.environ.get("DUPFINDER_NATIVE", "optional")
+#: ``DUPFINDER_NATIVE_CHECKS=1`` compiles bounds checks in (for tests, slower).
+CHECKS = os.environ.get("DUPFINDER_NATIVE_CHECKS") == "1"
+
+
+def _x86() -> bool:
+    """Whether the extension is compiled for x86-64 (macOS names its target in ARCHFLAGS)."""
+    arch = os.environ.get("ARCHFLAGS", "")
+    if sys.platform == "darwin" and arch:
+        return "x86_64" in arch and "arm64" not in arch
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
+class BuildKernels(build_ext):
+    """Compiler flags per compiler: optimised, with the CPU's bit-count instruction on x86-64
+    (the x86-64-v2 level numpy's own wheels require), and no C runtime surprises."""
+
+    def build_extensions(self) -> None:
+        if self.compiler.compiler_type == "msvc":
+            flags = ["/O2"]
+        else:
+            flags = ["-O3", "-g0", "-fno-strict-aliasing"]
+            if _x86():
+                flags += ["-mpopcnt", "-msse4.2"]
+        for ext in self.extensions:
+            ext.extra_compile_args = [*flags, *ext.extra_compile_args]
+        super().build_extensions()
+
+
+def _extensions() -> list[Extension]:
+    if MODE == "0":
+        return []
+    sources = {name: path for name, path in KERNELS.items() if os.path.exists(path)}
+    extensions = [
+        Extension(name, [path], include_dirs=[INCLUDE], optional=MODE != "required")
+        for name, path in sources.items()
+    ]
+    from Cython.Build import cythonize
+
+    return cythonize(  # type: ignore[no-any-return]
+        extensions,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": CHECKS,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": CHECKS,
+            "embedsignature": True,
+        },
+        quiet=True,
+    )
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildKernels})
