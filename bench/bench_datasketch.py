@@ -27,6 +27,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -104,7 +105,7 @@ def dupfinder_pairs(
     for group in members.values():
         pairs.update((a, b) for x, a in enumerate(group) for b in group[x + 1 :])
     for a, b in node_pairs.tolist():
-        pairs.update(tuple(sorted((x, y))) for x in members[a] for y in members[b])  # type: ignore[misc]
+        pairs.update((min(x, y), max(x, y)) for x in members[a] for y in members[b])
     return pairs, time.process_time() - start
 
 
@@ -158,22 +159,22 @@ def main(argv: list[str] | None = None) -> int:
     }
     for k in (8, 10, 12, 14):
         if k != DEFAULT_TEXT_THRESHOLD:
-            runs[f"dupfinder, k = {k}, >= {t:.0%}"] = lambda k=k: dupfinder_pairs(docs, k, t)  # type: ignore[misc]
-        runs[f"dupfinder, k = {k}, >= {t:.0%}, SimHash proposals only"] = (
-            lambda k=k: dupfinder_pairs(docs, k, t, bands=False)  # type: ignore[misc]
+            runs[f"dupfinder, k = {k}, >= {t:.0%}"] = partial(dupfinder_pairs, docs, k, t)
+        runs[f"dupfinder, k = {k}, >= {t:.0%}, SimHash proposals only"] = partial(
+            dupfinder_pairs, docs, k, t, bands=False
         )
     for threshold in (0.5, 0.7, 0.8):
-        runs[f"datasketch LSH {threshold}"] = lambda th=threshold: datasketch_pairs(  # type: ignore[misc]
-            docs, th, check=False
+        runs[f"datasketch LSH {threshold}"] = partial(
+            datasketch_pairs, docs, threshold, check=False
         )
-        runs[f"datasketch LSH {threshold} + Jaccard check"] = (
-            lambda th=threshold: datasketch_pairs(docs, th, check=True)  # type: ignore[misc]
+        runs[f"datasketch LSH {threshold} + Jaccard check"] = partial(
+            datasketch_pairs, docs, threshold, check=True
         )
     load_start = [round(x, 2) for x in os.getloadavg()]
     results = {}
     for name, run in runs.items():
         pairs, seconds = run()
-        row: dict[str, object] = score(docs, pairs)
+        row: dict[str, object] = dict(score(docs, pairs))
         row["cpu_seconds"] = round(seconds, 2)
         row["mb_per_cpu_second"] = round(megabytes / seconds, 2)
         row["per_edit_recall"] = per_edit_recall(docs, pairs)

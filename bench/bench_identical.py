@@ -29,6 +29,7 @@ import json
 import os
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -132,7 +133,7 @@ def _folder_size(folder: str) -> tuple[int, int]:
     for top, _, names in os.walk(folder):
         for name in names:
             info = os.lstat(os.path.join(top, name))
-            if os.path.stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in seen:
+            if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in seen:
                 seen.add((info.st_dev, info.st_ino))
                 count += 1
                 size += info.st_size

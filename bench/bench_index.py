@@ -116,8 +116,9 @@ def _peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def measure(call: Callable[[], Any], repeat: int) -> tuple[dict[str, float], Any]:
-    """Best wall and CPU seconds of ``repeat`` calls, and the peak RSS rise of the first."""
+def measure(call: Callable[[], Any], repeat: int) -> tuple[dict[str, Any], Any]:
+    """Best wall and CPU seconds of ``repeat`` calls, and the peak RSS rise of the first: the
+    first figures of a worker's JSON object, to which it adds its own."""
     best_wall = best_cpu = float("inf")
     rise, result = 0, None
     for i in range(repeat):

@@ -31,7 +31,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import imagehash
 import numpy as np
@@ -165,16 +165,31 @@ def _subsets(items: Sequence[CorpusItem]) -> dict[str, np.ndarray]:
             "photos": both["wallpaper"], "icons": both["icon"]}  # fmt: skip
 
 
-def _score(items: Sequence[CorpusItem], dist: np.ndarray) -> dict[str, object]:
+#: Per radius: for each subset of pairs ("all", "photos", "icons") its row of precision, recall,
+#: F1 and counts, and under "by_edit" a row for each edit.
+ByRadius = dict[int, dict[str, dict[str, Any]]]
+
+
+class Score(TypedDict):
+    """How one hash separates the corpus's pairs, at every radius."""
+
+    by_k: ByRadius
+    positive_pairs: int
+    negative_pairs: int
+    hard_negative_pairs: int
+    recolour_pairs: int
+
+
+def _score(items: Sequence[CorpusItem], dist: np.ndarray) -> Score:
     lab = _labels(items)
     subsets = _subsets(items)
     edits = np.array([it.edit for it in items])
     groups = np.array([it.group for it in items])
     master_of = {it.group: i for i, it in enumerate(items) if it.edit == "original"}
-    per_k: dict[int, object] = {}
+    per_k: ByRadius = {}
     for k in K_RANGE:
         hit = dist <= k
-        scores: dict[str, object] = {}
+        scores: dict[str, dict[str, Any]] = {}
         for name, mask in subsets.items():
             pos, neg = lab.positive & mask, lab.negative & mask
             tp, fn = int((hit & pos).sum()), int((~hit & pos).sum())
@@ -186,7 +201,7 @@ def _score(items: Sequence[CorpusItem], dist: np.ndarray) -> dict[str, object]:
             scores[name] = row
         wrong = (hit & lab.negative) | (hit & lab.negative).T
         right = (hit & lab.positive) | (hit & lab.positive).T
-        by_edit: dict[str, object] = {}
+        by_edit: dict[str, dict[str, Any]] = {}
         for edit in sorted(set(edits) - {"original"}):
             rows = np.flatnonzero(edits == edit)
             found = [bool(dist[r, master_of[groups[r]]] <= k) for r in rows]
@@ -207,9 +222,9 @@ def _score(items: Sequence[CorpusItem], dist: np.ndarray) -> dict[str, object]:
     }
 
 
-def _best_k(score: dict[str, object]) -> int:
+def _best_k(score: Score) -> int:
     """Best photo F1 among radii whose photo precision meets the target (else most precise)."""
-    by_k: dict[int, dict[str, dict[str, float]]] = score["by_k"]  # type: ignore[assignment]
+    by_k = score["by_k"]
     ok = [k for k in K_RANGE if by_k[k]["photos"]["precision"] >= TARGET_PRECISION]
     pool = ok or list(K_RANGE)
     return max(pool, key=lambda k: (by_k[k]["photos"]["f1"], -k))
@@ -219,11 +234,11 @@ def _best_k(score: dict[str, object]) -> int:
 DEFAULT_MIN_PHOTO_F1 = 0.96
 
 
-def _default_k(score: dict[str, object]) -> int:
+def _default_k(score: Score) -> int:
     """The radius to ship: best F1 over photos *and* icons among radii whose photo scores
     meet the targets with a margin. Every bit past that buys a little photo recall and costs
     much icon precision, and in a real scan those false icon pairs become false groups."""
-    by_k: dict[int, dict[str, dict[str, float]]] = score["by_k"]  # type: ignore[assignment]
+    by_k = score["by_k"]
     ok = [
         k
         for k in K_RANGE
@@ -235,13 +250,13 @@ def _default_k(score: dict[str, object]) -> int:
     return max(ok, key=lambda k: (by_k[k]["all"]["f1"], -k))
 
 
-def _print(results: dict[str, dict[str, object]], chosen: dict[str, int]) -> None:
+def _print(results: dict[str, Score], chosen: dict[str, int]) -> None:
     for subset in ("photos", "icons", "all"):
         print(f"\n[{subset}] at each method's chosen k (best photo F1 with photo P >= "
               f"{TARGET_PRECISION}); then F1 at k=0..16")  # fmt: skip
         print(f"{'method':18} {'k':>3} {'P':>6} {'R':>6} {'F1':>6} {'hardFP':>6} {'strictP':>7}")
         for method, score in results.items():
-            by_k: dict[int, dict[str, dict[str, float]]] = score["by_k"]  # type: ignore[assignment]
+            by_k = score["by_k"]
             k = chosen[method]
             o = by_k[k][subset]
             curve = " ".join(f"{by_k[j][subset]['f1']:.2f}" for j in K_RANGE)
@@ -250,8 +265,8 @@ def _print(results: dict[str, dict[str, object]], chosen: dict[str, int]) -> Non
     ours, base = results[DEFAULT_ALGORITHM], results["naive_phash"]
     k = chosen[DEFAULT_ALGORITHM]
     print(f"\nper edit at k={k}: dupfinder {DEFAULT_ALGORITHM}  vs  naive phash (same k)")
-    ours_edits = ours["by_k"][k]["by_edit"]  # type: ignore[index]
-    base_edits = base["by_k"][k]["by_edit"]  # type: ignore[index]
+    ours_edits = ours["by_k"][k]["by_edit"]
+    base_edits = base["by_k"][k]["by_edit"]
     print(f"{'edit':14} {'P':>6} {'R':>6} {'F1':>6}   {'P':>6} {'R':>6} {'F1':>6}")
     for edit, o in ours_edits.items():
         b = base_edits[edit]
@@ -320,7 +335,7 @@ def _verified(
             ok = sims >= t
             kept[first[ok], second[ok]] = dist[first[ok], second[ok]]
             kept[second[ok], first[ok]] = dist[first[ok], second[ok]]
-            by_k: Any = _score(items, kept)["by_k"]
+            by_k = _score(items, kept)["by_k"]
             out[f"{name} t={t:.2f}"] = {str(k): by_k[k] for k in VERIFY_KS}
     return out
 
@@ -358,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                for m, v in values.items()}  # fmt: skip
     _print(results, chosen)
     default_k = _default_k(results[DEFAULT_ALGORITHM])
-    row = results[DEFAULT_ALGORITHM]["by_k"][default_k]  # type: ignore[index]
+    row = results[DEFAULT_ALGORITHM]["by_k"][default_k]
     print(f"\nrecommended default: k={default_k} (best F1 on photos and icons together among "
           f"radii with photo P >= {TARGET_PRECISION} and F1 >= {DEFAULT_MIN_PHOTO_F1}): "
           + ", ".join(f"{s} P {row[s]['precision']:.3f} R {row[s]['recall']:.3f} "
@@ -367,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
           + ", ".join(f"{m} {t:.1f}" for m, t in ms.items()))  # fmt: skip
     verified = _verified(items, _distances(values[DEFAULT_ALGORITHM]), descriptors)
     shipped = f"layout+colour+detail (shipped) t={DEFAULT_IMAGE_SIMILARITY:.2f}"
-    hash_only = results[DEFAULT_ALGORITHM]["by_k"][8]  # type: ignore[index]
+    hash_only = results[DEFAULT_ALGORITHM]["by_k"][8]
     _print_verified(verified, hash_only, shipped, DEFAULT_IMAGE_THRESHOLD)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     report = {

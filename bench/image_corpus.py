@@ -33,6 +33,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFont
 
@@ -182,7 +183,7 @@ def _half(im: Image.Image, factor: int) -> Image.Image:
 
 
 #: edit name -> (transform of the RGB master, file suffix, save options)
-_EDITS: dict[str, tuple[Callable[[Image.Image], Image.Image], str, dict[str, object]]] = {
+_EDITS: dict[str, tuple[Callable[[Image.Image], Image.Image], str, dict[str, Any]]] = {
     "resize50": (lambda im: _half(im, 2), ".jpg", {"quality": 90}),
     "resize25": (lambda im: _half(im, 4), ".jpg", {"quality": 90}),
     "jpeg85": (lambda im: im, ".jpg", {"quality": 85}),
@@ -214,7 +215,10 @@ def _build_wallpapers(out: Path, items: list[CorpusItem]) -> None:
         base = out / "wall" / f"{index:02d}-{path.stem}"
         master_suffix = ".png" if path.suffix.lower() == ".png" else ".jpg"
         master_path = base.with_name(base.name + "-master" + master_suffix)
-        master.save(master_path, **({"quality": 95} if master_suffix == ".jpg" else {}))
+        if master_suffix == ".jpg":
+            master.save(master_path, quality=95)
+        else:
+            master.save(master_path)
         if group in seen_groups:  # another resolution of a picture already edited below
             items.append(CorpusItem(str(master_path), group, "upstream_size", family, "wallpaper"))
             continue
@@ -222,7 +226,7 @@ def _build_wallpapers(out: Path, items: list[CorpusItem]) -> None:
         items.append(CorpusItem(str(master_path), group, "original", family, "wallpaper"))
         for name, (edit, suffix, options) in _EDITS.items():
             dest = base.with_name(f"{base.name}-{name}{suffix}")
-            edit(master).save(dest, **options)  # type: ignore[arg-type]
+            edit(master).save(dest, **options)  # the writer's options
             items.append(CorpusItem(str(dest), group, name, family, "wallpaper"))
         dest = base.with_name(base.name + "-exif_rotated.jpg")
         _save_exif_rotated(master, dest, orientations[index % len(orientations)])

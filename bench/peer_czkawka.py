@@ -215,8 +215,8 @@ def _accuracy(items: Sequence[CorpusItem], groups: Sequence[Sequence[str]]) -> d
     known = {it.path for it in items}
     score = _score(items, _group_distances(items, groups))
     star = _score(items, _group_distances(items, groups, star=True))
-    row: dict[str, Any] = dict(score["by_k"][0])  # type: ignore[index]
-    row["star_pairs"] = {k: v for k, v in star["by_k"][0].items() if k != "by_edit"}  # type: ignore[union-attr]
+    row: dict[str, Any] = dict(score["by_k"][0])
+    row["star_pairs"] = {k: v for k, v in star["by_k"][0].items() if k != "by_edit"}
     row["groups"] = len(groups)
     row["largest_group"] = max(map(len, groups), default=0)
     row["files_grouped"] = sum(len(g) for g in groups)

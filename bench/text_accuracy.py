@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -71,7 +72,41 @@ def _hist(d: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
     return np.bincount(d, minlength=65).astype(np.int64)
 
 
-def evaluate(docs: list[Doc], values: npt.NDArray[np.uint64]) -> dict[str, object]:
+class Row(TypedDict):
+    """The pairs found within k bits: precision, recall, F1 and the counts behind them."""
+
+    k: int
+    precision: float
+    recall: float
+    f1: float
+    tp: int
+    fp: int
+    fn: int
+
+
+class Evaluation(TypedDict):
+    """One fingerprint setting over all pairs of the corpus."""
+
+    pairs: dict[str, int]
+    overall: list[Row]  # one row per k in KS
+    per_language: dict[str, list[Row]]
+    per_edit_recall: dict[str, list[float]]
+    hard_negative_false_positives: list[int]
+    negative_distance_min: int | None
+    too_little_content: NotRequired[int]
+    seconds: NotRequired[float]
+
+
+class Verified(TypedDict):
+    """The two stages (SimHash within k, then sketch similarity >= t) for each (k, t)."""
+
+    table: list[dict[str, float]]
+    per_edit_recall: dict[str, dict[str, float]]
+    per_language: dict[str, dict[str, dict[str, float]]]
+    seconds: NotRequired[float]
+
+
+def evaluate(docs: list[Doc], values: npt.NDArray[np.uint64]) -> Evaluation:
     """Distance histograms over all pairs, turned into P/R/F1 per k."""
     n = len(docs)
     group = np.array([d.group for d in docs])
@@ -105,8 +140,8 @@ def evaluate(docs: list[Doc], values: npt.NDArray[np.uint64]) -> dict[str, objec
         d = int(np.bitwise_count(values[i] ^ values[j]))
         per_edit.setdefault(str(edit[i]), np.zeros(65, np.int64))[d] += 1
 
-    def prf(p: npt.NDArray[np.int64], q: npt.NDArray[np.int64]) -> list[dict[str, float | int]]:
-        out = []
+    def prf(p: npt.NDArray[np.int64], q: npt.NDArray[np.int64]) -> list[Row]:
+        out: list[Row] = []
         for k in KS:
             tp, fp = int(p[: k + 1].sum()), int(q[: k + 1].sum())
             fn = int(p.sum()) - tp
@@ -167,7 +202,7 @@ def sketches_of(docs: list[Doc]) -> npt.NDArray[np.uint8]:
 
 def evaluate_verified(
     docs: list[Doc], values: npt.NDArray[np.uint64], sketches: npt.NDArray[np.uint8]
-) -> dict[str, object]:
+) -> Verified:
     """Two-stage accuracy: a pair is found when its SimHashes are within k bits *and* its
     sketch similarity reaches t, for every k in VERIFY_KS and t in VERIFY_THRESHOLDS."""
     n = len(docs)
@@ -211,7 +246,7 @@ def evaluate_verified(
             for k in VERIFY_KS
             for t in VERIFY_THRESHOLDS
         }
-    per_lang: dict[str, dict[str, object]] = {}
+    per_lang: dict[str, dict[str, dict[str, float]]] = {}
     for la in sorted(set(lang.tolist())):
         in_lang = (lang[a] == la) & (lang[b] == la)
         g = group[lang == la]
@@ -308,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
                     settings[f"shingle={n}, {w}"] = setting(n, w)
     settings["naive baseline (lowercase, word 3-grams, unweighted)"] = naive_simhash
 
-    results: dict[str, object] = {}
+    results: dict[str, Evaluation] = {}
     for name, fp in settings.items():
         t0 = time.perf_counter()
         values, short = fingerprint_all(docs, fp)
@@ -316,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         res["too_little_content"] = short
         res["seconds"] = round(time.perf_counter() - t0, 1)
         results[name] = res
-        best = max(res["overall"], key=lambda r: (r["f1"], -r["k"]))  # type: ignore[index]
+        best = max(res["overall"], key=lambda r: (r["f1"], -r["k"]))
         print(
             f"{name}: best F1 {best['f1']} at k={best['k']} (P {best['precision']}, "
             f"R {best['recall']})",
@@ -333,69 +368,69 @@ def main(argv: list[str] | None = None) -> int:
     if chosen_k is None:
         # The smallest k that meets the target (cheaper index, margin on precision), else
         # the best F1 that keeps precision >= 0.99.
-        rows = default["overall"]  # type: ignore[index]
+        rows = default["overall"]
         meets = [r for r in rows if r["precision"] >= 0.99 and r["f1"] >= 0.97]
         ok = [r for r in rows if r["precision"] >= 0.99]
         if meets:
             chosen_k = min(r["k"] for r in meets)
         else:
             chosen_k = max(ok, key=lambda r: (r["f1"], -r["k"]))["k"] if ok else 3
+    by_length = short_documents(_unbounded(textsim.SHINGLE, textsim.WEIGHTING), chosen_k)
     payload = {
         "corpus": summary,
         "chosen_k": chosen_k,
         "algorithm_version": textsim.ALGORITHM_VERSION,
         "min_tokens": textsim.MIN_TOKENS,
-        "short_documents": short_documents(
-            _unbounded(textsim.SHINGLE, textsim.WEIGHTING), chosen_k
-        ),
+        "short_documents": by_length,
         "settings": results,
         "verified": verified,
         "seconds": round(time.perf_counter() - start, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False))
-    _print_summary(payload, default_name, chosen_k)
+    _print_summary(results, by_length, default_name, chosen_k)
     _print_verified(verified)
     print(f"wrote {args.out}")
     return 0
 
 
-def _print_summary(payload: dict[str, object], default_name: str, k: int) -> None:
-    settings: dict[str, dict[str, object]] = payload["settings"]  # type: ignore[assignment]
+def _print_summary(
+    settings: dict[str, Evaluation], by_length: list[dict[str, object]], default_name: str, k: int
+) -> None:
     print(f"\nall-pairs accuracy at k={k}")
     print(f"{'setting':58} {'P':>7} {'R':>7} {'F1':>7}")
     for name, res in settings.items():
-        row = res["overall"][k]  # type: ignore[index]
+        row = res["overall"][k]
         print(f"{name:58} {row['precision']:7.4f} {row['recall']:7.4f} {row['f1']:7.4f}")
     base = next(n for n in settings if n.startswith("naive"))
-    brow = settings[base]["overall"][3]  # type: ignore[index]
+    brow = settings[base]["overall"][3]
     print(
         f"{'naive baseline at k=3':58} {brow['precision']:7.4f} {brow['recall']:7.4f} "
         f"{brow['f1']:7.4f}"
     )
     default = settings[default_name]
     print(f"\n{default_name} by k")
-    for row in default["overall"]:  # type: ignore[attr-defined]
+    for row in default["overall"]:
         print(
             f"  k={row['k']:2}  P {row['precision']:.4f}  R {row['recall']:.4f}  "
             f"F1 {row['f1']:.4f}  fp {row['fp']}"
         )
     print(f"\nper-edit recall at k={k} (default | baseline at k=3)")
-    for name, recs in default["per_edit_recall"].items():  # type: ignore[attr-defined]
-        brec = settings[base]["per_edit_recall"].get(name)  # type: ignore[attr-defined]
+    for name, recs in default["per_edit_recall"].items():
+        brec = settings[base]["per_edit_recall"].get(name)
         print(f"  {name:18} {recs[k]:.4f} | {brec[3] if brec else float('nan'):.4f}")
     print("\nper language at k (P/R/F1)")
-    for la, rows in default["per_language"].items():  # type: ignore[attr-defined]
+    for la, rows in default["per_language"].items():
         r = rows[k]
         print(f"  {la}: {r['precision']:.4f} {r['recall']:.4f} {r['f1']:.4f}")
     print("\nshort documents (one word changed):")
-    for row in payload["short_documents"]:  # type: ignore[attr-defined]
-        print(f"  {row}")
+    for length in by_length:
+        print(f"  {length}")
 
 
-def _print_verified(verified: dict[str, object]) -> None:
+def _print_verified(verified: Verified) -> None:
     print("\ntwo-stage (SimHash within k, then sketch similarity >= t): P / R / F1")
-    rows: list[dict[str, float]] = verified["table"]  # type: ignore[assignment]
+    rows = verified["table"]
     print("  k  " + "".join(f"{'t=' + str(t):>22}" for t in VERIFY_THRESHOLDS))
     for k in VERIFY_KS:
         cells = [r for r in rows if r["k"] == k]

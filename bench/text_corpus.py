@@ -465,7 +465,7 @@ def html_page(text: str, title: str) -> str:
 def html_visible_text(page: str, workdir: str) -> tuple[str, str]:
     """Visible text of an HTML page through dupfinder's extractor (BeautifulSoup if missing)."""
     try:
-        from dupfinder.core.extract import extract_text  # type: ignore[attr-defined]
+        from dupfinder.core.extract import extract_text
     except ImportError:
         from bs4 import BeautifulSoup
 

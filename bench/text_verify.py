@@ -23,6 +23,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -95,7 +96,18 @@ def jaccard(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> float:
     return inter / (a.size + b.size - inter)
 
 
-def measure_folder(prepared: Prepared, max_k: int) -> dict[str, object]:
+class FolderFigures(TypedDict):
+    """How the candidates within each radius, and each sketch's estimate, fare on one folder."""
+
+    documents: int
+    candidate_pairs: int
+    by_radius: list[dict[str, object]]
+    sketches: list[dict[str, object]]
+    unrelated_close_pairs: list[dict[str, object]]
+    seconds: NotRequired[float]
+
+
+def measure_folder(prepared: Prepared, max_k: int) -> FolderFigures:
     values = prepared.simhashes
     pairs = candidate_pairs(values, max_k)
     dist = np.bitwise_count(values[pairs[:, 0]] ^ values[pairs[:, 1]]).astype(int)
@@ -107,7 +119,7 @@ def measure_folder(prepared: Prepared, max_k: int) -> dict[str, object]:
         for t in THRESHOLDS:
             row[f"shared_below_{t}"] = int((within & (true < t)).sum())
         by_radius.append(row)
-    sketch_rows = []
+    sketch_rows: list[dict[str, object]] = []
     for bins, bits in SKETCHES:
         sk = np.stack([sketch.sketch(s, bins=bins, bits=bits) for s in prepared.shingles])
         est = sketch.pair_similarity(sk[pairs[:, 0]], sk[pairs[:, 1]], bits=bits)
@@ -127,7 +139,7 @@ def measure_folder(prepared: Prepared, max_k: int) -> dict[str, object]:
     worst = sorted(
         zip(true.tolist(), dist.tolist(), pairs.tolist(), strict=True), key=lambda x: x[1]
     )
-    examples = [
+    examples: list[dict[str, object]] = [
         {
             "a": prepared.names[i],
             "b": prepared.names[j],
@@ -159,11 +171,11 @@ def main(argv: list[str] | None = None) -> int:
         res["seconds"] = round(time.perf_counter() - t0, 1)
         results[name] = res
         print(f"\n== {name}: {res['documents']} documents", file=sys.stderr)
-        for row in res["by_radius"]:  # type: ignore[attr-defined]
+        for row in res["by_radius"]:
             print("  ", row, file=sys.stderr)
-        for row in res["sketches"]:  # type: ignore[attr-defined]
+        for row in res["sketches"]:
             print("  ", row, file=sys.stderr)
-        for ex in res["unrelated_close_pairs"]:  # type: ignore[attr-defined]
+        for ex in res["unrelated_close_pairs"]:
             print("  ", ex, file=sys.stderr)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))

@@ -59,7 +59,7 @@ def render(svg: Path, sizes: tuple[int, ...]) -> dict[int, Image.Image]:
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        canvas.save(buffer, "PNG")
+        canvas.save(buffer, b"PNG")
         buffer.close()
         images[size] = Image.open(io.BytesIO(data.data())).convert("RGBA")
     del app

@@ -196,11 +196,16 @@ def refused(expression: str) -> str | None:
     return None
 
 
+def _field(meta: metadata.PackageMetadata, name: str) -> str:
+    """One field of a package's metadata, "" where the package leaves it out."""
+    return str(meta[name] or "") if name in meta else ""
+
+
 def _licence_of(dist: metadata.Distribution) -> str:
     meta = dist.metadata
-    if meta.get("License-Expression"):
-        return str(meta["License-Expression"])
-    text = str(meta.get("License") or "").strip()
+    if expression := _field(meta, "License-Expression"):
+        return expression
+    text = _field(meta, "License").strip()
     if text and "\n" not in text and len(text) < 80:
         return NAMES.get(text.lower(), text)
     classifiers = [

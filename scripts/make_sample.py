@@ -43,7 +43,7 @@ def write_docx(path: Path) -> None:
     document.add_heading(TITLE, level=1)
     for paragraph in PARAGRAPHS:
         document.add_paragraph(paragraph)
-    document.save(path)
+    document.save(str(path))
 
 
 def write_pdf(path: Path) -> None:

@@ -161,8 +161,10 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
     from dupfinder.core.results.decisions import DecisionStore
     from dupfinder.gui.app import create_application
     from dupfinder.gui.dialogs import PlanDialog
+    from dupfinder.gui.image_preview import ImagePreview
     from dupfinder.gui.main_window import MainWindow
     from dupfinder.gui.settings import Settings
+    from dupfinder.gui.text_preview import TextPreview
 
     app = create_application([])
     if not QFontMetrics(app.font()).inFontUcs4(ord("中")):
@@ -215,12 +217,12 @@ def _shoot(out: Path, width: int, height: int, temp: Path, demo: Path, many: Pat
     window.start_scan()
     wait(lambda: not window.busy(), "the scan")
 
-    def select(relative: str, preview: QWidget) -> None:
+    def select(relative: str, preview: TextPreview | ImagePreview) -> None:
         index = window.model.index_of_path(str(demo / relative))
         if not index.isValid():
             raise LookupError(f"{relative} is in no group")
         rendered = []
-        preview.rendered.connect(lambda: rendered.append(True))  # type: ignore[attr-defined]
+        preview.rendered.connect(lambda: rendered.append(True))
         window.view.setCurrentIndex(index)
         top = QAbstractItemView.ScrollHint.PositionAtTop
         window.view.scrollTo(index.parent(), top)  # the whole group in view
