@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -33,16 +34,6 @@ from dupfinder.core.fingerprints.worker import (
     fingerprint_batch,
     worker_init,
 )
-from dupfinder.core.grouping.groups import (
-    KindGroups,
-    PairFinder,
-    compared_rows,
-    group_order,
-    group_rows,
-    groups_from,
-    second_check,
-)
-from dupfinder.core.index.library import Library
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
     Group,
@@ -63,7 +54,22 @@ from dupfinder.core.scan.identical_cache import CachedDigests
 from dupfinder.core.scan.identical_groups import copies_of, merge
 from dupfinder.core.scan.walk import WalkReport, walk
 
-__all__ = ["PairFinder", "fingerprint_files", "group_files", "run", "second_check"]
+if TYPE_CHECKING:
+    from dupfinder.core.grouping.groups import KindGroups, PairFinder
+
+__all__ = ["PairFinder", "fingerprint_files", "group_files", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    """``PairFinder`` from the grouping, imported when first asked for: a scan of
+    byte-identical files only never imports the grouping (scipy, the index, the picture
+    check)."""
+    if name == "PairFinder":
+        from dupfinder.core.grouping import groups
+
+        return getattr(groups, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _log = logging.getLogger(__name__)
 
@@ -120,19 +126,27 @@ def run(
     errors = list(walk_report.errors)
     for row, (error, code) in outcomes.errors.items():
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
-    # with the cache on, near pairs come from the library of the last scan when fewer changed
-    remembered = Library(options.cache_dir or default_cache_dir()) if options.use_cache else None
-    if remembered is not None:
-        remembered.remember_roots(options.roots)
-    groups, pair_count = _compare(
-        files, outcomes, options, sample, remembered.pairs if remembered else None, cancel
-    )
-    if cancel.is_set():
-        return _cancelled(len(files), started, from_cache)
+    groups: list[Group] = []
+    pair_count = 0
+    if options.near_duplicates:
+        from dupfinder.core.index.library import Library
+
+        # with the cache on, near pairs come from the library of the last scan when fewer
+        # changed
+        remembered = (
+            Library(options.cache_dir or default_cache_dir()) if options.use_cache else None
+        )
+        if remembered is not None:
+            remembered.remember_roots(options.roots)
+        groups, pair_count = _compare(
+            files, outcomes, options, sample, remembered.pairs if remembered else None, cancel
+        )
+        if cancel.is_set():
+            return _cancelled(len(files), started, from_cache)
     if identical.sets:
         by_suffix = not options.near_duplicates
         groups = merge(groups, [copies_of(s, files, outcomes, by_suffix) for s in identical.sets])
-        groups.sort(key=group_order)
+        groups.sort(key=_group_order)
     reported = {e.path for e in errors}
     for problem in identical.problems:
         if files.paths[problem.row] not in reported:
@@ -148,6 +162,12 @@ def run(
     )
     errors.sort(key=lambda e: e.path)
     return ScanResult(tuple(groups), tuple(errors), stats)
+
+
+def _group_order(group: Group) -> tuple[int, str]:
+    """Largest groups first, then by the representative's path (``groups.group_order``,
+    which a scan of byte-identical files only does not import)."""
+    return (-len(group.members), group.representative.path)
 
 
 def _cancelled(seen: int, started: float, from_cache: int = 0) -> ScanResult:
@@ -462,6 +482,8 @@ def _compare(
     Beside a window (any thread but the main one) a large grouping runs in a worker
     process, so the window's thread never waits for the interpreter lock behind it, and a
     cancel stops it at once; if that process fails, the grouping runs here instead."""
+    from dupfinder.core.grouping.groups import compared_rows, group_rows, groups_from
+
     progress = functools.partial(sample, force=True)
     found: tuple[list[KindGroups], int] | None = None
     if cancel is not None and beside_window() and compared_rows(outcomes) >= _ISOLATED_MIN:
