@@ -119,13 +119,16 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
 
     clock = _Clock(started_wall)  # start-up: the interpreter and the engine's imports
 
-    pipeline.walk = clock.wrap_iterator("walk", pipeline.walk)  # type: ignore[attr-defined]
-    pipeline._fingerprint_all = clock.wrap("fingerprints", pipeline._fingerprint_all)  # type: ignore[attr-defined]
-    pipeline._identical = clock.wrap("byte-identical", pipeline._identical)  # type: ignore[attr-defined]
-    verify.candidates = clock.wrap("index", verify.candidates)  # type: ignore[assignment]
-    verify.verified = clock.wrap("second check", verify.verified)  # type: ignore[assignment]
-    compare = pipeline._compare  # type: ignore[attr-defined]
-    pipeline._compare = clock.wrap("grouping", compare)  # type: ignore[attr-defined]
+    for module, name, phase in (
+        (pipeline, "walk", "walk"),
+        (pipeline, "_fingerprint_all", "fingerprints"),
+        (pipeline, "_identical", "byte-identical"),
+        (verify, "candidates", "index"),
+        (verify, "verified", "second check"),
+        (pipeline, "_compare", "grouping"),
+    ):
+        wrap = clock.wrap_iterator if name == "walk" else clock.wrap
+        setattr(module, name, wrap(phase, getattr(module, name)))
     options = ScanOptions(roots=(Path(folder),), cache_dir=Path(cache), jobs=jobs)
     result = pipeline.run(options)
     with open(os.devnull, "w", encoding="utf-8") as sink:

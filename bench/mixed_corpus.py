@@ -137,8 +137,8 @@ def _plant(
     smaller.mkdir(exist_ok=True)
     for index, source in enumerate(_sample(pictures, int(60 * scale), rng)):
         try:
-            with Image.open(source) as picture:
-                picture = picture.convert("RGB")
+            with Image.open(source) as opened:
+                picture = opened.convert("RGB")
                 picture.thumbnail((picture.width // 2, picture.height // 2))
                 picture.save(smaller / f"{index:04d}-{source.stem}.jpg", quality=80)
         except OSError:
