@@ -17,11 +17,13 @@ import secrets
 import shutil
 import stat
 from dataclasses import dataclass
+from typing import BinaryIO
 
 __all__ = [
     "FileStamp",
     "fsync_file",
     "move_no_overwrite",
+    "open_regular",
     "same_bytes",
     "sha256_file",
     "temporary_name",
@@ -94,15 +96,25 @@ def temporary_name(path: str) -> str:
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for chunk in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()
 
 
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a regular file for reading; anything else (a FIFO, a device, a folder) is an
+    ``OSError`` at once, never a read that waits forever or never ends."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+    return os.fdopen(fd, "rb")
+
+
 def same_bytes(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:
     """True when both files hold exactly the same bytes (compared, not hashed)."""
-    with open(first, "rb") as a, open(second, "rb") as b:
+    with open_regular(first) as a, open_regular(second) as b:
         if os.fstat(a.fileno()).st_size != os.fstat(b.fileno()).st_size:
             return False
         while True:
