@@ -38,6 +38,7 @@ from group_rules import check_groups  # noqa: E402
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
+    from dupfinder.core.model import Group
     from dupfinder.gui.main_window import MainWindow
     from dupfinder.gui.settings import Settings
 
@@ -58,10 +59,10 @@ def _every_group_keeps_its_promise(monkeypatch: pytest.MonkeyPatch) -> None:
 
     compare = scan._compare
 
-    def checked(*args: object, **kwargs: object) -> object:
-        groups, pairs = compare(*args, **kwargs)  # type: ignore[arg-type]
+    def checked(*args: Any, **kwargs: Any) -> tuple[list[Group], int]:  # _compare's arguments
+        groups, pairs = compare(*args, **kwargs)
         options = args[2] if len(args) > 2 else kwargs["options"]
-        check_groups(groups, options)  # type: ignore[arg-type]
+        check_groups(groups, options)
         return groups, pairs
 
     monkeypatch.setattr(scan, "_compare", checked)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+from scan_helpers import edit, essay, picture, write
 
 from dupfinder.core.model import ScanOptions
-from tests.scan_helpers import edit, essay, picture, write
 
 
 def near_duplicate_corpus(root: Path) -> Path:
@@ -28,6 +30,6 @@ def near_duplicate_corpus(root: Path) -> Path:
     return root
 
 
-def scan_options(root: Path, **extra: object) -> ScanOptions:
+def scan_options(root: Path, **extra: Any) -> ScanOptions:  # more of ScanOptions's fields
     """The scan without its byte-identical pass, which stored fingerprints do not cover."""
-    return ScanOptions(roots=(root,), identical=False, jobs=1, use_cache=False, **extra)  # type: ignore[arg-type]
+    return ScanOptions(roots=(root,), identical=False, jobs=1, use_cache=False, **extra)

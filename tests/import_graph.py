@@ -1,10 +1,14 @@
 """The import graph of ``dupfinder`` read from source (every import: top level, inside functions,
-under ``TYPE_CHECKING``), and the layer rules checked against it."""
+under ``TYPE_CHECKING``), and the layer rules checked against it; and the modules a fresh
+interpreter has loaded after some code, the rules as they hold at run time."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import json
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,3 +221,18 @@ def _outside_face(target: str, part: str, rules: Mapping[str, PackageRules]) -> 
     if not rest or rest.split(".")[0] in rules[part].face:
         return None
     return f"{part}.{rest} is not in {part}'s face {rules[part].face}"
+
+
+def modules_loaded_by(code: str) -> list[str]:
+    """The modules (sorted) that a fresh interpreter holds after running ``code``."""
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return modules
+
+
+def qt_modules(modules: Iterable[str]) -> list[str]:
+    """Qt's own among ``modules``: what headless use must never load."""
+    return [m for m in modules if m.startswith(("PySide6", "shiboken6"))]

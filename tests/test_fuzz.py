@@ -28,11 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fuzz_profiles import fuzz_settings
-from hypothesis import given
-from hypothesis import strategies as st
-from scan_helpers import essay, picture, write
-from test_extract_samples import (
+from document_samples import (
     write_docx,
     write_epub,
     write_html,
@@ -42,6 +38,10 @@ from test_extract_samples import (
     write_rst,
     write_rtf,
 )
+from fuzz_profiles import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from scan_helpers import essay, picture, write
 from test_hostile_corpus import IMAGE_FORMATS, image_bytes
 
 from dupfinder.core import extract
@@ -55,7 +55,7 @@ from dupfinder.core.fingerprints.worker import (
     fingerprint_file,
 )
 from dupfinder.core.image.perceptual import image_fingerprint
-from dupfinder.core.model import Kind, ScanOptions
+from dupfinder.core.model import Kind, ScanOptions, ScanResult
 from dupfinder.core.scan import pipeline as scan
 
 DOCUMENT_WRITERS: dict[str, Callable[[Path], Path]] = {
@@ -313,7 +313,8 @@ def test_html_with_a_control_character_in_its_charset_is_read(tmp_path: Path) ->
 # --- no hang: the per-file time limit -------------------------------------------------
 
 
-def _slow_reader(path: str, **_: object) -> str:
+def _slow_reader(path: str | os.PathLike[str], *, max_bytes: int = 0) -> str:
+    """extract_text, stuck on the files named so."""
     if "sleep" in os.path.basename(path):
         time.sleep(60)  # a reader stuck in a C call that releases the GIL
     while "spin" in os.path.basename(path):  # a reader stuck in a Python loop
@@ -335,7 +336,7 @@ def test_time_limit_stops_a_stuck_reader(tmp_path: Path, monkeypatch: pytest.Mon
 def slow_batch(tasks: list[Task], image_invariance: bool = False) -> list[FingerprintOutcome]:
     """The pool's unit of work with a stuck reader and a short limit (runs in workers)."""
     fingerprint.FILE_TIME_LIMIT_SECONDS = 0.5
-    extract.extract_text = _slow_reader  # type: ignore[assignment]
+    extract.extract_text = _slow_reader
     return fingerprint_batch(tasks, image_invariance)
 
 
@@ -364,7 +365,7 @@ def test_small_scan_off_the_main_thread_keeps_the_time_limit(
     write(root / "sleep.txt", "x")
     write(root / "fine.txt", essay(3))
     monkeypatch.setattr(scan, "fingerprint_batch", slow_batch)
-    results: list[scan.ScanResult] = []
+    results: list[ScanResult] = []
     worker = threading.Thread(
         target=lambda: results.append(scan.run(ScanOptions(roots=(root,), jobs=2, use_cache=False)))
     )

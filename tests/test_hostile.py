@@ -25,6 +25,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scan_helpers import essay, write
@@ -55,10 +56,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return build_corpus(tmp_path_factory.mktemp("hostile") / "corpus")
 
 
-def _options(root: Path, cache: Path, **changes: object) -> ScanOptions:
-    settings: dict[str, object] = {"roots": (root,), "cache_dir": cache, "jobs": 1}
+def _options(root: Path, cache: Path, **changes: Any) -> ScanOptions:
+    """Options for the corpus; ``changes`` are ScanOptions's fields, "jobs" among them."""
+    settings: dict[str, Any] = {"roots": (root,), "cache_dir": cache, "jobs": 1}
     settings.update(changes)
-    return ScanOptions(**settings)  # type: ignore[arg-type]
+    return ScanOptions(**settings)
 
 
 def _outcomes(result: ScanResult) -> dict[bytes, str]:

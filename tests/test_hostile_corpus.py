@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from document_samples import pdf_bytes
 from PIL import Image
 from scan_helpers import essay, picture
-from test_extract_samples import pdf_bytes
 
 #: The outcome a file may have: fingerprinted (and grouped with its twin), or one of these codes.
 OK = "ok"

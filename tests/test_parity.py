@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 from scan_helpers import edit, essay, picture, write
 
 from dupfinder.app.jobs import Rescored, scan_job
@@ -54,7 +55,7 @@ def _groups_of(data: dict[str, Any]) -> Groups:
     ]
 
 
-def _gui_scan(qtbot: Any, panel: ScanPanel, decisions: DecisionStore) -> ScanResult:
+def _gui_scan(qtbot: QtBot, panel: ScanPanel, decisions: DecisionStore) -> ScanResult:
     job = Job(scan_job(panel.scan_options(), panel.reference_folders(), decisions))
     try:
         with (
@@ -87,7 +88,7 @@ SETTINGS = [
 
 @pytest.mark.parametrize(("widgets", "flags"), SETTINGS)
 def test_cli_and_app_find_identical_groups(
-    qtbot: Any, tmp_path: Path, widgets: dict[str, Any], flags: list[str]
+    qtbot: QtBot, tmp_path: Path, widgets: dict[str, Any], flags: list[str]
 ) -> None:
     root = _corpus(tmp_path / "corpus")
     decisions = tmp_path / "decisions.json"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,11 +14,11 @@ from dupfinder.core.scan import pipeline as scan
 from dupfinder.core.scan.cache import default_cache_dir
 
 
-def settings(folder: Path, kinds: frozenset[Kind], **advanced: object) -> ScanSettings:
+def settings(folder: Path, kinds: frozenset[Kind], **advanced: Any) -> ScanSettings:
     return ScanSettings(
         folders=(FolderEntry(str(folder)),),
         kinds=kinds,
-        advanced=AdvancedSettings(**advanced),  # type: ignore[arg-type]
+        advanced=AdvancedSettings(**advanced),  # AdvancedSettings's fields
     )
 
 

@@ -22,7 +22,7 @@ from dupfinder.app.similar import (
     similar_job,
 )
 from dupfinder.core.actions import Action, ActionKind
-from dupfinder.core.model import Fingerprint, Kind, Member, ProgressCallback, ScanOptions
+from dupfinder.core.model import Fingerprint, Kind, Member, Progress, ProgressCallback, ScanOptions
 from dupfinder.core.results.decisions import DecisionStore
 from dupfinder.core.scan import pipeline as scan
 from dupfinder.core.scan.similar import SimilarResult
@@ -248,17 +248,17 @@ def test_the_search_can_be_cancelled(tmp_path: Path, docs: dict[str, Path]) -> N
 
 
 def test_the_app_runs_it_as_a_similar_job_with_progress(
-    tmp_path: Path, docs: dict[str, Path]
+    tmp_path: Path, docs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app, view = make_app(tmp_path)
     kinds: list[JobKind | None] = []
     original = app.view.show_progress
 
-    def progress(text: str, sample: object) -> None:
+    def progress(text: str, sample: Progress) -> None:
         kinds.append(app.job)
-        original(text, sample)  # type: ignore[arg-type]
+        original(text, sample)
 
-    app.view.show_progress = progress  # type: ignore[method-assign]
+    monkeypatch.setattr(app.view, "show_progress", progress)
     app.find_similar(str(docs["report"]), [str(docs["report"].parent)], options(tmp_path))
     assert kinds
     assert set(kinds) == {JobKind.SIMILAR}

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import subprocess
 import sys
 
 import pytest
+from import_graph import modules_loaded_by
 
 from dupfinder.cli import COMMANDS, build_parser, main
 
@@ -17,22 +19,25 @@ _HEAVY = ("numpy", "scipy", "PIL", "numba", "dupfinder.core.scan", "dupfinder.co
 
 def _imported_by(*args: str) -> list[str]:
     """Modules that ``dupfinder ARGS`` imports, seen from inside a fresh interpreter."""
-    script = (
-        "import io, json, sys\n"
+    return modules_loaded_by(
+        "import io, sys\n"
         "from dupfinder.__main__ import main\n"
         "sys.stdout = io.StringIO()\n"
         "try:\n"
         f"    main({list(args)!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        "sys.stdout = sys.__stdout__\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
+        "sys.stdout = sys.__stdout__"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parsers of the sub-commands, by name, as the parser lists them."""
+    return next(
+        action.choices
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
     )
-    modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return modules
 
 
 @pytest.mark.parametrize("args", [("--version",), ("--help",), ("scan", "--help")])
@@ -49,16 +54,15 @@ def test_lazy_help_lists_what_every_command_registers() -> None:
     build_parser("*").print_help(full)
     build_parser(None).print_help(lazy)
     assert lazy.getvalue() == full.getvalue()
-    listed = build_parser("*")._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert list(listed) == [name for name, _, _ in COMMANDS]
+    assert list(_commands(build_parser("*"))) == [name for name, _, _ in COMMANDS]
 
 
 @pytest.mark.parametrize("name", [name for name, _, _ in COMMANDS])
 def test_each_command_parses_alone_as_in_full(name: str) -> None:
     """A command built alone has the options it has in the full parser."""
 
-    def options(parser: object) -> list[str]:
-        chosen = parser._subparsers._group_actions[0].choices[name]  # type: ignore[attr-defined]
+    def options(parser: argparse.ArgumentParser) -> list[str]:
+        chosen = _commands(parser)[name]
         return sorted(s for action in chosen._actions for s in action.option_strings)
 
     assert options(build_parser(name)) == options(build_parser("*"))

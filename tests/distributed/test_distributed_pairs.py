@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -20,6 +21,10 @@ import pytest
 pytest.importorskip("pyarrow")
 pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
+if TYPE_CHECKING:
+    from distributed import Client, Scheduler
+
+from distributed_corpus import near_duplicate_corpus, scan_options
 
 from dupfinder.cli import EXIT_OK, main
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
@@ -34,7 +39,6 @@ from dupfinder.distributed.layout import TableLayout, _kernel_layout, choose_blo
 from dupfinder.distributed.pairs_job import PairsManifest, find_pairs
 from dupfinder.distributed.schema import StoreMeta
 from dupfinder.distributed.store import ShardWriter
-from tests.distributed_corpus import near_duplicate_corpus, scan_options
 
 
 def planted(seed: int, centres: int, per_centre: int, spread: int) -> np.ndarray:
@@ -76,7 +80,7 @@ def store(folder: Path, kinds: dict[Kind, np.ndarray], shards: int = 3) -> Path:
 
 
 @contextlib.contextmanager
-def local_client(workers: int, processes: bool) -> Iterator[distributed.Client]:
+def local_client(workers: int, processes: bool) -> Iterator[Client]:
     with (
         distributed.LocalCluster(
             n_workers=workers,
@@ -92,7 +96,7 @@ def local_client(workers: int, processes: bool) -> Iterator[distributed.Client]:
 
 
 @pytest.fixture(scope="module")
-def client() -> Iterator[distributed.Client]:
+def client() -> Iterator[Client]:
     """Three workers as threads of this process: quick to start, warnings seen by pytest."""
     with local_client(3, processes=False) as c:
         yield c
@@ -114,7 +118,7 @@ def test_layout_reports_every_pair_once() -> None:
         for row in range(xor.size):
             for bit in rng.choice(64, rng.integers(0, k + 1), replace=False):
                 xor[row] |= np.uint64(1) << np.uint64(bit)
-        owners = sum(layout.canonical(xor, t).astype(int) for t in range(layout.tables))
+        owners = np.stack([layout.canonical(xor, t) for t in range(layout.tables)]).sum(axis=0)
         assert (owners == 1).all()
 
 
@@ -141,9 +145,7 @@ def test_each_table_reports_the_same_pairs_compiled_or_not(
     assert sum(len(a) for a, _, _ in compiled) == len(expected_pairs(values, k))
 
 
-def test_pairs_equal_the_single_machine_for_every_radius(
-    client: distributed.Client, tmp_path: Path
-) -> None:
+def test_pairs_equal_the_single_machine_for_every_radius(client: Client, tmp_path: Path) -> None:
     text = planted(1, 60, 6, 14)
     fingerprints = store(tmp_path / "fp", {Kind.TEXT: text}, shards=2)
     unique, counts = np.unique(text, return_counts=True)
@@ -162,9 +164,7 @@ def test_pairs_equal_the_single_machine_for_every_radius(
         assert manifest.kinds["text"].pairs == len(got)
 
 
-def test_groups_from_cluster_pairs_equal_the_scan(
-    client: distributed.Client, tmp_path: Path
-) -> None:
+def test_groups_from_cluster_pairs_equal_the_scan(client: Client, tmp_path: Path) -> None:
     """Real documents (pairs verified by their sketches) and pictures, both groupings."""
     corpus = near_duplicate_corpus(tmp_path / "corpus")
     options = scan_options(corpus)
@@ -181,9 +181,7 @@ def test_groups_from_cluster_pairs_equal_the_scan(
         assert spread.stats.pairs == expected.stats.pairs
 
 
-def test_cluster_pairs_group_like_one_machine_at_scale(
-    client: distributed.Client, tmp_path: Path
-) -> None:
+def test_cluster_pairs_group_like_one_machine_at_scale(client: Client, tmp_path: Path) -> None:
     """Thousands of pictures' fingerprints with chains of neighbours: the same groups."""
     images = planted(4, 300, 6, 9)
     fingerprints = store(tmp_path / "fp", {Kind.IMAGE: images})
@@ -240,7 +238,7 @@ def test_a_killed_worker_changes_nothing(tmp_path: Path) -> None:
     assert set(got) == expected_pairs(values, 3)
 
 
-def _tasks_done(dask_scheduler: distributed.Scheduler) -> int:
+def _tasks_done(dask_scheduler: Scheduler) -> int:
     return sum(1 for task in dask_scheduler.tasks.values() if task.state == "memory")
 
 

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("pyarrow")
 
 import pyarrow.parquet as pq
+from distributed_corpus import near_duplicate_corpus, scan_options
 
 from dupfinder.cli import EXIT_FATAL, EXIT_OK, EXIT_USAGE, main
 from dupfinder.core.errors import FingerprintStoreError
@@ -24,7 +25,6 @@ from dupfinder.distributed.fingerprint_job import Shard, fingerprint_shard
 from dupfinder.distributed.groups import result_from_fingerprints
 from dupfinder.distributed.schema import SCHEMA_VERSION, StoreMeta
 from dupfinder.distributed.store import load, shard_files, store_meta
-from tests.distributed_corpus import near_duplicate_corpus, scan_options
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QModelIndex, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult, ScanStats
 from dupfinder.gui.main_window import MainWindow
+from dupfinder.gui.results_model import ResultsModel
 
 WORDS = (
     "river bridge garden window morning evening kitchen market letter station winter summer "
@@ -132,12 +134,26 @@ def synthetic_result(groups: int, members: int = 3) -> ScanResult:
     return ScanResult(tuple(built), (), ScanStats(files_seen=groups * members))
 
 
-def wait_idle(qtbot: object, window: MainWindow, timeout: int = 20_000) -> None:
+def group_of(model: ResultsModel, index: QModelIndex) -> Group:
+    """The group a row of the list shows or belongs to; the test fails where there is none."""
+    group = model.group_at(index)
+    assert group is not None, f"no group at row {index.row()}"
+    return group
+
+
+def member_of(model: ResultsModel, index: QModelIndex) -> Member:
+    """The member a row of the list shows; the test fails where it shows none."""
+    member = model.member_at(index)
+    assert member is not None, f"no member at row {index.row()}"
+    return member
+
+
+def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
     """Wait until the window's job (scan, action...) has finished and its thread stopped."""
-    qtbot.waitUntil(lambda: not window.busy(), timeout=timeout)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: not window.busy(), timeout=timeout)
 
 
-def scan_folder(qtbot: object, window: MainWindow, folder: Path) -> None:
+def scan_folder(qtbot: QtBot, window: MainWindow, folder: Path) -> None:
     """Scan ``folder`` through the window, as a user would, and wait for the results."""
     window.panel.add_folders([str(folder)])
     window.start_scan()

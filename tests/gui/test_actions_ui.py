@@ -7,11 +7,13 @@ imported); dialogs that would block are replaced by their accepted outcome.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from gui_helpers import scan_folder, wait_idle, write_text_corpus
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from dupfinder.app.jobs import ExportFormat
 from dupfinder.gui.dialogs import PlanDialog, ReportDialog
@@ -39,7 +41,7 @@ def trash_folder() -> Path:
 
 
 def test_mark_with_space_trash_with_delete_then_undo(
-    qtbot: object, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
@@ -52,16 +54,18 @@ def test_mark_with_space_trash_with_delete_then_undo(
     index = window.model.index_of_path(victim.path)
     window.view.setFocus()
     window.view.setCurrentIndex(index)
-    qtbot.keyClick(window.view, Qt.Key.Key_Space)  # type: ignore[attr-defined]
+    qtbot.keyClick(window.view, Qt.Key.Key_Space)
     assert window.model.marks() == {victim.path}
     assert "1 marked" in window.totals_label.text()
 
-    qtbot.keyClick(window.view, Qt.Key.Key_Delete)  # type: ignore[attr-defined]
+    qtbot.keyClick(window.view, Qt.Key.Key_Delete)
     wait_idle(qtbot, window)
     plan_dialog = dialogs["plans"][0]
     assert isinstance(plan_dialog, PlanDialog)
     assert plan_dialog.planned_paths() == [victim.path]
-    assert group.representative.path in plan_dialog.table.topLevelItem(0).text(0)  # kept
+    kept = plan_dialog.table.topLevelItem(0)
+    assert kept is not None
+    assert group.representative.path in kept.text(0)
     assert not Path(victim.path).exists()
     assert Path(group.representative.path).exists()
     assert any(p.name == Path(victim.path).name for p in trash_folder().iterdir())
@@ -79,11 +83,12 @@ def test_mark_with_space_trash_with_delete_then_undo(
     assert window.model.index_of_path(victim.path).isValid()
     assert window.model.totals()[0] == groups_before
     undo_report = dialogs["reports"][1]
+    assert isinstance(undo_report, ReportDialog)
     assert [r.status for r in undo_report.rows] == ["restored"]
 
 
 def test_keep_rule_marks_all_but_one_and_trash_leaves_one_per_group(
-    qtbot: object, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     os.utime(files["edited"], ns=(1, 1))  # the oldest: the one to keep
@@ -105,7 +110,7 @@ def test_keep_rule_marks_all_but_one_and_trash_leaves_one_per_group(
 
 
 def test_reference_folder_files_are_locked_and_kept(
-    qtbot: object, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     archive = tmp_path / "archive"
@@ -124,7 +129,7 @@ def test_reference_folder_files_are_locked_and_kept(
 
 
 def test_an_action_failure_shows_the_problem_list(
-    qtbot: object, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, dialogs: dict[str, list[object]]
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
@@ -152,7 +157,9 @@ def test_an_action_failure_shows_the_problem_list(
     assert all(reason for reason in reasons.values())
     table = report.table
     assert table.topLevelItemCount() == len(report.rows)
-    assert table.topLevelItem(0).text(0) in ("failed", "skipped")
+    first = table.topLevelItem(0)
+    assert first is not None
+    assert first.text(0) in ("failed", "skipped")
     assert changed.exists()
     assert window.model.index_of_path(str(changed)).isValid()  # nothing done: still listed
     assert (
@@ -171,7 +178,7 @@ def test_nothing_marked_says_so(window: MainWindow, monkeypatch: pytest.MonkeyPa
 
 
 def test_not_a_duplicate_is_remembered_across_scans(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
@@ -201,7 +208,7 @@ def test_not_a_duplicate_is_remembered_across_scans(
 
 
 def test_save_open_and_export(
-    qtbot: object, window: MainWindow, make_window: object, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, make_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
@@ -221,7 +228,7 @@ def test_save_open_and_export(
     assert csv_text.startswith("group,kind,representative,path")
     assert str(files["edited"]) in csv_text
 
-    other = make_window()  # type: ignore[operator]
+    other = make_window()
     os.remove(files["chinese_copy"]) if files["chinese_copy"].exists() else None
     other.open_results(str(saved))
     wait_idle(qtbot, other)
@@ -231,7 +238,7 @@ def test_save_open_and_export(
 
 
 def test_opening_a_file_that_is_not_a_result_explains(
-    qtbot: object, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     told: list[str] = []
     monkeypatch.setattr(window, "_tell", lambda title, text, icon=None: told.append(text))
@@ -243,7 +250,7 @@ def test_opening_a_file_that_is_not_a_result_explains(
     assert "not a dupfinder result" in told[0]
 
 
-def test_member_rows_carry_the_member(qtbot: object, window: MainWindow, tmp_path: Path) -> None:
+def test_member_rows_carry_the_member(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     files = write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
     index = window.model.index_of_path(str(files["edited"]))
@@ -251,7 +258,7 @@ def test_member_rows_carry_the_member(qtbot: object, window: MainWindow, tmp_pat
 
 
 def test_a_scan_that_finds_nothing_says_so(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     (tmp_path / "only").mkdir()
     (tmp_path / "only" / "alone.txt").write_text("nothing else is like this file\n")

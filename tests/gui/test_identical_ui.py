@@ -5,8 +5,9 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from gui_helpers import scan_folder
+from gui_helpers import group_of, member_of, scan_folder
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from dupfinder.core.model import Kind
 from dupfinder.gui.main_window import MainWindow
@@ -24,14 +25,14 @@ def _archive_kept_twice(tmp_path: Path) -> Path:
 
 
 def test_identical_other_files_are_listed_marked_and_compared_by_facts(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     folder = _archive_kept_twice(tmp_path)
     (folder / "note.txt").write_text("a note kept twice " * 100, encoding="utf-8")
     (folder / "note again.txt").write_text("a note kept twice " * 100, encoding="utf-8")
     scan_folder(qtbot, window, folder)
     model = window.model
-    kinds = {model.group_at(model.index(r, 0)).kind for r in range(model.rowCount())}  # type: ignore[union-attr]
+    kinds = {group_of(model, model.index(r, 0)).kind for r in range(model.rowCount())}
     assert kinds == {Kind.OTHER, Kind.TEXT}
     for row in range(model.rowCount()):
         group = model.index(row, 0)
@@ -44,9 +45,7 @@ def test_identical_other_files_are_listed_marked_and_compared_by_facts(
     window.view.setCurrentIndex(zip_copy)
     preview = window.file_preview
     assert window.preview.currentWidget() is preview
-    group = model.group_at(zip_copy)
-    assert group is not None
-    digest = group.members[0].content_hash
+    digest = group_of(model, zip_copy).members[0].content_hash
     assert digest
     assert preview.left.hash.text() == digest == preview.right.hash.text()
     assert "application/zip" in preview.right.type.text()
@@ -56,7 +55,7 @@ def test_identical_other_files_are_listed_marked_and_compared_by_facts(
 
 
 def test_a_filter_that_hides_the_compared_file_clears_the_comparison(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     folder = _archive_kept_twice(tmp_path)
     (folder / "xdotool").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 40)
@@ -68,7 +67,8 @@ def test_a_filter_that_hides_the_compared_file_clears_the_comparison(
     window.filter.setText("xdotool")
     window._apply_filter()
     assert window.preview.currentWidget() is window.file_preview  # still shown, still compared
-    assert window.model.member_at(window.view.currentIndex()).path == str(folder / "xdotool (1)")  # type: ignore[union-attr]
+    shown = member_of(window.model, window.view.currentIndex())
+    assert shown.path == str(folder / "xdotool (1)")
     window.filter.setText("backup")
     window._apply_filter()
     assert window.preview.currentWidget() is window.preview_hint  # hidden: nothing stale

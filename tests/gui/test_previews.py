@@ -15,6 +15,7 @@ from gui_helpers import (
 )
 from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QTextBrowser
+from pytestqt.qtbot import QtBot
 
 from dupfinder.core.model import Kind
 from dupfinder.gui.image_preview import ImagePreview, difference_map, load_preview_image
@@ -35,7 +36,7 @@ def highlighted(html: str, color: str) -> str:
 
 
 def test_selecting_a_text_member_shows_the_word_diff(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
@@ -51,7 +52,7 @@ def test_selecting_a_text_member_shows_the_word_diff(
     target = find_member(window, other)
     window.view.setCurrentIndex(QModelIndex())  # the scan selected a pair already: start over
     assert window.preview.currentWidget() is window.preview_hint
-    with qtbot.waitSignal(window.text_preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(window.text_preview.rendered, timeout=10_000):
         window.view.setCurrentIndex(target)
     assert window.preview.currentWidget() is window.text_preview
     diff = window.text_preview.last_diff
@@ -71,10 +72,10 @@ def test_selecting_a_text_member_shows_the_word_diff(
     assert "changed line" in window.text_preview.summary.text()
 
 
-def test_chinese_pair_and_ignore_toggles(qtbot: object, window: MainWindow, tmp_path: Path) -> None:
+def test_chinese_pair_and_ignore_toggles(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     files = write_text_corpus(tmp_path / "docs")
     preview = window.text_preview
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.show_pair(str(files["chinese"]), str(files["chinese_copy"]))
     diff = preview.last_diff
     assert diff is not None
@@ -83,18 +84,18 @@ def test_chinese_pair_and_ignore_toggles(qtbot: object, window: MainWindow, tmp_
     # Ignore case on a case-only difference: same text.
     upper = tmp_path / "upper.txt"
     upper.write_text(files["original"].read_text(encoding="utf-8").upper(), encoding="utf-8")
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.show_pair(str(files["original"]), str(upper))
     assert preview.last_diff is not None
     assert not preview.last_diff.identical
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.ignore_case.setChecked(True)
     assert preview.last_diff.identical
     assert "Same text" in preview.summary.text()
 
 
 def test_scrolling_one_text_pane_scrolls_the_other(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     left = tmp_path / "left.txt"
     right = tmp_path / "right.txt"
@@ -105,7 +106,7 @@ def test_scrolling_one_text_pane_scrolls_the_other(
     window.show()
     preview = window.text_preview
     window.preview.setCurrentWidget(preview)
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.show_pair(str(left), str(right))
     left_bar = preview.left.view.verticalScrollBar()
     right_bar = preview.right.view.verticalScrollBar()
@@ -116,17 +117,17 @@ def test_scrolling_one_text_pane_scrolls_the_other(
 
 
 def test_an_unreadable_file_is_reported_not_raised(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     files = write_text_corpus(tmp_path / "docs")
     preview = window.text_preview
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.show_pair(str(files["original"]), str(tmp_path / "gone.txt"))
     assert "Cannot read" in preview.summary.text()
 
 
 def test_selecting_an_image_member_shows_both_at_one_scale(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     files = write_image_corpus(tmp_path / "pictures")
     scan_folder(qtbot, window, tmp_path / "pictures")
@@ -141,7 +142,7 @@ def test_selecting_an_image_member_shows_both_at_one_scale(
     window.resize(1280, 800)
     window.show()
     window.view.setCurrentIndex(QModelIndex())
-    with qtbot.waitSignal(window.image_preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(window.image_preview.rendered, timeout=10_000):
         window.view.setCurrentIndex(target)
     preview = window.image_preview
     assert window.preview.currentWidget() is preview
@@ -163,7 +164,9 @@ def test_difference_map_and_preview_loading(tmp_path: Path) -> None:
     overlay, mean = difference_map(base, marked)
     assert overlay.size == base.size
     assert 0 < mean < 0.2
-    assert overlay.getpixel((20, 20))[0] > 200  # red where they differ
+    red = overlay.getpixel((20, 20))
+    assert isinstance(red, tuple)
+    assert red[0] > 200  # red where they differ
     _, same = difference_map(base, base)
     assert same == 0
     path = tmp_path / "p.jpg"
@@ -197,22 +200,22 @@ def _long_text(paragraphs: int) -> str:
 P = TypeVar("P", TextPreview, ImagePreview)
 
 
-def _on_screen(qtbot: object, preview: P, height: int, left: Path, right: Path) -> P:
+def _on_screen(qtbot: QtBot, preview: P, height: int, left: Path, right: Path) -> P:
     """``preview`` 900 pixels wide on screen, once it has drawn ``left`` against ``right``."""
-    qtbot.addWidget(preview)  # type: ignore[attr-defined]
+    qtbot.addWidget(preview)
     preview.resize(900, height)
     preview.show()
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.show_pair(str(left), str(right))
     return preview
 
 
-def _shown_preview(qtbot: object, left: Path, right: Path) -> TextPreview:
+def _shown_preview(qtbot: QtBot, left: Path, right: Path) -> TextPreview:
     """A text preview on screen, showing ``left`` against ``right``."""
     return _on_screen(qtbot, TextPreview(), 300, left, right)
 
 
-def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: object, tmp_path: Path) -> None:
+def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: QtBot, tmp_path: Path) -> None:
     left, right = tmp_path / "a.txt", tmp_path / "b.txt"
     text = _long_text(400)
     left.write_text(text, encoding="utf-8")
@@ -222,14 +225,14 @@ def test_panes_stay_in_step_after_toggling_ignore_case_twice(qtbot: object, tmp_
     bar.setValue(bar.maximum() * 2 // 3)  # the user reads far down the right pane
     assert _top_row(preview.left.view) == _top_row(preview.right.view)
     for _ in range(2):
-        with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+        with qtbot.waitSignal(preview.rendered, timeout=10_000):
             preview.ignore_case.toggle()
-        qtbot.wait(50)  # type: ignore[attr-defined]
+        qtbot.wait(50)
         assert _top_row(preview.left.view) == _top_row(preview.right.view)
     preview.stop()
 
 
-def test_identical_texts_open_at_the_top_of_both_panes(qtbot: object, tmp_path: Path) -> None:
+def test_identical_texts_open_at_the_top_of_both_panes(qtbot: QtBot, tmp_path: Path) -> None:
     """After reading far down one pair, a pair with no change opens both panes at the top."""
     text = _long_text(300)
     changed, same_a, same_b = tmp_path / "changed.txt", tmp_path / "a.txt", tmp_path / "b.txt"
@@ -238,18 +241,18 @@ def test_identical_texts_open_at_the_top_of_both_panes(qtbot: object, tmp_path: 
     changed.write_text(text.replace("river", "lake"), encoding="utf-8")
     preview = _shown_preview(qtbot, same_a, changed)
     preview.right.view.verticalScrollBar().setValue(5000)
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.show_pair(str(same_a), str(same_b))
     assert preview.last_diff is not None
     assert preview.last_diff.identical
     bars = (preview.left.view.verticalScrollBar(), preview.right.view.verticalScrollBar())
     assert [bar.value() for bar in bars] == [0, 0]
-    qtbot.wait(100)  # type: ignore[attr-defined]  # the layout finishes; still at the top
+    qtbot.wait(100)  # the layout finishes; still at the top
     assert [bar.value() for bar in bars] == [0, 0]
     preview.stop()
 
 
-def test_a_long_text_opens_at_its_first_change(qtbot: object, tmp_path: Path) -> None:
+def test_a_long_text_opens_at_its_first_change(qtbot: QtBot, tmp_path: Path) -> None:
     """The first changed row is in view when the pair appears, near the top of both panes,
     even when the previous pair was read far down and the text is still being laid out."""
     text = _long_text(300)
@@ -260,16 +263,16 @@ def test_a_long_text_opens_at_its_first_change(qtbot: object, tmp_path: Path) ->
     other.write_text(text.replace("river", "lake"), encoding="utf-8")
     preview = _shown_preview(qtbot, left, other)
     preview.right.view.verticalScrollBar().setValue(5000)
-    with qtbot.waitSignal(preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
         preview.show_pair(str(left), str(right))
     for _ in range(3):
         assert 5 <= _top_row(preview.left.view) <= 9  # row 9 is the first change
         assert _top_row(preview.left.view) == _top_row(preview.right.view)
-        qtbot.wait(100)  # type: ignore[attr-defined]  # the layout goes on; the rows stay
+        qtbot.wait(100)  # the layout goes on; the rows stay
     preview.stop()
 
 
-def test_a_small_icon_is_enlarged_to_fit_at_one_scale(qtbot: object, tmp_path: Path) -> None:
+def test_a_small_icon_is_enlarged_to_fit_at_one_scale(qtbot: QtBot, tmp_path: Path) -> None:
     """A 48-pixel icon fills its pane by a whole factor, both sides alike, pixels kept sharp."""
     from PySide6.QtCore import Qt
 
@@ -311,9 +314,7 @@ def test_a_transparent_icon_and_its_copy_on_white_do_not_differ() -> None:
     assert mean < 0.01
 
 
-def test_fit_each_shows_a_small_copy_as_large_as_its_original(
-    qtbot: object, tmp_path: Path
-) -> None:
+def test_fit_each_shows_a_small_copy_as_large_as_its_original(qtbot: QtBot, tmp_path: Path) -> None:
     """Fit keeps one scale (sizes compare); Fit each fills both panes (content compares)."""
     big = picture(256, 256)
     big.save(tmp_path / "icon-256.png")
@@ -329,6 +330,6 @@ def test_fit_each_shows_a_small_copy_as_large_as_its_original(
     preview.stop()
 
 
-def _shown_pair(qtbot: object, left: Path, right: Path) -> ImagePreview:
+def _shown_pair(qtbot: QtBot, left: Path, right: Path) -> ImagePreview:
     """An image preview on screen, showing ``left`` against ``right``."""
     return _on_screen(qtbot, ImagePreview(), 500, left, right)

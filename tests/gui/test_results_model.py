@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from gui_helpers import synthetic_result
+from functools import partial
+
+from gui_helpers import group_of, synthetic_result
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
 
 from dupfinder.app.listing import SortKey, reclaimable
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult, ScanStats
@@ -17,21 +21,21 @@ def member_paths(model: ResultsModel, row: int) -> list[str]:
     return [model.index(r, 0, parent).data(MEMBER_ROLE).path for r in range(model.rowCount(parent))]
 
 
-def test_model_tester_with_no_groups(qtmodeltester: object) -> None:
+def test_model_tester_with_no_groups(qtmodeltester: ModelTester) -> None:
     model = ResultsModel()
     model.set_result(ScanResult())
-    qtmodeltester.check(model)  # type: ignore[attr-defined]
+    qtmodeltester.check(model)
     assert model.rowCount() == 0
     assert model.totals() == (0, 0, 0)
 
 
-def test_model_tester_with_many_groups_sorted_and_filtered(qtmodeltester: object) -> None:
+def test_model_tester_with_many_groups_sorted_and_filtered(qtmodeltester: ModelTester) -> None:
     model = ResultsModel()
     model.set_result(synthetic_result(400))
-    qtmodeltester.check(model)  # type: ignore[attr-defined]
+    qtmodeltester.check(model)
     model.sort(Column.SIZE, Qt.SortOrder.DescendingOrder)
     model.set_filter("set3")
-    qtmodeltester.check(model)  # type: ignore[attr-defined]
+    qtmodeltester.check(model)
     assert 0 < model.rowCount() < 400
 
 
@@ -72,7 +76,7 @@ def test_sort_keeps_the_representative_first_and_the_selection() -> None:
                 group = next(g for g in model.result().groups if g.members[0].path == paths[0])
                 assert paths[0] == group.representative.path
     model.sort(Column.SIZE, Qt.SortOrder.DescendingOrder)
-    sizes = [reclaimable(model.group_at(model.index(r, 0))) for r in range(model.rowCount())]
+    sizes = [reclaimable(group_of(model, model.index(r, 0))) for r in range(model.rowCount())]
     assert sizes == sorted(sizes, reverse=True)
 
 
@@ -89,14 +93,14 @@ def test_filter_matches_every_word_in_any_member_path() -> None:
     assert model.totals()[0] == 50  # totals are over the whole result
 
 
-def test_check_boxes_mark_members(qtbot: object) -> None:
+def test_check_boxes_mark_members(qtbot: QtBot) -> None:
     model = ResultsModel()
     model.set_result(synthetic_result(2))
     member = model.index(1, 0, model.index(0, 0))
     assert model.is_checkable(member)
     assert not model.is_checkable(member.siblingAtColumn(Column.SIZE))
     assert not model.is_checkable(model.index(0, 0))
-    with qtbot.waitSignal(model.marks_changed):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(model.marks_changed):
         assert model.setData(member, Qt.CheckState.Checked, CHECK)
     assert member.data(CHECK) == Qt.CheckState.Checked
     assert model.marks() == {member.data(MEMBER_ROLE).path}
@@ -106,7 +110,7 @@ def test_check_boxes_mark_members(qtbot: object) -> None:
     assert not model.toggle_mark(model.index(0, 0))  # a group row is not a file
 
 
-def test_set_marks_announces_changed_rows(qtbot: object) -> None:
+def test_set_marks_announces_changed_rows(qtbot: QtBot) -> None:
     model = ResultsModel()
     result = synthetic_result(10)
     model.set_result(result)
@@ -134,7 +138,7 @@ def test_protected_members_cannot_be_marked() -> None:
     assert "reference folder" in index.data(Qt.ItemDataRole.ToolTipRole)
 
 
-def test_one_reset_per_result(qtbot: object) -> None:
+def test_one_reset_per_result(qtbot: QtBot) -> None:
     model = ResultsModel()
     resets: list[int] = []
     model.modelReset.connect(lambda: resets.append(1))
@@ -161,7 +165,7 @@ def test_a_result_sorted_off_the_gui_thread_shows_as_if_sorted_here() -> None:
     assert [member_paths(other, r) for r in range(30)] == [member_paths(here, r) for r in range(30)]
 
 
-def test_marked_bytes_follow_every_way_of_marking(qtbot: object) -> None:
+def test_marked_bytes_follow_every_way_of_marking(qtbot: QtBot) -> None:
     result = synthetic_result(3)
     model = ResultsModel()
     model.set_result(result)
@@ -197,10 +201,10 @@ def test_different_bytes_never_read_100_percent() -> None:
     """A member estimated at 1.0 whose bytes differ shows 99 %; only a copy reads as the
     same (marked Identical)."""
     kind = Kind.IMAGE
-    common = {"size": 10, "mtime_ns": 0, "fingerprint": Fingerprint(kind, 5)}
-    keeper = Member(path="/p/a.jpg", distance=0, content_hash="ab" * 16, **common)
-    copy = Member(path="/p/copy.jpg", distance=0, content_hash="ab" * 16, **common)
-    resized = Member(path="/p/small.jpg", distance=0, **common)
+    member = partial(Member, size=10, mtime_ns=0, fingerprint=Fingerprint(kind, 5))
+    keeper = member(path="/p/a.jpg", distance=0, content_hash="ab" * 16)
+    copy = member(path="/p/copy.jpg", distance=0, content_hash="ab" * 16)
+    resized = member(path="/p/small.jpg", distance=0)
     model = ResultsModel()
     model.set_result(ScanResult((Group(kind, (keeper, copy, resized)),), (), ScanStats()))
     group = model.index(0, 0)

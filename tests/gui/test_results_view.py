@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from gui_helpers import synthetic_result
+from gui_helpers import member_of, synthetic_result
 from PySide6.QtCore import QModelIndex, QPoint, Qt
-from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from pytestqt.qtbot import QtBot
 
 from dupfinder.gui.results_model import ResultsModel, prepare
 from dupfinder.gui.results_view import ResultsView
@@ -16,45 +17,46 @@ def _check_box_centre(view: ResultsView, index: QModelIndex) -> QPoint:
     view.initViewItemOption(option)
     option.rect = view.visualRect(index)
     delegate = view.itemDelegateForIndex(index)
+    assert isinstance(delegate, QStyledItemDelegate)
     delegate.initStyleOption(option, index)
     box = view.style().subElementRect(QStyle.SubElement.SE_ItemViewItemCheckIndicator, option, view)
     return box.center()
 
 
-def _view(qtbot: object, model: ResultsModel) -> ResultsView:
+def _view(qtbot: QtBot, model: ResultsModel) -> ResultsView:
     view = ResultsView(model)
-    qtbot.addWidget(view)  # type: ignore[attr-defined]
+    qtbot.addWidget(view)
     view.resize(900, 400)
     view.show()
     view.expandAll()
-    qtbot.waitExposed(view)  # type: ignore[attr-defined]
+    qtbot.waitExposed(view)
     return view
 
 
-def test_clicking_the_check_box_toggles_the_mark(qtbot: object) -> None:
+def test_clicking_the_check_box_toggles_the_mark(qtbot: QtBot) -> None:
     model = ResultsModel()
     model.set_result(synthetic_result(3))
     view = _view(qtbot, model)
     member = model.index(1, 0, model.index(0, 0))
-    path = model.member_at(member).path  # type: ignore[union-attr]
+    path = member_of(model, member).path
     centre = _check_box_centre(view, member)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)  # type: ignore[attr-defined]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)
     assert model.marks() == {path}
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)  # type: ignore[attr-defined]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)
     assert model.marks() == frozenset()
 
 
-def test_clicking_beside_the_check_box_only_selects(qtbot: object) -> None:
+def test_clicking_beside_the_check_box_only_selects(qtbot: QtBot) -> None:
     model = ResultsModel()
     model.set_result(synthetic_result(3))
     view = _view(qtbot, model)
     beside = view.visualRect(model.index(1, 2, model.index(0, 0))).center()
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=beside)  # type: ignore[attr-defined]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=beside)
     assert model.marks() == frozenset()
     assert view.currentIndex().row() == 1
 
 
-def test_a_locked_member_cannot_be_ticked_by_click(qtbot: object) -> None:
+def test_a_locked_member_cannot_be_ticked_by_click(qtbot: QtBot) -> None:
     result = synthetic_result(2)
     locked = result.groups[0].members[1].path
     model = ResultsModel()
@@ -63,5 +65,5 @@ def test_a_locked_member_cannot_be_ticked_by_click(qtbot: object) -> None:
     index = model.index_of_path(locked)
     assert index.isValid()
     centre = _check_box_centre(view, index)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)  # type: ignore[attr-defined]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)
     assert model.marks() == frozenset()

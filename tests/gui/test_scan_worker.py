@@ -6,25 +6,28 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from gui_helpers import scan_folder, wait_idle, write_text_corpus
+from pytestqt.qtbot import QtBot
 
 from dupfinder.app.jobs import Rescored, scan_job
 from dupfinder.core.model import Phase, Progress, ScanOptions, ScanResult
 from dupfinder.core.results.decisions import DecisionStore
 from dupfinder.core.scan import pipeline as scan
 from dupfinder.gui.main_window import MainWindow
+from dupfinder.gui.runner import ThreadRunner
 from dupfinder.gui.worker import Job, Worker
 
 
-def test_real_scan_through_a_job(qtbot: object, tmp_path: Path) -> None:
+def test_real_scan_through_a_job(qtbot: QtBot, tmp_path: Path) -> None:
     files = write_text_corpus(tmp_path / "docs")
     options = ScanOptions(roots=(tmp_path / "docs",), jobs=1)
     job = Job(scan_job(options, (), DecisionStore(tmp_path / "d.json")))
     samples: list[Progress] = []
     job.progress.connect(samples.append)
     with (
-        qtbot.waitSignal(job.done, timeout=20_000),  # type: ignore[attr-defined]
-        qtbot.waitSignal(job.finished, timeout=20_000) as blocker,  # type: ignore[attr-defined]
+        qtbot.waitSignal(job.done, timeout=20_000),
+        qtbot.waitSignal(job.finished, timeout=20_000) as blocker,
     ):
         job.start()
     outcome = blocker.args[0]
@@ -47,21 +50,21 @@ def test_progress_is_throttled_but_phase_changes_always_pass() -> None:
     assert [s.phase for s in sent] == [Phase.FINGERPRINTING, Phase.COMPARING]
 
 
-def test_a_failing_job_emits_failed(qtbot: object) -> None:
+def test_a_failing_job_emits_failed(qtbot: QtBot) -> None:
     def broken(_progress: Callable[[Progress], None], _cancel: threading.Event) -> None:
         raise PermissionError(13, "Permission denied", "/secret")
 
     job = Job(broken)
     with (
-        qtbot.waitSignal(job.done),  # type: ignore[attr-defined]
-        qtbot.waitSignal(job.failed) as blocker,  # type: ignore[attr-defined]
+        qtbot.waitSignal(job.done),
+        qtbot.waitSignal(job.failed) as blocker,
     ):
         job.start()
     assert "Permission denied" in blocker.args[0]
 
 
 def test_scan_in_the_window_fills_the_results(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
@@ -75,7 +78,7 @@ def test_scan_in_the_window_fills_the_results(
 
 
 def test_cancel_mid_scan(
-    qtbot: object, make_window: Callable[..., MainWindow], tmp_path: Path
+    qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
     """The scan thread is held at its first fingerprinting sample until the GUI has pressed
     Cancel, so the test does not depend on how fast the machine is."""
@@ -101,9 +104,10 @@ def test_cancel_mid_scan(
         return sample.phase is Phase.FINGERPRINTING
 
     window.start_scan()
-    job = window.runner.job  # type: ignore[attr-defined]
+    assert isinstance(window.runner, ThreadRunner)
+    job = window.runner.job
     assert job is not None
-    with qtbot.waitSignal(job.progress, check_params_cb=fingerprinting, timeout=20_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(job.progress, check_params_cb=fingerprinting, timeout=20_000):
         pass
     assert window.panel.cancel_button.isEnabled()
     window.panel.cancel_button.click()
@@ -116,7 +120,10 @@ def test_cancel_mid_scan(
 
 
 def test_closing_during_a_scan_stops_the_thread(
-    qtbot: object, make_window: Callable[..., MainWindow], tmp_path: Path, monkeypatch: object
+    qtbot: QtBot,
+    make_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     write_text_corpus(tmp_path / "docs")
     started = threading.Event()
@@ -132,8 +139,9 @@ def test_closing_during_a_scan_stops_the_thread(
     window.panel.add_folders([str(tmp_path / "docs")])
     window.start_scan()
     assert started.wait(10)
-    monkeypatch.setattr(window, "_ask", lambda title, text: True)  # type: ignore[attr-defined]
-    job = window.runner.job  # type: ignore[attr-defined]
+    monkeypatch.setattr(window, "_ask", lambda title, text: True)
+    assert isinstance(window.runner, ThreadRunner)
+    job = window.runner.job
     assert job is not None
     window.close()
     assert not window.isVisible()

@@ -11,6 +11,7 @@ from gui_helpers import drop_event, wait_idle, write_image_corpus, write_text_co
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QFileDialog
+from pytestqt.qtbot import QtBot
 from test_accessibility import unnamed
 
 from dupfinder.app.jobs import JobKind, SyncRunner
@@ -86,7 +87,7 @@ def test_the_context_menu_finds_files_like_the_file_under_the_pointer(
 
 
 def test_a_dropped_file_is_searched_for_and_a_dropped_folder_still_joins_the_scan(
-    qtbot: object, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     pictures = write_image_corpus(tmp_path / "pictures")
     window.panel.advanced = AdvancedSettings(jobs=1, use_cache=False)
@@ -105,15 +106,15 @@ def test_a_dropped_file_is_searched_for_and_a_dropped_folder_still_joins_the_sca
     assert shown[0] == "landscape-small.jpg"
     assert set(shown[1:]) == {"landscape.png", "landscape-marked.png"}
     assert window.similar_banner.text().startswith("Pictures like landscape-small.jpg: 2")
-    qtbot.waitUntil(lambda: window.image_preview._job is None)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: window.image_preview._job is None)
     window.view.setCurrentIndex(QModelIndex())  # the list selected a pair already: start over
-    with qtbot.waitSignal(window.image_preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(window.image_preview.rendered, timeout=10_000):
         window.step_group(0)
     assert window.preview.currentWidget() is window.image_preview
 
 
 def test_the_chooser_runs_a_whole_search_and_the_list_acts_as_usual(
-    sync_window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: object
+    sync_window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: QtBot
 ) -> None:
     window = sync_window
     files = write_text_corpus(tmp_path / "docs")
@@ -121,9 +122,10 @@ def test_the_chooser_runs_a_whole_search_and_the_list_acts_as_usual(
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args: (str(files["original"]), ""))
     assert window.commands.find_similar.isEnabled()
     assert "folders listed on the left" in window.commands.find_similar.toolTip()
-    with qtbot.waitSignal(window.text_preview.rendered, timeout=10_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(window.text_preview.rendered, timeout=10_000):
         window.commands.find_similar.trigger()
-    assert window.runner.started  # type: ignore[attr-defined]
+    assert isinstance(window.runner, SyncRunner)
+    assert window.runner.started
     assert names_shown(window) == [["essay.txt", "essay-edited.txt"]]
     assert "1 file like essay.txt in " in window.panel.progress_label.text()
     assert window.text_preview.left.title.toolTip() == str(files["original"])
@@ -167,9 +169,9 @@ def test_help_tells_how_to_find_files_like_one() -> None:
     assert "drop a file on the window" in text
 
 
-def test_a_long_banner_is_elided_and_never_widens_the_window(qtbot: object) -> None:
+def test_a_long_banner_is_elided_and_never_widens_the_window(qtbot: QtBot) -> None:
     banner = SimilarBanner()
-    qtbot.addWidget(banner)  # type: ignore[attr-defined]
+    qtbot.addWidget(banner)
     line = "Documents like report.txt: 3 found · in " + "/very/long/folder" * 20
     banner.show_text(line, "tip")
     banner.resize(400, 40)

@@ -9,6 +9,7 @@ import pytest
 from gui_helpers import picture, scan_folder, write_image_corpus
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon, QImage
+from pytestqt.qtbot import QtBot
 
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 from dupfinder.gui.main_window import MainWindow
@@ -21,7 +22,7 @@ def _member(path: Path | str, distance: int = 0) -> Member:
 
 
 def test_pictures_get_thumbnails_decoded_off_the_gui_thread(
-    qtbot: object, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads: list[threading.Thread] = []
     thumbnails = window.model.thumbnails
@@ -40,7 +41,7 @@ def test_pictures_get_thumbnails_decoded_off_the_gui_thread(
     assert member is not None
     first = index.data(Qt.ItemDataRole.DecorationRole)
     assert isinstance(first, QIcon)  # a placeholder at once, the thumbnail later
-    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)
     assert isinstance(index.data(Qt.ItemDataRole.DecorationRole), QIcon)
     shown = thumbnails.pixmap(member)
     side = thumbnails.device_side()
@@ -58,7 +59,7 @@ def test_pictures_get_thumbnails_decoded_off_the_gui_thread(
     assert len(threads) == count
 
 
-def test_a_picture_that_cannot_be_read_says_so(qtbot: object, tmp_path: Path) -> None:
+def test_a_picture_that_cannot_be_read_says_so(qtbot: QtBot, tmp_path: Path) -> None:
     good = tmp_path / "good.png"
     picture(80, 60).save(good)
     broken = tmp_path / "broken.png"
@@ -70,16 +71,14 @@ def test_a_picture_that_cannot_be_read_says_so(qtbot: object, tmp_path: Path) ->
     placeholder = bad.data(Qt.ItemDataRole.DecorationRole).pixmap(32).toImage()
     member = model.member_at(bad)
     assert member is not None
-    qtbot.waitUntil(  # type: ignore[attr-defined]
-        lambda: model.thumbnails.state(member) is ThumbState.FAILED, timeout=10_000
-    )
+    qtbot.waitUntil(lambda: model.thumbnails.state(member) is ThumbState.FAILED, timeout=10_000)
     cannot = bad.data(Qt.ItemDataRole.DecorationRole).pixmap(32).toImage()
     assert cannot != placeholder  # a picture of its own, not the loading one
     assert "Cannot read this picture" in bad.data(Qt.ItemDataRole.ToolTipRole)
     model.thumbnails.stop()
 
 
-def test_only_rows_on_screen_are_decoded(qtbot: object, window: MainWindow, tmp_path: Path) -> None:
+def test_only_rows_on_screen_are_decoded(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     decoded: list[str] = []
     thumbnails = window.model.thumbnails
 
@@ -87,7 +86,7 @@ def test_only_rows_on_screen_are_decoded(qtbot: object, window: MainWindow, tmp_
         decoded.append(path)
         return None, "not there"
 
-    thumbnails.decode = decode  # type: ignore[method-assign]
+    thumbnails.decode = decode
     groups = tuple(
         Group(Kind.IMAGE, (_member(f"/p/{g}-a.png"), _member(f"/p/{g}-b.png", 2)))
         for g in range(3000)
@@ -96,7 +95,7 @@ def test_only_rows_on_screen_are_decoded(qtbot: object, window: MainWindow, tmp_
     window.show()
     window.model.set_result(ScanResult(groups))
     window.view.expandAll()
-    qtbot.wait(300)  # type: ignore[attr-defined]  # paint, decode, repaint
+    qtbot.wait(300)  # paint, decode, repaint
     assert 0 < thumbnails.requested < 100  # a screenful, not 9,000 rows
     assert len(decoded) == thumbnails.requested
 
@@ -118,12 +117,12 @@ def test_the_cache_forgets_the_least_recently_used() -> None:
 def test_names_stay_in_line_beside_pictures(tmp_path: Path) -> None:
     """With pictures in the result, documents and other files get an empty icon as wide as a
     thumbnail; a result without pictures gets none (its rows stay short)."""
-    from gui_helpers import synthetic_result
+    from gui_helpers import group_of, synthetic_result
 
     model = ResultsModel()
     model.set_result(synthetic_result(2))  # a group of documents, then one of pictures
     text_group = model.index(0, 0)
-    assert model.group_at(text_group).kind is Kind.TEXT  # type: ignore[union-attr]
+    assert group_of(model, text_group).kind is Kind.TEXT
     blank = model.index(0, 0, text_group).data(Qt.ItemDataRole.DecorationRole)
     assert isinstance(blank, QIcon)
     assert blank.pixmap(32).toImage().pixelColor(16, 16).alpha() == 0
@@ -134,14 +133,14 @@ def test_names_stay_in_line_beside_pictures(tmp_path: Path) -> None:
     model.thumbnails.stop()
 
 
-def test_thumbnails_are_sharp_on_a_2x_screen(qtbot: object, tmp_path: Path) -> None:
+def test_thumbnails_are_sharp_on_a_2x_screen(qtbot: QtBot, tmp_path: Path) -> None:
     path = tmp_path / "icon.png"
     picture(256, 256).save(path)
     thumbnails = Thumbnails(side=32)
     thumbnails.set_ratio(2.0)
     member = _member(path)
     thumbnails.pixmap(member)
-    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)
     pixmap = thumbnails.pixmap(member)
     assert (pixmap.width(), pixmap.height()) == (64, 64)  # device pixels
     assert pixmap.devicePixelRatio() == 2.0  # drawn in 32 logical pixels
@@ -149,7 +148,7 @@ def test_thumbnails_are_sharp_on_a_2x_screen(qtbot: object, tmp_path: Path) -> N
 
 
 def test_moving_to_a_sharper_screen_makes_the_thumbnails_again(
-    qtbot: object, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
@@ -159,12 +158,12 @@ def test_moving_to_a_sharper_screen_makes_the_thumbnails_again(
     member = _member(path)
     thumbnails = window.model.thumbnails
     thumbnails.pixmap(member)
-    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)
     assert thumbnails.pixmap(member).width() == 32
     monkeypatch.setattr(window.view, "devicePixelRatioF", lambda: 2.0)
     QApplication.sendEvent(window.view, QEvent(QEvent.Type.DevicePixelRatioChange))
     assert thumbnails.ratio == 2.0
     assert thumbnails.state(member) is ThumbState.LOADING  # the 1x one is not shown blurred
     thumbnails.pixmap(member)
-    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)
     assert thumbnails.pixmap(member).width() == 64

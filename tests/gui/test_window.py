@@ -12,6 +12,7 @@ import pytest
 from gui_helpers import drop_event, scan_folder, synthetic_result, write_text_corpus
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from dupfinder import __version__
 from dupfinder.app.progress import ProgressEstimate
@@ -129,27 +130,27 @@ def test_folders_can_be_dropped_on_the_window(window: MainWindow, tmp_path: Path
     assert window.panel.folders.paths() == [str(tmp_path)]
 
 
-def test_keyboard_filter_and_arrows(qtbot: object, window: MainWindow, tmp_path: Path) -> None:
+def test_keyboard_filter_and_arrows(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     write_text_corpus(tmp_path / "docs")
     scan_folder(qtbot, window, tmp_path / "docs")
-    with qtbot.waitActive(window):  # type: ignore[attr-defined]
+    with qtbot.waitActive(window):
         window.show()
         window.activateWindow()
     window.view.setFocus()
     group = window.model.index(0, 0)
     window.view.setCurrentIndex(group)
-    qtbot.keyClick(window.view, Qt.Key.Key_Down)  # type: ignore[attr-defined]
+    qtbot.keyClick(window.view, Qt.Key.Key_Down)
     assert window.view.currentIndex() == window.model.index(0, 0, group)
-    qtbot.keyClick(window.view, Qt.Key.Key_Space)  # type: ignore[attr-defined]
+    qtbot.keyClick(window.view, Qt.Key.Key_Space)
     assert len(window.model.marks()) == 1
-    qtbot.keyClick(window.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)  # type: ignore[attr-defined]
+    qtbot.keyClick(window.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert window.filter.hasFocus()
-    qtbot.keyClicks(window.filter, "no-such-name")  # type: ignore[attr-defined]
-    qtbot.waitUntil(lambda: window.model.rowCount() == 0)  # type: ignore[attr-defined]
+    qtbot.keyClicks(window.filter, "no-such-name")
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0)
     assert window.view.placeholder == "No group matches the filter."
     assert "showing 0 of" in window.totals_label.text()
     window.filter.clear()
-    qtbot.waitUntil(lambda: window.model.rowCount() > 0)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: window.model.rowCount() > 0)
 
 
 def test_model_scales_to_many_groups_in_the_view(window: MainWindow) -> None:

@@ -8,7 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_extract_samples import (
+from document_samples import (
     CLOSING,
     HEAD,
     PARAGRAPHS,
@@ -216,7 +216,7 @@ def test_docx_reads_tables_nested_tables_headers_and_footers(tmp_path: Path) -> 
     inner.cell(0, 1).text = "inner2"
     document.add_paragraph("After the table.")
     path = tmp_path / "layout.docx"
-    document.save(path)
+    document.save(str(path))
     assert words(extract_text(path)) == words(
         "Running head Before the table a1 b1 a2 inner1 inner2 After the table Confidential footer"
     )

@@ -10,8 +10,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from document_samples import pdf_bytes, write_docx, write_epub, write_odt
 from PIL import Image
-from test_extract_samples import pdf_bytes, write_docx, write_epub, write_odt
 
 from dupfinder.core.errors import (
     CorruptFile,

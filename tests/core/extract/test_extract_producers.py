@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_extract_samples import PARAGRAPHS, TITLE, expected_words, words, write_markdown
+from document_samples import PARAGRAPHS, TITLE, expected_words, words, write_markdown
 
 from dupfinder.core.extract import extract_text
 

@@ -11,7 +11,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from test_extract_samples import write_docx, write_epub, write_odt
+from document_samples import write_docx, write_epub, write_odt
 
 from dupfinder.core.errors import CorruptFile
 from dupfinder.core.extract import extract_text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pytest
 
 from dupfinder.core.fingerprints import columns as columns_module
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
@@ -29,8 +30,8 @@ def _files(paths: list[str]) -> FileColumns:
     return files
 
 
-def test_paths_and_stat_values_survive_a_pickle(monkeypatch: object) -> None:
-    monkeypatch.setattr(columns_module, "_PATHS_PER_CHUNK", 4)  # type: ignore[attr-defined]
+def test_paths_and_stat_values_survive_a_pickle(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(columns_module, "_PATHS_PER_CHUNK", 4)
     paths = ODD_NAMES * 3
     again = pickle.loads(pickle.dumps(_files(paths)))
     assert again.paths == paths

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from scan_helpers import essay, picture, write
 
 from dupfinder.core.grouping.keeper import copy_marks, keeper_key
 from dupfinder.core.model import Kind, ScanOptions
 from dupfinder.core.scan import pipeline as scan
-from tests.scan_helpers import essay, picture, write
 
 
 @pytest.mark.parametrize(

@@ -4,23 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw
 
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.image import perceptual as imagesim
-from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, Kind, ScanOptions
+from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, Kind, ScanOptions, ScanResult
 from dupfinder.core.scan import pipeline as scan
 
 Badge = Callable[[ImageDraw.ImageDraw], object]
 
 
-def _options(root: Path, **extra: object) -> ScanOptions:
+def _options(root: Path, **extra: Any) -> ScanOptions:  # more of ScanOptions's fields
     return ScanOptions(roots=(root,), kinds=frozenset({Kind.IMAGE}), use_cache=False, jobs=1,
-                       **extra)  # type: ignore[arg-type]  # fmt: skip
+                       **extra)  # fmt: skip
 
 
-def _names(result: scan.ScanResult) -> list[list[str]]:
+def _names(result: ScanResult) -> list[list[str]]:
     return [sorted(Path(m.path).name for m in g.members) for g in result.groups]
 
 

@@ -4,6 +4,7 @@ verified a chunk of pairs at a time."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dupfinder.core.fingerprints.columns import OutcomeColumns
 from dupfinder.core.fingerprints.worker import FingerprintOutcome
@@ -29,7 +30,7 @@ def test_short_sketches_are_padded_and_kept_as_made() -> None:
 
 def test_keys_are_equal_exactly_when_sketches_are() -> None:
     rest_a, rest_b = b"\x05" * (WHOLE - BASE), b"\x06" * (WHOLE - BASE)
-    made = [
+    made: list[bytes | None] = [
         b"\x01" * BASE + rest_a,
         b"\x01" * BASE + rest_b,
         b"\x01" * BASE + rest_a,
@@ -42,7 +43,7 @@ def test_keys_are_equal_exactly_when_sketches_are() -> None:
     assert columns([b"\x01" * BASE] * 2).sketch_keys(np.arange(2), BASE).shape == (2, BASE)
 
 
-def test_verification_gathers_a_bounded_chunk_at_a_time(monkeypatch: object) -> None:
+def test_verification_gathers_a_bounded_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     n = 50
     found = verify.Candidates(
         inverse=np.arange(n), first=np.arange(n), pairs=np.array([(0, j) for j in range(1, n)])
@@ -54,7 +55,7 @@ def test_verification_gathers_a_bounded_chunk_at_a_time(monkeypatch: object) -> 
         asked.append(len(rows))
         return table[rows]
 
-    monkeypatch.setattr(verify, "_CHUNK_BYTES", 7 * WHOLE)  # type: ignore[attr-defined]
+    monkeypatch.setattr(verify, "_CHUNK_BYTES", 7 * WHOLE)
     pairs, sims = verify.verified(found, gather, 0.0, lambda a, b: np.ones(len(a)))
     assert len(pairs) == n - 1
     assert (sims == 1).all()

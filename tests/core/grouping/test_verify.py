@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import itertools
 import shutil
@@ -9,16 +10,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from group_rules import check_groups
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scan_helpers import essay, write
 
 from dupfinder.core.grouping import verify
 from dupfinder.core.model import Fingerprint, Group, Grouping, Kind, Member, ScanOptions
 from dupfinder.core.scan import pipeline as scan
 from dupfinder.core.text import simhash as textsim
 from dupfinder.core.text import sketch
-from tests.group_rules import check_groups
-from tests.scan_helpers import essay, write
 
 COPYRIGHTS = sorted(glob.glob("/usr/share/doc/*/copyright"))
 #: Packages whose copyright files share licence boilerplate but little else (within 8 bits of
@@ -110,10 +111,15 @@ def test_drafts_that_drift_stay_together_only_when_asked(tmp_path: Path) -> None
         write(tmp_path / f"draft{step}.txt", " ".join(words))
         for i in rng.sample(range(len(words)), len(words) // 12):
             words[i] = f"new{step}x{i}"
-    base = {"roots": (tmp_path,), "use_cache": False, "jobs": 1, "text_threshold": 20}
-    base["text_similarity"] = 0.5  # neighbours share ~60 % of runs, drafts two apart ~40 %
-    star = scan.run(ScanOptions(**base))  # type: ignore[arg-type]
-    drafts = scan.run(ScanOptions(**base, text_grouping=Grouping.CONNECTED))  # type: ignore[arg-type]
+    star_options = ScanOptions(
+        roots=(tmp_path,),
+        use_cache=False,
+        jobs=1,
+        text_threshold=20,
+        text_similarity=0.5,  # neighbours share ~60 % of runs, drafts two apart ~40 %
+    )
+    star = scan.run(star_options)
+    drafts = scan.run(dataclasses.replace(star_options, text_grouping=Grouping.CONNECTED))
     assert max(len(g.members) for g in drafts.groups) == 4
     assert max(len(g.members) for g in star.groups) < 4
 

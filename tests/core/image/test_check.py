@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageEnhance
+from test_perceptual import icon, photo
 
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.image.check import DESCRIPTOR_BYTES, pair_similarity, similarity
 from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY
-from tests.core.image.test_perceptual import icon, photo
 
 #: Verified similarity of copies of one picture (the scan's default is below this).
 SAME = 0.9
@@ -24,7 +26,7 @@ def descriptor_of(path: Path) -> bytes:
     return imagesim.image_fingerprint(path).descriptor
 
 
-def saved(im: Image.Image, path: Path, **options: object) -> Path:
+def saved(im: Image.Image, path: Path, **options: Any) -> Path:  # PIL's writers' options
     im.save(path, **options)
     return path
 
@@ -66,10 +68,10 @@ def test_colour_jpeg_hash_is_that_of_its_grey_decode(tmp_path: Path) -> None:
     ],
 )
 def test_copies_are_verified_similar(
-    tmp_path: Path, name: str, edit: object, options: dict[str, object]
+    tmp_path: Path, name: str, edit: Callable[[Image.Image], Image.Image], options: dict[str, Any]
 ) -> None:
     master = saved(photo(seed=4), tmp_path / "master.png")
-    copy = saved(edit(photo(seed=4)), tmp_path / name, **options)  # type: ignore[operator]
+    copy = saved(edit(photo(seed=4)), tmp_path / name, **options)
     assert similarity(descriptor_of(master), descriptor_of(copy)) >= SAME
 
 
@@ -176,11 +178,11 @@ def test_a_label_difference_on_one_icon_is_seen_in_detail(tmp_path: Path) -> Non
     ],
 )
 def test_copies_of_an_icon_match_in_detail(
-    tmp_path: Path, name: str, edit: object, options: dict[str, object]
+    tmp_path: Path, name: str, edit: Callable[[Image.Image], Image.Image], options: dict[str, Any]
 ) -> None:
     master = _labelled((44, 96, 50, 108))
     a = descriptor_of(saved(master, tmp_path / "icon.png"))
-    b = descriptor_of(saved(edit(master), tmp_path / name, **options))  # type: ignore[operator]
+    b = descriptor_of(saved(edit(master), tmp_path / name, **options))
     assert similarity(a, b) >= SAME
 
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
 from PIL import Image
+from test_perceptual import icon, photo
 
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.jit import engine as jit_engine
-from tests.core.image.test_perceptual import icon, photo
 
 # loading the kernel (not importing numba directly) puts numba's cache where the app keeps it
 pytestmark = pytest.mark.skipif(
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _jit():  # type: ignore[no-untyped-def]
+def _jit() -> ModuleType:
     jit = jit_engine.load(jit_engine.Kernel.PICTURE_CHECK)
     assert jit is not None
     return jit

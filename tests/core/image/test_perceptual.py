@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import imagehash
 import numpy as np
@@ -69,7 +71,7 @@ def icon(size: int = 256) -> Image.Image:
     return im
 
 
-def save(im: Image.Image, path: Path, **options: object) -> Path:
+def save(im: Image.Image, path: Path, **options: Any) -> Path:  # PIL's writers' options
     im.save(path, **options)
     return path
 
@@ -116,7 +118,7 @@ def test_fingerprint_is_plain_values(master: Path) -> None:
     assert result.variants == ()
     assert DEFAULT_ALGORITHM in ALGORITHM_VERSION
     with pytest.raises(AttributeError):
-        result.value = 0  # type: ignore[misc]
+        result.value = 0  # type: ignore[misc]  # frozen, as the test shows
 
 
 # --- pinned values: a Pillow / imagehash / libjpeg upgrade must not drift silently -------------
@@ -221,8 +223,10 @@ def test_tiny_image_is_hashed(tmp_path: Path) -> None:
     ],
     ids=["resize50", "resize25", "brighter", "less-contrast", "grey", "crop2"],
 )
-def test_edited_copies_stay_near(tmp_path: Path, master: Path, edit: object) -> None:
-    copy = save(edit(photo()), tmp_path / "edit.jpg", quality=70)  # type: ignore[operator]
+def test_edited_copies_stay_near(
+    tmp_path: Path, master: Path, edit: Callable[[Image.Image], Image.Image]
+) -> None:
+    copy = save(edit(photo()), tmp_path / "edit.jpg", quality=70)
     assert dist(fp(copy).value, fp(master).value) <= NEAR
 
 

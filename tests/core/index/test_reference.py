@@ -8,6 +8,8 @@ right at, inside and just outside the radius; low-entropy data make long runs of
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,8 +31,8 @@ ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def assert_pairs_equal(x: np.ndarray, k: int, **kwargs: object) -> None:
-    pairs, dist = all_pairs_with_distances(x, k, **kwargs)
+def assert_pairs_equal(x: np.ndarray, k: int, blocks: int | None = None) -> None:
+    pairs, dist = all_pairs_with_distances(x, k, blocks=blocks)
     want_pairs, want_dist = brute_pairs(x, k)
     assert pairs.dtype == np.int64
     assert dist.dtype == np.int64
@@ -162,7 +164,9 @@ def test_many_copies_cost_no_quadratic_search(monkeypatch: pytest.MonkeyPatch) -
     seen = []
     original = ix._pairs_in_runs
 
-    def spy(first: np.ndarray, length: np.ndarray, chunk: int = ix._CHUNK):
+    def spy(
+        first: np.ndarray, length: np.ndarray, chunk: int = ix._CHUNK
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         seen.append(int(length.max(initial=0)))
         return original(first, length, chunk)
 
@@ -185,9 +189,11 @@ def test_few_copies_searched_many_collapsed(
     expanded = []
     original = ix._expand
 
-    def spy(*args):
+    def spy(
+        dups: ix._Duplicates, keep: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         expanded.append(True)
-        return original(*args)
+        return original(dups, keep, a, b, d)
 
     monkeypatch.setattr(ix, "_expand", spy)
     rng = np.random.default_rng(copies)
@@ -411,7 +417,11 @@ def test_popcount_fallback_agrees() -> None:
         ((np.zeros(3, np.uint64), 3), {"blocks": 5.0}, TypeError),
     ],
 )
-def test_bad_arguments(args: tuple[object, ...], kwargs: dict[str, object], error: type) -> None:
+def test_bad_arguments(
+    args: tuple[Any, ...],  # Any: wrong on purpose, to reach the checks made at run time
+    kwargs: dict[str, Any],
+    error: type[Exception],
+) -> None:
     with pytest.raises(error):
         all_pairs(*args, **kwargs)
     with pytest.raises(error):
@@ -431,10 +441,10 @@ def test_bad_query_arguments() -> None:
     with pytest.raises(ValueError, match="64-bit"):
         index.query_one(-1)
     with pytest.raises(TypeError):
-        index.query_one(1.5)
+        index.query_one(1.5)  # type: ignore[arg-type]  # refused at run time, as tested
     with pytest.raises(TypeError):
-        index.query([1, 2])
+        index.query([1, 2])  # type: ignore[arg-type]  # a list, not an array: refused
     with pytest.raises(TypeError):
-        index.add([1, 2])
+        index.add([1, 2])  # type: ignore[arg-type]  # a list, not an array: refused
     with pytest.raises(ValueError, match="non-negative"):
         choose_blocks(-1, 3)

@@ -37,7 +37,7 @@ def paths(res: ScanResult) -> list[list[str]]:
 def decisions_for(*entries: tuple[str, int, int]) -> Decisions:
     return Decisions(
         tuple(
-            Decision(kind, frozenset(str(Fingerprint(Kind.TEXT, v)) for v in values))
+            Decision(DecisionKind(kind), frozenset(str(Fingerprint(Kind.TEXT, v)) for v in values))
             for kind, *values in entries
         )
     )

@@ -80,7 +80,7 @@ def test_undecodable_names_stay_valid_json(tmp_path: Path) -> None:
 )
 def test_bad_input_is_a_format_error(data: object) -> None:
     with pytest.raises(ResultFormatError):
-        result_from_dict(data)  # type: ignore[arg-type]
+        result_from_dict(data)
 
 
 def test_not_json_is_a_format_error(tmp_path: Path) -> None:

@@ -5,20 +5,22 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from dupfinder.core.fingerprints.digest import DIGEST_BYTES
 from dupfinder.core.scan import identical
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
 
 BIG = identical.SMALL_FILE * 3  # read in two steps: head and tail, then whole
 
 
-def _find(paths: list[Path], **kwargs: object) -> tuple[IdenticalReport, list[list[str]]]:
+def _find(paths: list[Path], **kwargs: Any) -> tuple[IdenticalReport, list[list[str]]]:
     names = [str(p) for p in paths]
     sizes = [p.stat().st_size if p.exists() else 0 for p in paths]
-    report = find_identical(np.arange(len(names)), names, np.array(sizes), **kwargs)  # type: ignore[arg-type]
+    report = find_identical(np.arange(len(names)), names, np.array(sizes), **kwargs)
     sets = [[paths[row].name for row in found.rows] for found in report.sets]
     return report, sets
 
@@ -53,7 +55,7 @@ def test_small_and_large_copies_are_found_and_same_sized_strangers_are_not(
     # the unique size is never read; the three big files are read twice
     assert report.files_read == 3 + 3 + 3
     assert report.sets[1].content_hash != report.sets[0].content_hash
-    assert len(report.sets[0].content_hash) == 2 * identical.DIGEST_BYTES
+    assert len(report.sets[0].content_hash) == 2 * DIGEST_BYTES
 
 
 def test_one_threaded_and_pooled_reads_agree(tmp_path: Path) -> None:

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scan_helpers import edit, essay, picture, write
 
-from dupfinder.core.model import Kind, Phase, Progress, ScanOptions
+from dupfinder.core.model import FileEntry, Kind, Phase, Progress, ScanOptions, ScanResult
 from dupfinder.core.scan import pipeline as scan
 
 
-def _options(root: Path, tmp_path: Path, **kwargs: object) -> ScanOptions:
+def _options(root: Path, tmp_path: Path, **kwargs: Any) -> ScanOptions:  # more fields
     kwargs.setdefault("jobs", 1)
-    return ScanOptions(roots=(root,), cache_dir=tmp_path / "cache", **kwargs)  # type: ignore[arg-type]
+    return ScanOptions(roots=(root,), cache_dir=tmp_path / "cache", **kwargs)
 
 
-def _names(result: scan.ScanResult) -> list[list[str]]:  # type: ignore[name-defined]
+def _names(result: ScanResult) -> list[list[str]]:
     return [sorted(os.path.basename(m.path) for m in g.members) for g in result.groups]
 
 
@@ -157,7 +159,7 @@ def test_vanished_file_is_an_error_and_the_scan_goes_on(
 
     real_walk = walk_module.walk
 
-    def walk_then_delete(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def walk_then_delete(*args: Any, **kwargs: Any) -> Iterator[FileEntry]:  # walk's own
         entries = list(real_walk(*args, **kwargs))
         (corpus / "other.txt").unlink()
         yield from entries

@@ -7,8 +7,10 @@ import io
 import json
 import os
 import shutil
+import threading
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scan_helpers import edit, essay, picture, write
@@ -20,9 +22,9 @@ from dupfinder.core.scan import pipeline as scan
 GPL = Path("/usr/share/common-licenses/GPL-3")
 
 
-def _options(root: Path, tmp_path: Path, **kwargs: object) -> ScanOptions:
+def _options(root: Path, tmp_path: Path, **kwargs: Any) -> ScanOptions:  # more fields
     kwargs.setdefault("jobs", 1)
-    return ScanOptions(roots=(root,), cache_dir=tmp_path / "cache", **kwargs)  # type: ignore[arg-type]
+    return ScanOptions(roots=(root,), cache_dir=tmp_path / "cache", **kwargs)
 
 
 def _groups(result: ScanResult, root: Path) -> list[tuple[Kind, bool, list[str]]]:
@@ -153,14 +155,20 @@ def test_cli_reports_identical_in_json_and_csv(mixed: Path, tmp_path: Path) -> N
     assert out.getvalue().count("· other · 2 identical files ·") == 3
 
 
+class _Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 @pytest.mark.parametrize("phase", list(Phase))
 def test_every_phase_has_a_label_for_people(phase: Phase) -> None:
     from dupfinder.app.progress import ProgressEstimate
     from dupfinder.cli.progress import TerminalProgress
 
     assert ProgressEstimate().describe(Progress(phase, 1, 2), now=0.0)
-    stream = io.StringIO()
-    stream.isatty = lambda: True  # type: ignore[method-assign]
+    stream = _Terminal()
     TerminalProgress(stream)(Progress(phase, 1, 2))
     assert stream.getvalue()
 
@@ -216,12 +224,19 @@ def test_a_rescan_reads_only_files_that_changed(
         (root / name).write_bytes(b"small and the same")
     reads: list[str] = []
     first, whole = identical._first_read, identical._full_read
-    monkeypatch.setattr(
-        identical, "_first_read", lambda path, *a: reads.append(path) or first(path, *a)
-    )
-    monkeypatch.setattr(
-        identical, "_full_read", lambda path, *a: reads.append(path) or whole(path, *a)
-    )
+
+    def first_read(path: str, size: int, identity: tuple[int, int] | None) -> identical._Read:
+        reads.append(path)
+        return first(path, size, identity)
+
+    def full_read(
+        path: str, size: int, identity: tuple[int, int], cancel: threading.Event
+    ) -> identical._Read:
+        reads.append(path)
+        return whole(path, size, identity, cancel)
+
+    monkeypatch.setattr(identical, "_first_read", first_read)
+    monkeypatch.setattr(identical, "_full_read", full_read)
     options = _options(root, tmp_path, kinds=frozenset({Kind.OTHER}))
     before = _groups(scan.run(options), root)
     assert before == [

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from dupfinder.core.model import Kind, ScanOptions
 from dupfinder.core.scan.walk import WalkReport, normalise_roots, walk
@@ -114,13 +117,13 @@ def test_dangling_link_and_fifo_are_reported(tmp_path: Path) -> None:
     }
 
 
-def test_unreadable_folder_is_an_error(tmp_path: Path, monkeypatch) -> None:
+def test_unreadable_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
     (tmp_path / "ok.txt").write_text("fine")
     real_scandir = os.scandir
 
-    def scandir(path: str):  # type: ignore[no-untyped-def]
+    def scandir(path: str) -> Iterator[os.DirEntry[str]]:
         if os.path.basename(path) == "locked":
             raise PermissionError(13, "Permission denied", path)
         return real_scandir(path)

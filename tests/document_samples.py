@@ -1,9 +1,10 @@
-"""Real documents for the extraction tests, generated with each format's own library.
+"""Real documents for the extraction, fuzz and hostile-file tests, generated with each
+format's own library.
 
 One passage (a running head, a title, paragraphs, a table, a closing line) is written as
 DOCX, PDF, HTML, Markdown, reStructuredText, ODT, RTF and EPUB, so the tests can check
-that every conversion of a document extracts to the same words. This module holds no
-tests; it is named so that it belongs to the extraction tests.
+that every conversion of a document extracts to the same words. It lives in tests/, on
+every test's sys.path: a test in another folder can import it whichever tests run.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def write_docx(path: Path) -> Path:
             cell.text = value
     document.add_paragraph(PARAGRAPHS[2])
     document.add_paragraph(CLOSING)
-    document.save(path)
+    document.save(str(path))
     return path
 
 
