@@ -325,8 +325,13 @@ def _prove_against(
             raise Unproven("its bytes are not the same (the group said they were)")
         else:
             similarity = _similarity(claim.kind, target.path, kept.path, options)
-            if _changed(os.fstat(target.fd), target.stat) or _changed(os.fstat(kept.fd), kept.stat):
-                raise Unproven("changed while it was compared")
+            for opened in (target, kept):  # what was read by name must be what is open
+                now = opened.fresh_stat()
+                moved = (now.st_dev, now.st_ino) != opened.identity
+                if _changed(os.fstat(opened.fd), opened.stat) or (
+                    moved and inodes_name_files(opened.path)
+                ):
+                    raise Unproven("changed while it was compared")
             if similarity < claim.required:
                 raise Unproven(
                     f"only {similarity_percent(similarity, False)} similar now, "
