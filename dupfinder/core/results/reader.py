@@ -5,6 +5,8 @@ deletes files, so every field is checked for its type and range here and anythin
 ``ResultFormatError`` naming the place (``groups[3].members[1].size``), never a traceback.
 Paths are normalised (``.``, ``..``, ``//``, relative paths) so that one file cannot hide
 behind two spellings; apply still compares (device, inode) on the disk before it acts.
+The file itself is read only when it is a regular file (never a FIFO, a device or a
+folder: opening never blocks), and only up to ``MAX_RESULT_BYTES``.
 """
 
 from __future__ import annotations
@@ -12,19 +14,73 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Mapping
 from typing import Any
 
 from dupfinder.core.errors import ResultFormatError
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanError, ScanResult, ScanStats
 
-__all__ = ["FORMAT_VERSION", "parse_json", "result_from_dict"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_RESULT_BYTES",
+    "parse_json",
+    "read_result_text",
+    "result_from_dict",
+]
 
 FORMAT_VERSION = 1
 #: Far above any real result; keeps a hostile file from exhausting memory or the stack.
 _MAX_DEPTH = 64
 _INT64_MAX = (1 << 63) - 1
 _UINT64_MAX = (1 << 64) - 1
+
+
+#: Largest results file read: a scan of a million files writes a few hundred megabytes.
+MAX_RESULT_BYTES = 1 << 30
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFDIR: "a folder",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def read_result_text(path: str | os.PathLike[str]) -> str:
+    """The text of a results file: a regular file of at most ``MAX_RESULT_BYTES``, UTF-8.
+
+    Raises ResultFormatError for anything else (a FIFO or a device is refused before a byte
+    is read) and OSError when it cannot be opened or read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except IsADirectoryError:
+        raise ResultFormatError(f"{os.fspath(path)}: not a regular file (a folder)") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = _KINDS.get(stat.S_IFMT(st.st_mode), "not a file")
+            raise ResultFormatError(f"{os.fspath(path)}: not a regular file ({what})")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_RESULT_BYTES and (chunk := os.read(fd, 1 << 20)):
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > MAX_RESULT_BYTES:
+        raise ResultFormatError(
+            f"{os.fspath(path)}: too large for a dupfinder result "
+            f"(over {MAX_RESULT_BYTES >> 20:,} MiB)"
+        )
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResultFormatError(
+            f"{os.fspath(path)}: not a dupfinder result (not UTF-8 text)"
+        ) from None
 
 
 def parse_json(text: str, source: str) -> Any:

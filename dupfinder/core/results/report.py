@@ -14,10 +14,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from dupfinder.core.errors import ResultFormatError
 from dupfinder.core.model import Member, ScanResult
-from dupfinder.core.results.reader import FORMAT_VERSION, parse_json, result_from_dict
-from dupfinder.core.wording import count, format_size, similarity_percent
+from dupfinder.core.results.reader import (
+    FORMAT_VERSION,
+    parse_json,
+    read_result_text,
+    result_from_dict,
+)
+from dupfinder.core.wording import count, escaped, format_size, similarity_percent
 
 __all__ = [
     "FORMAT_VERSION",
@@ -125,11 +129,7 @@ def save_result(
 
 def load_result(path: str | os.PathLike[str]) -> tuple[ScanResult, dict[str, Any]]:
     """Read a saved result; returns it with the raw dict (for extra keys such as marks)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as exc:
-        raise ResultFormatError(f"{path}: not a dupfinder result (not UTF-8 text)") from exc
+    text = read_result_text(path)  # a regular file only, of a bounded size
     data = parse_json(text, os.fspath(path))
     return result_from_dict(data), data
 
@@ -192,7 +192,8 @@ def summary(result: ScanResult) -> str:
 
 
 def write_text(result: ScanResult, out: TextIO) -> None:
-    """A table for people: one block per group, representative first, then the problems."""
+    """A table for people: one block per group, representative first, then the problems.
+    File names are shown escaped (``wording.escaped``): a name cannot drive the terminal."""
     buffer = io.StringIO()
     for number, group in enumerate(result.groups, start=1):
         reclaim = format_size(group.reclaimable_bytes)
@@ -214,10 +215,10 @@ def write_text(result: ScanResult, out: TextIO) -> None:
                 percent = similarity_percent(m.similarity, group.same_bytes_as_keeper(m))
                 closeness = f"{m.distance:>2} bits {percent:>4}{same}"
             buffer.write(
-                f"  {marker} {closeness}  {format_size(m.size):>9}{dims}  {m.path}{links}\n"
+                f"  {marker} {closeness}  {format_size(m.size):>9}{dims}  {escaped(m.path)}{links}\n"
             )
         buffer.write("\n")
     for error in result.errors:
-        buffer.write(f"! {error.path}: {error.error}\n")
+        buffer.write(f"! {escaped(error.path)}: {escaped(error.error)}\n")
     buffer.write(summary(result) + "\n")
     out.write(buffer.getvalue())
