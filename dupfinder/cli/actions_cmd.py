@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from dupfinder.cli.paths import path_argument
 from dupfinder.core.actions import (
     Action,
     ApplyReport,
@@ -32,12 +33,12 @@ from dupfinder.core.actions.marks import (
     select,
 )
 from dupfinder.core.actions.undo import UndoReport, iter_sessions, undo
-from dupfinder.core.errors import ActionBusy, ActionError, DupfinderError
+from dupfinder.core.errors import ActionBusy, ActionError, DupfinderError, JournalReadError
 from dupfinder.core.model import ScanOptions, ScanResult
 from dupfinder.core.results.decisions import DecisionStore, apply_decisions
 from dupfinder.core.results.report import load_result
 from dupfinder.core.results.session import load_session
-from dupfinder.core.wording import format_size
+from dupfinder.core.wording import escaped, format_size
 
 __all__ = ["add_action_options", "register", "run_actions"]
 
@@ -88,8 +89,18 @@ def add_action_options(parser: argparse.ArgumentParser) -> None:
         help="hardlink/symlink: also replace files whose bytes differ from the kept file (the "
         "plan names them; each original goes to the trash first, so undo can restore it)",
     )
-    group.add_argument("--journal", metavar="PATH", help="journal file (default: user data dir)")
-    group.add_argument("--decisions", metavar="PATH", help="decisions file (default: user data)")
+    group.add_argument(
+        "--journal",
+        type=path_argument,
+        metavar="PATH",
+        help="journal file (default: user data dir)",
+    )
+    group.add_argument(
+        "--decisions",
+        type=path_argument,
+        metavar="PATH",
+        help="decisions file (default: user data)",
+    )
 
 
 def _print_plan(plan: Plan, out: TextIO) -> None:
@@ -102,17 +113,19 @@ def _print_plan(plan: Plan, out: TextIO) -> None:
             f"{verb} {len(group.act)} ({format_size(group.bytes)})\n"
         )
         for member in group.keep:
-            out.write(f"  keep     {member.path}\n")
+            out.write(f"  keep     {escaped(member.path)}\n")
         for item in group.act:
-            where = f"  ->  {free_name(item.dest)}" if item.dest else ""
-            out.write(f"  {verb:<8} {item.path}{where}\n")
-    out.write(f"\n{plan.confirmation_text()}\n")
+            where = f"  ->  {escaped(free_name(item.dest))}" if item.dest else ""
+            out.write(f"  {verb:<8} {escaped(item.path)}{where}\n")
+    out.write(f"\n{escaped(plan.confirmation_text(), lines=True)}\n")
 
 
 def _print_report(report: ApplyReport, out: TextIO, err: TextIO) -> None:
     for outcome in report.outcomes:
         if outcome.status != "done":
-            err.write(f"  {outcome.status}: {outcome.path}: {outcome.reason}\n")
+            err.write(
+                f"  {outcome.status}: {escaped(outcome.path)}: {escaped(str(outcome.reason))}\n"
+            )
     out.write(
         f"{len(report.done):,} done ({format_size(report.bytes_done)}), "
         f"{len(report.skipped):,} skipped, {len(report.failed):,} failed"
@@ -120,7 +133,7 @@ def _print_report(report: ApplyReport, out: TextIO, err: TextIO) -> None:
     )
     if report.stopped:
         err.write(
-            f"dupfinder: stopped early: {report.stopped}. The {len(report.done):,} files above "
+            f"dupfinder: stopped early: {escaped(report.stopped)}. The {len(report.done):,} files above "
             "marked done were changed and are in the journal; nothing after them was touched.\n"
         )
     if report.session:
@@ -163,14 +176,14 @@ def run_actions(
     try:
         result = apply_decisions(result, DecisionStore(args.decisions).load())
     except DupfinderError as exc:
-        err.write(f"dupfinder: {exc}\n")
+        err.write(f"dupfinder: {escaped(str(exc))}\n")
         return EXIT_FATAL
     rules: list[KeepRule] = args.keep or []
     roots = tuple(getattr(args, "paths", None) or ())
     members = (m for g in result.groups for m in g.members)
     problem = reference_folder_problem(rules, roots, members)
     if problem is not None:
-        err.write(f"dupfinder: --keep {problem}\n")
+        err.write(f"dupfinder: --keep {escaped(problem)}\n")
         return EXIT_USAGE
     marks = getattr(args, "marks", None)
     if rules:
@@ -189,7 +202,7 @@ def run_actions(
             roots=roots,
         )
     except ActionError as exc:
-        err.write(f"dupfinder: refused: {exc}\n")
+        err.write(f"dupfinder: refused: {escaped(str(exc))}\n")
         return EXIT_USAGE
     plan = compare_link_contents(plan, allow_different=args.allow_different_content)
     _print_plan(plan, out)
@@ -203,10 +216,13 @@ def run_actions(
     try:
         report = _apply_cancellable(plan, journal, err, options)
     except ActionBusy as exc:
-        err.write(f"dupfinder: {exc}\n")
+        err.write(f"dupfinder: {escaped(str(exc))}\n")
         return EXIT_CANCELLED
     except ActionError as exc:
-        err.write(f"dupfinder: {exc}\n")
+        err.write(f"dupfinder: {escaped(str(exc))}\n")
+        return EXIT_FATAL
+    except JournalReadError as exc:
+        err.write(f"dupfinder: {escaped(str(exc.strerror))}; nothing was changed\n")
         return EXIT_FATAL
     _print_report(report, out, err)
     if report.stopped:
@@ -220,7 +236,7 @@ def _handle_apply(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         session = load_session(args.result)
     except (OSError, DupfinderError) as exc:
-        err.write(f"dupfinder apply: cannot read {args.result}: {exc}\n")
+        err.write(f"dupfinder apply: cannot read {escaped(args.result)}: {escaped(str(exc))}\n")
         return EXIT_FATAL
     for label, paths in (("missing", session.missing), ("changed", session.changed)):
         if paths:
@@ -235,24 +251,23 @@ def _handle_apply(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _list_sessions(journal: Journal, out: TextIO) -> None:
     for s in iter_sessions(journal):
         counts = ", ".join(f"{s.count(state):,} {state}" for state in FileState if s.count(state))
-        undone = (
-            " · undone" if s.kind is SessionKind.APPLY and s.undone_by and not s.restorable else ""
-        )
-        out.write(f"{s.id}  {s.time}  {s.kind} {s.action or ''}  {counts}{undone}\n")
+        undone = " · undone" if s.kind is SessionKind.APPLY and s.undone else ""
+        out.write(f"{s.id}  {s.time}  {s.kind} {escaped(s.action or '')}  {counts}{undone}\n")
 
 
 def _print_undo(report: UndoReport, out: TextIO, err: TextIO) -> None:
     for outcome in report.outcomes:
-        note = f" ({outcome.reason})" if outcome.reason else ""
+        note = f" ({escaped(outcome.reason)})" if outcome.reason else ""
         stream = out if outcome.status == "restored" else err
-        stream.write(f"  {outcome.status}: {outcome.path}{note}\n")
+        stream.write(f"  {outcome.status}: {escaped(outcome.path)}{note}\n")
     out.write(
         f"Session {report.session}: {len(report.restored):,} restored, "
         f"{len(report.problems):,} not restored{' (cancelled)' if report.cancelled else ''}.\n"
     )
     if report.journal_problem:
         err.write(
-            f"dupfinder undo: the journal could not record this undo: {report.journal_problem}\n"
+            "dupfinder undo: the journal could not record this undo: "
+            f"{escaped(report.journal_problem)}\n"
         )
 
 
@@ -263,27 +278,41 @@ def _handle_undo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             _list_sessions(journal, out)
             return EXIT_OK
         if args.session and journal.find(args.session) is None:
-            err.write(f"dupfinder undo: no apply session {args.session} in {journal.path}\n")
+            err.write(
+                f"dupfinder undo: no apply session {escaped(args.session)} in "
+                f"{escaped(str(journal.path))}\n"
+            )
             return EXIT_USAGE
         report = run_cancellable(
             lambda cancel: undo(
-                args.session, journal=journal, cancel=cancel, on_wait=_waiting(err)
+                args.session,
+                journal=journal,
+                cancel=cancel,
+                on_wait=_waiting(err),
+                restore_edited=args.restore_edited,
             ),
             "dupfinder-undo",
         )
     except ActionBusy as exc:
-        err.write(f"dupfinder undo: {exc}\n")
+        err.write(f"dupfinder undo: {escaped(str(exc))}\n")
         return EXIT_CANCELLED
+    except ActionError as exc:
+        err.write(f"dupfinder undo: {escaped(str(exc))}\n")
+        return EXIT_FATAL
+    except JournalReadError as exc:
+        err.write(f"dupfinder undo: {escaped(str(exc.strerror))}; nothing was changed\n")
+        return EXIT_FATAL
     except OSError as exc:
         err.write(
-            f"dupfinder undo: cannot read the journal {journal.path}: {exc.strerror or exc}\n"
+            f"dupfinder undo: cannot read the journal {escaped(str(journal.path))}: "
+            f"{escaped(str(exc.strerror or exc))}\n"
         )
         return EXIT_FATAL
     finally:
         for problem in journal.problems:
-            err.write(f"dupfinder undo: journal {problem}\n")
+            err.write(f"dupfinder undo: journal {escaped(problem)}\n")
     if report.nothing is not None:
-        out.write(f"{report.nothing}\n")
+        out.write(f"{escaped(report.nothing)}\n")
         return EXIT_OK
     _print_undo(report, out, err)
     if report.cancelled:
@@ -295,7 +324,7 @@ def _handle_ignore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         result, _ = load_result(args.result)
     except (OSError, DupfinderError) as exc:
-        err.write(f"dupfinder ignore: cannot read {args.result}: {exc}\n")
+        err.write(f"dupfinder ignore: cannot read {escaped(args.result)}: {escaped(str(exc))}\n")
         return EXIT_FATAL
     store = DecisionStore(args.decisions)
     if args.group is not None:
@@ -313,7 +342,7 @@ def _handle_ignore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         store.ignore_pair(first, second)
     except ValueError as exc:
-        err.write(f"dupfinder ignore: {exc}\n")
+        err.write(f"dupfinder ignore: {escaped(str(exc))}\n")
         return EXIT_USAGE
     out.write("These two files will no longer be reported as duplicates of each other.\n")
     return EXIT_OK
@@ -326,10 +355,10 @@ def _handle_decisions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             out.write(f"Forgot {store.clear()} decision(s).\n")
             return EXIT_OK
         for number, decision in enumerate(store.list(), start=1):
-            paths = ", ".join(decision.paths)
+            paths = ", ".join(escaped(p) for p in decision.paths)
             out.write(f"{number}. {decision.kind} · {decision.time} · {paths}\n")
     except DupfinderError as exc:
-        err.write(f"dupfinder decisions: {exc}\n")
+        err.write(f"dupfinder decisions: {escaped(str(exc))}\n")
         return EXIT_FATAL
     return EXIT_OK
 
@@ -341,7 +370,7 @@ def register(commands: Any) -> None:
         help="act on a saved result (its saved marks, or --keep rules)",
         description="Plan and carry out actions on a result saved with --format json.",
     )
-    parser.add_argument("result", metavar="RESULT.json")
+    parser.add_argument("result", type=path_argument, metavar="RESULT.json")
     add_action_options(parser)
     parser.set_defaults(handler=_handle_apply)
 
@@ -353,20 +382,43 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--session", metavar="ID", help="the apply session to undo")
     parser.add_argument("--list", action="store_true", help="list journal sessions")
-    parser.add_argument("--journal", metavar="PATH", help="journal file (default: user data dir)")
+    parser.add_argument(
+        "--restore-edited",
+        action="store_true",
+        help="also move back files edited at their destination since the move (edits included; "
+        "by default they stay there and are listed)",
+    )
+    parser.add_argument(
+        "--journal",
+        type=path_argument,
+        metavar="PATH",
+        help="journal file (default: user data dir)",
+    )
     parser.set_defaults(handler=_handle_undo)
 
     parser = commands.add_parser(
         "ignore", help="remember that files of a saved result are not duplicates"
     )
-    parser.add_argument("result", metavar="RESULT.json")
+    parser.add_argument("result", type=path_argument, metavar="RESULT.json")
     choice = parser.add_mutually_exclusive_group(required=True)
     choice.add_argument("--group", type=int, metavar="N", help="hide group N (as numbered)")
-    choice.add_argument("--pair", nargs=2, metavar="PATH", help="these two are not duplicates")
-    parser.add_argument("--decisions", metavar="PATH", help="decisions file (default: user data)")
+    choice.add_argument(
+        "--pair", nargs=2, type=path_argument, metavar="PATH", help="these two are not duplicates"
+    )
+    parser.add_argument(
+        "--decisions",
+        type=path_argument,
+        metavar="PATH",
+        help="decisions file (default: user data)",
+    )
     parser.set_defaults(handler=_handle_ignore)
 
     parser = commands.add_parser("decisions", help="list or clear remembered decisions")
     parser.add_argument("what", choices=("list", "clear"))
-    parser.add_argument("--decisions", metavar="PATH", help="decisions file (default: user data)")
+    parser.add_argument(
+        "--decisions",
+        type=path_argument,
+        metavar="PATH",
+        help="decisions file (default: user data)",
+    )
     parser.set_defaults(handler=_handle_decisions)

@@ -21,8 +21,10 @@ import shtab
 
 from dupfinder.cli import scan_cmd
 from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_USAGE
+from dupfinder.cli.paths import path_argument
 from dupfinder.core.errors import DupfinderError, ExtraMissing
 from dupfinder.core.model import FINGERPRINTED_KINDS, Kind
+from dupfinder.core.wording import escaped
 
 __all__ = ["register"]
 
@@ -39,11 +41,19 @@ def register(commands: Any) -> None:
     )
     source = fingerprint.add_mutually_exclusive_group(required=True)
     paths = source.add_argument(
-        "paths", nargs="*", default=[], metavar="PATH", help="folders or files"
+        "paths",
+        nargs="*",
+        default=[],
+        type=path_argument,
+        metavar="PATH",
+        help="folders or files",
     )
     paths.complete = shtab.FILE
     listing = source.add_argument(
-        "--files-from", metavar="LIST", help="read paths from this file, one per line ('-': stdin)"
+        "--files-from",
+        type=path_argument,
+        metavar="LIST",
+        help="read paths from this file, one per line ('-': stdin)",
     )
     listing.complete = shtab.FILE
     fingerprint.add_argument(
@@ -116,7 +126,7 @@ def _reader(commands: Any, name: str, summary: str, description: str) -> argpars
 
 def _folder(parser: argparse.ArgumentParser, *flags: str, **options: Any) -> None:
     """An argument naming a folder (shell completion offers folders)."""
-    action = parser.add_argument(*flags, **options)
+    action = parser.add_argument(*flags, type=path_argument, **options)
     action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
 
 
@@ -129,7 +139,7 @@ def _positive(text: str) -> int:
 
 def _missing(command: str, err: TextIO, exc: ImportError) -> int:
     if isinstance(exc, ExtraMissing):
-        err.write(f"dupfinder {command}: {exc}\n")
+        err.write(f"dupfinder {command}: {escaped(str(exc))}\n")
     else:  # e.g. a bundle built without the extra
         err.write(f"dupfinder {command}: needs the distributed extra ({exc}): {_INSTALL}\n")
     return EXIT_FATAL
@@ -170,10 +180,10 @@ def _fingerprint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shard = Shard.parse(args.shard)
         options = stored_options(scan_cmd.options_from_args(args))
     except ValueError as exc:
-        err.write(f"dupfinder fingerprint: error: {exc}\n")
+        err.write(f"dupfinder fingerprint: error: {escaped(str(exc))}\n")
         return EXIT_USAGE
     if args.files_from not in (None, "-") and not Path(args.files_from).is_file():
-        err.write(f"dupfinder fingerprint: error: no such list: {args.files_from}\n")
+        err.write(f"dupfinder fingerprint: error: no such list: {escaped(args.files_from)}\n")
         return EXIT_USAGE
     listed = _listed(args.files_from, args.null) if args.files_from else None
     bar = TerminalProgress(err)
@@ -190,7 +200,7 @@ def _fingerprint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             on_interrupt=cancelling,
         )
     except (OSError, DupfinderError) as exc:
-        err.write(f"dupfinder fingerprint: {exc}\n")
+        err.write(f"dupfinder fingerprint: {escaped(str(exc))}\n")
         return EXIT_FATAL
     finally:
         bar.finish()
@@ -198,7 +208,7 @@ def _fingerprint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("dupfinder: fingerprinting cancelled; the shard was not written\n")
         return EXIT_CANCELLED
     err.write(
-        f"{report.path}: {report.files} files, {report.fingerprinted} fingerprinted, "
+        f"{escaped(str(report.path))}: {report.files} files, {report.fingerprinted} fingerprinted, "
         f"{report.errors} problems\n"
     )
     return EXIT_OK
@@ -255,14 +265,14 @@ def _pairs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 shuffle=ShuffleMethod(args.shuffle) if args.shuffle else None,
             )
     except (OSError, DupfinderError) as exc:
-        err.write(f"dupfinder pairs: {exc}\n")
+        err.write(f"dupfinder pairs: {escaped(str(exc))}\n")
         return EXIT_FATAL
     for kind, plan in sorted(manifest.kinds.items()):
         err.write(
             f"{kind}: {plan.fingerprints} fingerprints, k={plan.k}, {plan.tables} tables "
             f"x {plan.partitions} partitions: {plan.pairs} pairs, {plan.shared} shared\n"
         )
-    err.write(f"pairs written to {args.out} in {manifest.seconds:.1f} s\n")
+    err.write(f"pairs written to {escaped(args.out)} in {manifest.seconds:.1f} s\n")
     return EXIT_OK
 
 
@@ -281,7 +291,7 @@ def _groups(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             result = result_from_fingerprints(Path(args.fingerprints), options)
     except (OSError, DupfinderError) as exc:
-        err.write(f"dupfinder groups: {exc}\n")
+        err.write(f"dupfinder groups: {escaped(str(exc))}\n")
         return EXIT_FATAL
     if not scan_cmd.emit_result(result, args.format, args.output, out, err):
         return EXIT_FATAL

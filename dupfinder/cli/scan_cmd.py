@@ -15,6 +15,7 @@ import shtab
 
 from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_CODES, EXIT_FATAL, EXIT_OK, EXIT_USAGE
+from dupfinder.cli.paths import path_argument
 from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
@@ -26,6 +27,7 @@ from dupfinder.core.model import (
     ScanOptions,
     ScanResult,
 )
+from dupfinder.core.wording import escaped
 
 __all__ = [
     "add_comparison_options",
@@ -112,7 +114,9 @@ def register(commands: Any) -> None:
         description="Find near-duplicate documents and images under PATH... and print the groups.",
         epilog=f"{PATTERNS_HELP}\n{SCAN_EXAMPLES}\n{EXIT_CODES}",
     )
-    paths = parser.add_argument("paths", nargs="+", metavar="PATH", help="folders or files to scan")
+    paths = parser.add_argument(
+        "paths", nargs="+", type=path_argument, metavar="PATH", help="folders or files to scan"
+    )
     paths.complete = shtab.FILE
     add_output_options(parser)
     add_kind_option(parser)
@@ -147,7 +151,9 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         default="text",
         help="text for people (default), json (the documented contract) or csv",
     )
-    output = parser.add_argument("--output", "-o", metavar="FILE", help="write the result here")
+    output = parser.add_argument(
+        "--output", "-o", type=path_argument, metavar="FILE", help="write the result here"
+    )
     output.complete = shtab.FILE  # type: ignore[attr-defined]
 
 
@@ -237,6 +243,7 @@ def add_file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-size", type=_size, default=None, metavar="BYTES")
     parser.add_argument(
         "--reference",
+        type=path_argument,
         action="append",
         default=[],
         metavar="DIR",
@@ -261,7 +268,7 @@ def add_file_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     cache_dir = parser.add_argument(
-        "--cache-dir", metavar="DIR", help="where the fingerprint cache lives"
+        "--cache-dir", type=path_argument, metavar="DIR", help="where the fingerprint cache lives"
     )
     cache_dir.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
 
@@ -399,17 +406,17 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         options = options_from_args(args)
     except ValueError as exc:
-        err.write(f"dupfinder scan: error: {exc}\n")
+        err.write(f"dupfinder scan: error: {escaped(str(exc))}\n")
         return EXIT_USAGE
     missing = [p for p in options.roots if not p.exists()]
     if missing:
-        err.write(f"dupfinder scan: error: no such file or folder: {missing[0]}\n")
+        err.write(f"dupfinder scan: error: no such file or folder: {escaped(str(missing[0]))}\n")
         return EXIT_USAGE
     stop = _StopRequest(err)
     try:
         result = run_scan_cancellable(options, err, stop)
     except Exception as exc:
-        err.write(f"dupfinder: scan failed: {exc}\n")
+        err.write(f"dupfinder: scan failed: {escaped(str(exc))}\n")
         return EXIT_FATAL
     if result.stats.cancelled:
         err.write("dupfinder: scan cancelled\n")
@@ -436,7 +443,7 @@ def emit_result(result: ScanResult, fmt: str, output: str | None, out: TextIO, e
         else:
             _write_stdout(out, text)
     except OSError as exc:
-        err.write(f"dupfinder: cannot write the result: {exc}\n")
+        err.write(f"dupfinder: cannot write the result: {escaped(str(exc))}\n")
         return False
     return True
 

@@ -10,7 +10,9 @@ import shtab
 
 from dupfinder.cli import scan_cmd
 from dupfinder.cli.exit_codes import EXIT_CODES, EXIT_FATAL, EXIT_OK, EXIT_USAGE
+from dupfinder.cli.paths import path_argument
 from dupfinder.core.scan.similar import NoFolders, SimilarResult
+from dupfinder.core.wording import escaped
 
 __all__ = ["register", "render_json", "render_text"]
 
@@ -30,9 +32,13 @@ def register(commands: Any) -> None:
         "the last scan), most similar first, with their verified similarity.",
         epilog=f"{_EXAMPLES}\n{EXIT_CODES}",
     )
-    target = parser.add_argument("file", metavar="FILE", help="the document or picture")
+    target = parser.add_argument(
+        "file", type=path_argument, metavar="FILE", help="the document or picture"
+    )
     target.complete = shtab.FILE
-    folders = parser.add_argument("folders", nargs="*", metavar="FOLDER", help="where to look")
+    folders = parser.add_argument(
+        "folders", nargs="*", type=path_argument, metavar="FOLDER", help="where to look"
+    )
     folders.complete = shtab.DIRECTORY
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="text (default) or json"
@@ -44,10 +50,14 @@ def register(commands: Any) -> None:
 
 def render_text(result: SimilarResult) -> str:
     if result.kind is None:
-        return f"{result.target}: not a document or picture that can be fingerprinted\n"
+        return f"{escaped(result.target)}: not a document or picture that can be fingerprinted\n"
     count = len(result.matches)
-    lines = [f"{count} file{'' if count == 1 else 's'} like {result.target} ({result.kind.value}):"]
-    lines += [f"  {m.similarity:6.1%}  distance {m.distance:2d}  {m.path}" for m in result.matches]
+    target = escaped(result.target)
+    lines = [f"{count} file{'' if count == 1 else 's'} like {target} ({result.kind.value}):"]
+    lines += [
+        f"  {m.similarity:6.1%}  distance {m.distance:2d}  {escaped(m.path)}"
+        for m in result.matches
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -72,7 +82,7 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         result = similar(args.file, args.folders, options)
     except NoFolders as exc:
-        err.write(f"dupfinder similar: {exc}\n")
+        err.write(f"dupfinder similar: {escaped(str(exc))}\n")
         return EXIT_USAGE
     out.write(render_json(result) if args.format == "json" else render_text(result))
     return EXIT_OK if result.kind is not None else EXIT_FATAL

@@ -16,6 +16,8 @@ below are what the pieces raise internally (and what a library user may catch):
   - ``ActionBusy``: another apply or undo holds the per-user action lock.
 - ``JournalWriteError``: the action journal cannot be written (also ``OSError``); apply stops
   before the next file, because a file changed without a journal record could not be undone.
+- ``JournalReadError``: the action journal cannot be read (also ``OSError``): unreadable, or
+  not a regular file; apply and undo change nothing.
 - ``ExtraMissing``: an optional part (e.g. the ``distributed`` extra) is not installed (also
   ``ImportError``); its message says what to install.
 - ``FingerprintStoreError``: fingerprint or pair files (Parquet) are malformed, incomplete,
@@ -34,6 +36,7 @@ __all__ = [
     "ExtraMissing",
     "FileProblem",
     "FingerprintStoreError",
+    "JournalReadError",
     "JournalWriteError",
     "ResultFormatError",
     "TooLarge",
@@ -90,6 +93,10 @@ class ActionBusy(ActionError):
 
 class JournalWriteError(DupfinderError, OSError):
     """The journal could not record a step; the step was not taken (or not confirmed)."""
+
+
+class JournalReadError(DupfinderError, OSError):
+    """The journal could not be read; nothing was changed."""
 
 
 class ExtraMissing(DupfinderError, ImportError):

@@ -4,16 +4,20 @@ and the reasons behind operating-system errors.
 
 The walk, the readers, actions and undo all report failed file operations; they use
 :func:`os_error_reason` so the same cause reads the same everywhere (and tests can match it).
+Text that came from the disk (file names, above all) goes to a terminal through
+:func:`escaped`, so a name cannot move the cursor, recolour the screen or reverse the text.
 """
 
 from __future__ import annotations
 
 import errno
 import math
+import unicodedata
 
 __all__ = [
     "count",
     "describe_os_error",
+    "escaped",
     "format_limit",
     "format_size",
     "os_error_reason",
@@ -88,3 +92,41 @@ def describe_os_error(exc: OSError) -> str:
     while the scan ran."""
     reason = os_error_reason(exc)
     return "the file vanished during the scan" if reason == "vanished" else reason
+
+
+#: Characters shown escaped besides controls: the bidirectional marks and isolates that
+#: reorder what follows them (U+202E shows "txt.exe" as "exe.txt"), line separators.
+_INVISIBLE = frozenset(
+    [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+def escaped(text: str, *, lines: bool = False) -> str:
+    """``text`` safe to print on a terminal: control characters (escape sequences among
+    them), bidirectional marks and line separators, and bytes that are not UTF-8 are shown
+    as ``\\x1b``, ``\\u202e``, ``\\n``... Everything else, other scripts and emoji
+    included, is left as it is. ``lines``: a message of several lines keeps its line breaks
+    (those inside a file name do not survive into it anyway). For people only: JSON and CSV
+    keep names exactly."""
+    if lines:
+        return "\n".join(escaped(line) for line in text.split("\n"))
+    if text.isprintable() and not any(ord(c) in _INVISIBLE for c in text):
+        return text
+    return "".join(
+        _escape(c)
+        if ord(c) in _INVISIBLE or unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp")
+        else c
+        for c in text
+    )

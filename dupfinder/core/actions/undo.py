@@ -1,38 +1,46 @@
-"""Undo: put back what one apply session changed, reading only its journal records.
+"""Undo: put back what one apply session changed, and only the very files it changed.
 
-``undo()`` takes the last apply session (or a named one) and restores each file on its own:
-trashed files are renamed back from the trash entry the journal names (no search, so the
-cost per file does not grow with the trash), moved files are moved back, and a file replaced
-by a link gets its bytes back (a copy of the kept file, only when its SHA-256 equals the
-original's; or the original itself from the trash, when the link replaced different bytes)
-with its mode, owner and times. Nothing is ever written over an existing file. Permanently
-deleted files cannot come back; undo says so instead of trying. When the last session has
-nothing left to undo, undo says so and does not reach into older sessions: those are undone
-by id (``undo(session_id)``).
+``undo()`` takes the last apply session (or a named one) and restores each file on its own,
+reading only that session's journal records. Before anything moves, the file to put back is
+proven to be the one the apply recorded: its (device, inode) where the file system keeps
+them, and the content digest proven right before the apply acted (journals from before
+digests were recorded: the identity, or size and date, as they always were). It goes back
+only into the very folder it came from (opened without following a link, its identity
+compared), never over an existing name:
+
+- trashed files are renamed back from the trash entry the journal names (no search);
+- moved files are moved back; a file edited at its destination since is left there and the
+  report says so, unless the caller asks for edited files too (``restore_edited``: the file
+  goes back with its edits, nothing is lost either way); another file at the destination is
+  never taken. The folders the move made are removed again when they are left empty;
+- a file replaced by a link gets its bytes back (a copy of the kept file, only when its
+  SHA-256 equals the original's; or the original itself from the trash, when the link
+  replaced different bytes) with its mode, owner and times.
+
+Permanently deleted files cannot come back; undo says so instead of trying. When the last
+session has nothing left to undo, undo says so and does not reach into older sessions: those
+are undone by id (``undo(session_id)``).
 
 ``clear_leftovers`` removes what a killed run left behind (a temporary copy or link, a trash
-reservation whose file never arrived), using the names its intents journalled first.
+reservation whose file never arrived), using the names its intents journalled first; the
+journal's index then marks the run cleared, so later runs do not read it again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
-import shutil
+import secrets
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dupfinder.core.actions.fileops import (
-    FileStamp,
-    fsync_file,
-    move_no_overwrite,
-    sha256_file,
-    temporary_name,
-)
+from dupfinder.core.actions.fileops import FileStamp
 from dupfinder.core.actions.journal import (
     FileLog,
     FileState,
@@ -40,11 +48,22 @@ from dupfinder.core.actions.journal import (
     Journal,
     JournalSession,
     RecordType,
+    SessionInfo,
     SessionKind,
     SessionSummary,
 )
 from dupfinder.core.actions.lock import hold_action_lock
 from dupfinder.core.actions.outcome import FileOutcome, FileStatus, with_status
+from dupfinder.core.actions.putback import (
+    Edited,
+    Expected,
+    check_open,
+    exchange,
+    open_folder,
+    opened_in,
+    put_back,
+    remove_made_folders,
+)
 from dupfinder.core.actions.trash import (
     NATIVE_TRASH,
     TrashEntry,
@@ -57,11 +76,16 @@ from dupfinder.core.model import ActionKind, Phase, Progress, ProgressCallback, 
 from dupfinder.core.wording import os_error_reason
 
 __all__ = [
+    "UNTOUCHED",
     "UndoReport",
     "clear_leftovers",
     "iter_sessions",
     "undo",
 ]
+
+#: Why a file is left alone because the apply never touched it (nothing to put back).
+UNTOUCHED = "not changed (the apply stopped before it)"
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +111,26 @@ class UndoReport:
         return with_status(self.outcomes, FileStatus.FAILED)
 
     @property
+    def left(self) -> tuple[FileOutcome, ...]:
+        """Files left where they are on purpose (edited since), not by a failure."""
+        return tuple(
+            o
+            for o in self.outcomes
+            if o.status is FileStatus.SKIPPED and o.reason not in (UNTOUCHED, "cancelled")
+        )
+
+    @property
     def ok(self) -> bool:
-        """Nothing failed and nothing was left by a cancel (untouched files are fine)."""
-        return not self.failed and not self.cancelled
+        """Nothing failed or was left, and nothing by a cancel (untouched files are fine)."""
+        return not self.failed and not self.left and not self.cancelled
 
 
 class _UnchangedError(Exception):
     """The file was never touched (the apply stopped before its operation)."""
+
+
+class _LeftError(Exception):
+    """The file is there but left alone on purpose (edited since), for the reason given."""
 
 
 def _is(st: os.stat_result, stamp: FileStamp) -> bool:
@@ -107,7 +144,8 @@ def _is(st: os.stat_result, stamp: FileStamp) -> bool:
 
 
 def _still_same(path: str, stamp: FileStamp) -> bool:
-    """Is the file at ``path`` the one the stamp describes (same inode, or same size+mtime)?"""
+    """Journals without digests: is the file at ``path`` the one the stamp describes (same
+    inode, or same size and mtime)?"""
     try:
         st = os.lstat(path)
     except OSError:
@@ -125,6 +163,24 @@ def _check_untouched(path: str, stamp: FileStamp) -> None:
         raise _UnchangedError
 
 
+def _folder(intent: Intent) -> tuple[int, int] | None:
+    """The recorded identity of the folder the file was in (None in older journals)."""
+    if intent.parent_dev is None or intent.parent_ino is None:
+        return None
+    return intent.parent_dev, intent.parent_ino
+
+
+def _expected(
+    intent: Intent, *, edited_ok: bool = False, identity: tuple[int, int] | None = None
+) -> Expected:
+    """What the file to put back must be, as the apply proved it before acting (and, for a
+    move, as it arrived: ``identity``)."""
+    if intent.digest is None:
+        return Expected()
+    stamp = intent.stamp
+    return Expected(identity or stamp.identity, stamp.size, intent.digest, edited_ok)
+
+
 def _trash_entry(item: FileLog, intent: Intent) -> TrashEntry | None:
     if item.outcome is not None and item.outcome.trash_entry:
         return TrashEntry.from_files(Path(item.outcome.trash_entry))
@@ -133,97 +189,158 @@ def _trash_entry(item: FileLog, intent: Intent) -> TrashEntry | None:
     return None
 
 
-def _restore_trashed(item: FileLog, intent: Intent) -> str | None:
+def _in_trash(item: FileLog, intent: Intent) -> TrashEntry:
+    """The trash entry the file went to, there and (for older journals) plausibly it."""
+    entry = _trash_entry(item, intent)
     stamp = intent.stamp
+    if entry is None:  # journals written before entries were recorded
+        entry = find_trash_entry(item.path, stamp.dev, stamp.ino, stamp.size, stamp.mtime_ns)
+    if entry is None or not os.path.lexists(entry.files):
+        raise FileNotFoundError(errno.ENOENT, "not found in the trash (emptied?)")
+    if intent.digest is None and not _still_same(str(entry.files), stamp):
+        raise FileNotFoundError(errno.ENOENT, "not found in the trash (emptied?)")
+    return entry
+
+
+def _restore_trashed(item: FileLog, intent: Intent, restore_edited: bool) -> str | None:
     entry = _trash_entry(item, intent)
     try:
-        _check_untouched(item.path, stamp)
+        _check_untouched(item.path, intent.stamp)
     except _UnchangedError:
         if entry is not None:
             discard_reservation(entry)
         raise
     if not NATIVE_TRASH:
         raise OSError(errno.ENOTSUP, "restore it from the system trash")
-    if entry is None:  # journals written before entries were recorded
-        entry = find_trash_entry(item.path, stamp.dev, stamp.ino, stamp.size, stamp.mtime_ns)
-    if entry is None or not _still_same(str(entry.files), stamp):
-        raise FileNotFoundError(errno.ENOENT, "not found in the trash (emptied?)")
-    restore(entry, item.path)
+    entry = _in_trash(item, intent)
+    restore(entry, item.path, _expected(intent), folder=_folder(intent))
     return None
 
 
-def _restore_moved(item: FileLog, intent: Intent) -> str | None:
+def _restore_moved(item: FileLog, intent: Intent, restore_edited: bool) -> str | None:
     _check_untouched(item.path, intent.stamp)
     dest = intent.dest
     if dest is None:
         raise OSError(errno.EINVAL, "the journal does not say where it was moved")
     if not os.path.lexists(dest):
         raise FileNotFoundError(errno.ENOENT, f"no longer at {dest}")
-    if not _still_same(dest, intent.stamp):
+    if intent.digest is None and not _still_same(dest, intent.stamp):
         raise OSError(errno.EEXIST, f"the file at {dest} changed since it was moved")
     if os.path.lexists(item.path):
         raise FileExistsError(errno.EEXIST, "a file already exists at the original place")
-    os.makedirs(os.path.dirname(item.path) or ".", exist_ok=True)
-    move_no_overwrite(dest, item.path)
+    arrived = item.outcome.dest_identity if item.outcome is not None else None
+    try:
+        put_back(dest, item.path, _expected(intent, identity=arrived), folder=_folder(intent))
+    except Edited:
+        if not restore_edited:
+            raise _LeftError(
+                f"edited at {dest} since the move; left there (undo with --restore-edited "
+                "moves it back as it is now)"
+            ) from None
+        expected = _expected(intent, edited_ok=True, identity=arrived)
+        put_back(dest, item.path, expected, folder=_folder(intent))
+        return f"moved back with the edits made at {dest}"
     return None
 
 
-def _our_link(item: FileLog, intent: Intent) -> bool:
-    kept = intent.kept or ""
+def _our_link(folder: int, name: str, item: FileLog, intent: Intent) -> bool:
+    """Whether ``name`` in the open folder is still the link the apply made."""
+    try:
+        st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
     if item.op is ActionKind.SYMLINK:
-        return os.path.islink(item.path) and os.readlink(item.path) == os.path.abspath(kept)
-    return os.lstat(item.path).st_ino == intent.kept_ino
+        kept = os.path.abspath(intent.kept or "")
+        return stat.S_ISLNK(st.st_mode) and os.readlink(name, dir_fd=folder) == kept
+    return stat.S_ISREG(st.st_mode) and st.st_ino == intent.kept_ino
 
 
-def _put_back_attributes(path: str, stamp: FileStamp) -> None:
+def _put_back_attributes(fd: int, stamp: FileStamp) -> None:
     """Mode, owner and times of the replaced file (owner only where the OS allows it)."""
     if stamp.mode:
-        os.chmod(path, stamp.mode & 0o7777)
-    if stamp.uid >= 0 and hasattr(os, "chown"):
+        os.fchmod(fd, stamp.mode & 0o7777)
+    if stamp.uid >= 0 and hasattr(os, "fchown"):
         with contextlib.suppress(PermissionError):
-            os.chown(path, stamp.uid, stamp.gid)
-    os.utime(path, ns=(stamp.atime_ns, stamp.mtime_ns))
+            os.fchown(fd, stamp.uid, stamp.gid)
+    os.utime(fd, ns=(stamp.atime_ns, stamp.mtime_ns))
 
 
-def _restore_linked(item: FileLog, intent: Intent) -> str | None:
-    if intent.tmp:
+def _copy_of_kept(kept: str, folder: int, temporary: str, stamp: FileStamp) -> str:
+    """Copy the kept file under ``temporary`` in the open folder; returns its SHA-256."""
+    digest = hashlib.sha256()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with open(kept, "rb") as source:
+        out = os.open(temporary, flags, 0o600, dir_fd=folder)
+        try:
+            for chunk in iter(lambda: source.read(_CHUNK), b""):
+                digest.update(chunk)
+                os.write(out, chunk)
+            _put_back_attributes(out, stamp)
+            os.fsync(out)
+        finally:
+            os.close(out)
+    return digest.hexdigest()
+
+
+def _restore_linked(item: FileLog, intent: Intent, restore_edited: bool) -> str | None:
+    if intent.tmp and ".dupfinder-" in os.path.basename(intent.tmp):
         with contextlib.suppress(OSError):
-            os.unlink(intent.tmp)
+            os.unlink(intent.tmp)  # a temporary link a killed run left
     _check_untouched(item.path, intent.stamp)
     original = None if intent.identical is not False else _trash_entry(item, intent)
+    name = os.path.basename(item.path)
     if original is not None and os.path.lexists(original.files):
         # the link replaced different bytes: the original itself waits in the trash
-        if os.path.lexists(item.path):
-            if not _our_link(item, intent):
-                raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
-            os.unlink(item.path)
-        restore(original, item.path)
+        expected = _expected(intent)
+        with (
+            open_folder(str(original.files.parent)) as files,
+            opened_in(files, original.files.name) as fd,
+        ):
+            check_open(fd, str(original.files), expected)  # before the link goes
+        with open_folder(os.path.dirname(item.path), _folder(intent)) as folder:
+            if os.path.lexists(item.path):
+                if not _our_link(folder, name, item, intent):
+                    raise OSError(
+                        errno.EEXIST, "the link was replaced since; nothing was overwritten"
+                    )
+                os.unlink(name, dir_fd=folder)
+        restore(original, item.path, expected, folder=_folder(intent))
         return "the original put back from the trash"
-    if not os.path.lexists(item.path):
-        raise FileNotFoundError(errno.ENOENT, "the link was removed since")
-    if not _our_link(item, intent):
-        raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
-    digest = intent.sha256
-    if not digest or intent.kept is None:
+    if not intent.sha256 or intent.kept is None:
         raise OSError(errno.ENOTSUP, "cannot restore: the original content was not recorded")
-    copy = temporary_name(item.path)
-    try:
-        shutil.copyfile(intent.kept, copy)
-        if sha256_file(copy) != digest:
-            raise OSError(
-                errno.ENOTSUP,
-                "cannot restore: the original bytes no longer exist (the kept file differs)",
-            )
-        _put_back_attributes(copy, intent.stamp)
-        fsync_file(copy)
-        os.replace(copy, item.path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(copy)
+    with open_folder(os.path.dirname(item.path), _folder(intent)) as folder:
+        if not _our_link(folder, name, item, intent):
+            if not os.path.lexists(item.path):
+                raise FileNotFoundError(errno.ENOENT, "the link was removed since")
+            raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
+        temporary = f".dupfinder-{secrets.token_hex(8)}.tmp"
+        try:
+            if _copy_of_kept(intent.kept, folder, temporary, intent.stamp) != intent.sha256:
+                raise OSError(
+                    errno.ENOTSUP,
+                    "cannot restore: the original bytes no longer exist (the kept file differs)",
+                )
+            _replace_link(folder, temporary, name, item, intent)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary, dir_fd=folder)
     return "restored as a copy of the kept file (same SHA-256)"
 
 
-_RESTORERS: dict[ActionKind, Callable[[FileLog, Intent], str | None]] = {
+def _replace_link(folder: int, temporary: str, name: str, item: FileLog, intent: Intent) -> None:
+    """Put the copy where the link is, and only where the link still is."""
+    if exchange(folder, temporary, folder, name):
+        if _our_link(folder, temporary, item, intent):
+            os.unlink(temporary, dir_fd=folder)
+            return
+        exchange(folder, temporary, folder, name)  # another file took the name: give it back
+        raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
+    if not _our_link(folder, name, item, intent):
+        raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
+    os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+
+
+_RESTORERS: dict[ActionKind, Callable[[FileLog, Intent, bool], str | None]] = {
     ActionKind.TRASH: _restore_trashed,
     ActionKind.MOVE: _restore_moved,
     ActionKind.HARDLINK: _restore_linked,
@@ -231,18 +348,18 @@ _RESTORERS: dict[ActionKind, Callable[[FileLog, Intent], str | None]] = {
 }
 
 
-def _undo_one(item: FileLog) -> FileOutcome:
+def _undo_one(item: FileLog, restore_edited: bool) -> FileOutcome:
     restorer = _RESTORERS.get(item.op)
     if restorer is None or item.intent is None:
         return FileOutcome(
             item.path, FileStatus.FAILED, "permanently deleted files cannot be restored"
         )
     try:
-        note = restorer(item, item.intent)
+        note = restorer(item, item.intent, restore_edited)
     except _UnchangedError:
-        return FileOutcome(
-            item.path, FileStatus.SKIPPED, "not changed (the apply stopped before it)"
-        )
+        return FileOutcome(item.path, FileStatus.SKIPPED, UNTOUCHED)
+    except _LeftError as left:
+        return FileOutcome(item.path, FileStatus.SKIPPED, str(left))
     except OSError as exc:
         # our own explanations carry no file name; system errors get the short stable reasons
         own = exc.filename is None and exc.strerror
@@ -298,11 +415,15 @@ def undo(
     cancel: threading.Event | None = None,
     lock_path: str | os.PathLike[str] | None = None,
     on_wait: Callable[[str], None] | None = None,
+    restore_edited: bool = False,
 ) -> UndoReport:
     """Undo one apply session (default: the last one), holding the per-user action lock.
 
     Each file is restored independently; problems are reported per file and the rest go on.
     Files restored by an earlier undo are left alone, so undo can be run again after a failure.
+    ``restore_edited``: a moved file edited at its destination since goes back as it is now
+    (by default it stays there, and the report says so). Raises ``JournalReadError`` when
+    the journal cannot be read (nothing is changed then).
     """
     journal = journal or Journal()
     with hold_action_lock(lock_path, cancel=cancel, on_wait=on_wait):
@@ -313,7 +434,7 @@ def undo(
         items = summary.restorable
         if not items:
             return UndoReport(summary.id, nothing=_nothing_left(summary))
-        return _undo_items(journal, summary, items, progress, cancel)
+        return _undo_items(journal, summary, items, progress, cancel, restore_edited)
 
 
 def _undo_items(
@@ -322,6 +443,7 @@ def _undo_items(
     items: tuple[FileLog, ...],
     progress: ProgressCallback,
     cancel: threading.Event | None,
+    restore_edited: bool,
 ) -> UndoReport:
     outcomes: list[FileOutcome] = []
     cancelled = False
@@ -336,24 +458,38 @@ def _undo_items(
                 break
             progress(Progress(Phase.APPLYING, done, len(items), item.path))
             record.write(RecordType.RESTORE_INTENT, of=summary.id, seq=item.seq, path=item.path)
-            outcome = _undo_one(item)
-            kind = (
-                RecordType.RESTORE_FAILED
-                if outcome.status is FileStatus.FAILED
-                else RecordType.RESTORED
-            )
+            outcome = _undo_one(item, restore_edited)
+            # a file never touched is settled like a restored one; a file left or failed is not
+            settled = outcome.status is FileStatus.RESTORED or outcome.reason == UNTOUCHED
+            kind = RecordType.RESTORED if settled else RecordType.RESTORE_FAILED
             record.write(kind, of=summary.id, seq=item.seq, path=item.path, reason=outcome.reason)
             outcomes.append(outcome)
+        remove_made_folders(_made_folders(summary))
         progress(Progress(Phase.APPLYING, len(items), len(items)))
     finally:
         record.close()
     return UndoReport(summary.id, tuple(outcomes), cancelled, journal_problem=record.problem)
 
 
+def _made_folders(summary: SessionSummary) -> list[str]:
+    return [
+        folder
+        for item in summary.files
+        if item.op is ActionKind.MOVE and item.intent is not None and item.intent.made_dirs
+        for folder in item.intent.made_dirs
+    ]
+
+
 def clear_leftovers(journal: Journal) -> int:
-    """Remove temporary files and trash reservations that killed runs left; returns how many."""
+    """Remove temporary files and trash reservations that killed runs left; returns how many.
+
+    Reads only the apply sessions the journal's index says may have left something; each
+    one found clear (its claimed names given back too) is marked so and not read again.
+    Raises ``JournalReadError`` when the journal cannot be read.
+    """
     cleared = 0
-    for session in journal.applies():
+    for session in journal.unfinished():
+        pending = False
         for item in session.files:
             if item.state is not FileState.INTERRUPTED or item.intent is None:
                 continue
@@ -366,9 +502,13 @@ def clear_leftovers(journal: Journal) -> int:
                 entry = TrashEntry(Path(intent.trash_files), Path(intent.trash_info))
                 with contextlib.suppress(OSError):
                     cleared += discard_reservation(entry)
+            if intent.claim and os.path.lexists(intent.claim):
+                pending = True  # a file still under its private name: the apply gives it back
+        if not pending:
+            journal.mark_cleared(session.id)
     return cleared
 
 
-def iter_sessions(journal: Journal | None = None) -> Iterator[SessionSummary]:
-    """Sessions newest first, for listing."""
-    yield from reversed((journal or Journal()).sessions())
+def iter_sessions(journal: Journal | None = None) -> Iterator[SessionInfo]:
+    """Sessions newest first, for listing (from the journal's index: cheap)."""
+    yield from reversed((journal or Journal()).listing())
