@@ -83,6 +83,31 @@ def _cross_blocks(new: int, known: int, k: int) -> tuple[int, float]:
     return best
 
 
+def _sound(name: str, entry: Remembered, path: Path) -> bool:
+    """Whether a remembered set read from the file can be used: distinct values in order,
+    pairs of indices i < j into them, each pair within the radius its name gives. A damaged
+    one (a flipped bit) is discarded with a warning and searched afresh; the file is then
+    written anew, so the damage costs one search, never a failing scan."""
+    values, pairs = entry.values, entry.pairs
+    k = int(name.rpartition("-")[2]) if name.rpartition("-")[2].isdigit() else -1
+    problem = None
+    if values.dtype != np.uint64 or values.ndim != 1 or not np.issubdtype(pairs.dtype, np.integer):
+        problem = "arrays of the wrong type"
+    elif values.size > 1 and not bool(np.all(values[1:] > values[:-1])):
+        problem = "values out of order"
+    elif pairs.size and (
+        int(pairs.min()) < 0
+        or int(pairs.max()) >= values.size
+        or not bool(np.all(pairs[:, 0] < pairs[:, 1]))
+    ):
+        problem = "pair indices out of range"
+    elif pairs.size and int(np.bitwise_count(values[pairs[:, 0]] ^ values[pairs[:, 1]]).max()) > k:
+        problem = "pairs farther apart than the radius"
+    if problem is not None:
+        _log.warning("library %s: %s discarded (%s); searched again", path, name, problem)
+    return problem is None
+
+
 def _sorted_unique(values: U64Array) -> U64Array:
     """``np.unique`` by one sort (numpy's hash-based unique is many times slower on 64-bit
     values)."""
@@ -119,10 +144,11 @@ class Library:
                 names = [n[: -len("-values")] for n in saved.files if n.endswith("-values")]
                 if "roots" in saved.files:
                     self.roots = tuple(Path(str(r)) for r in saved["roots"].tolist())
-                return {
+                found = {
                     n: Remembered(saved[f"{n}-values"], saved[f"{n}-pairs"].reshape(-1, 2))
                     for n in names
                 }
+                return {n: e for n, e in found.items() if _sound(n, e, self.path)}
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
