@@ -192,7 +192,7 @@ def run_scenario(fault: str, action: str, root: Path) -> dict[str, Any]:
         proc = subprocess.Popen(
             [sys.executable, "-c", CHILD, json.dumps(argv)],
             env=dict(world.env, FAULT="none", KEEP=str(world.keep), COPY=str(world.copy), UNIQUE=str(world.unique)),
-            cwd=root, stderr=subprocess.PIPE, text=True,
+            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         time.sleep(0.35)
         proc.send_signal(signal.SIGKILL)
@@ -215,6 +215,7 @@ def run_scenario(fault: str, action: str, root: Path) -> dict[str, Any]:
                     UNIQUE=str(world.unique),
                 ),
                 cwd=root,
+                stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
             )
