@@ -11,12 +11,9 @@ scan pipeline: text fingerprint and sketch, permuted-table index within k bits, 
 
 Speed is CPU time per MB of text, one process, from text in memory to pairs (reading files
 and extracting text are the same for both and left out). dupfinder's default row runs first
-and pays every one-time cost of a process inside its timing: the character tables, and, as
-a scan's worker does when its share of documents is large (``text_compiled.expect``),
-importing numba and loading the compiled kernel (from the user cache; a machine's very first
-run also compiles it, about a second more). Later
-dupfinder rows find the kernel loaded, as a long-running process would; one row forces the
-numpy path throughout. Results go to ``bench/out/datasketch.json``.
+and pays every one-time cost of a process inside its timing: the character tables and
+importing the compiled kernel. Later dupfinder rows find the kernel loaded, as a long-running
+process would; one row forces the numpy path throughout. Results go to ``bench/out/datasketch.json``.
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ from dupfinder.core.errors import TooLittleContent
 from dupfinder.core.grouping import verify
 from dupfinder.core.jit.engine import Engine
 from dupfinder.core.model import DEFAULT_TEXT_SIMILARITY, DEFAULT_TEXT_THRESHOLD
-from dupfinder.core.text import compiled as text_compiled
 from dupfinder.core.text import simhash as textsim
 from dupfinder.core.text import sketch
 
@@ -83,7 +79,6 @@ def dupfinder_pairs(
 ) -> tuple[Pairs, float]:
     """The scan's two stages on text in memory; returns pairs of doc indices and CPU seconds."""
     start = time.process_time()
-    text_compiled.expect(sum(len(doc.text) for doc in docs))  # as a scan announces its share
     rows, values, sketches = [], [], []
     for i, doc in enumerate(docs):
         try:
@@ -184,16 +179,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{seconds:7.2f} s CPU  {row['mb_per_cpu_second']:7.2f} MB/s",
             file=sys.stderr,
         )
+    load_end = [round(x, 2) for x in os.getloadavg()]
     payload = {
         "corpus": summary,
         "megabytes": round(megabytes, 2),
-        "compiled_after_characters": text_compiled.COMPILED_AFTER,
-        "load_average": {"start": load_start, "end": [round(x, 2) for x in os.getloadavg()]},
+        "load_average": {"start": load_start, "end": load_end},
         "results": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False))
-    print(f"load average {load_start} -> {payload['load_average']['end']}; wrote {args.out}")
+    print(f"load average {load_start} -> {load_end}; wrote {args.out}")
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -20,6 +21,14 @@ from dupfinder.core.text import simhash as textsim
 pytestmark = pytest.mark.skipif(
     jit_engine.load(jit_engine.Kernel.TEXT) is None, reason="the extension was not built"
 )
+
+
+def _kernels() -> ModuleType:
+    """The extension module (compiled: mypy sees no source of it)."""
+    kernels = jit_engine.load(jit_engine.Kernel.TEXT)
+    assert kernels is not None
+    return kernels
+
 
 SAMPLES = {
     "english": "The quick brown fox jumps over the lazy dog near the river bank today. " * 4,
@@ -49,7 +58,8 @@ def test_kernel_equals_numpy_on_every_script(name: str) -> None:
 
 def test_kernel_constants_are_those_of_the_numpy_path() -> None:
     from dupfinder.core.text import chars as textchars
-    from dupfinder.core.text import kernels
+
+    kernels = _kernels()
 
     assert (kernels.WORD, kernels.CJK) == (textchars.WORD, textchars.CJK)
     assert kernels.NOT_SINGLE == textchars.NOT_SINGLE
@@ -60,7 +70,8 @@ def test_kernel_constants_are_those_of_the_numpy_path() -> None:
 def test_kernel_takes_read_only_and_both_widths_of_code_points() -> None:
     """ASCII texts arrive as bytes, others as UTF-32 from a read-only buffer: same hashes."""
     from dupfinder.core.text import chars as textchars
-    from dupfinder.core.text import kernels
+
+    kernels = _kernels()
 
     text = "plain words in a row and more of them"
     narrow = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
