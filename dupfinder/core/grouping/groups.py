@@ -20,7 +20,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
-from dupfinder.core.grouping import verify
+from dupfinder.core.grouping import checked, verify
+from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import keeper_key
 from dupfinder.core.grouping.verify import Similarity
@@ -38,6 +39,7 @@ from dupfinder.core.model import (
 from dupfinder.core.text import sketch
 
 __all__ = [
+    "CheckMemory",
     "KindGroups",
     "PairFinder",
     "SecondCheck",
@@ -156,6 +158,28 @@ def _closest_turns(
     return out
 
 
+def _member_similarities(
+    outcome: checked.CheckedPairs,
+    inverse: npt.NDArray[np.int64],
+    local: npt.NDArray[np.int64],
+    gather: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.uint8]],
+    check: SecondCheck,
+) -> npt.NDArray[np.float64]:
+    """Each member's similarity with the representative: the checked pair's where the two
+    were checked (a symmetric measure gives it either way round), else compared now."""
+    nodes = inverse[local]
+    known = np.zeros(len(local), dtype=np.bool_)
+    similarity = np.zeros(len(local), dtype=np.float64)
+    if check.measure is not imagecheck.invariant_pair_similarity:  # the one asymmetric measure
+        known, similarity = outcome.similarity_of(np.full_like(nodes, nodes[0]), nodes)
+    missing = np.flatnonzero(~known)
+    if len(missing):
+        sketches = gather(local[missing])
+        rep = np.broadcast_to(gather(local[:1])[0], sketches.shape)
+        similarity[missing] = np.asarray(check.measure(sketches, rep), dtype=np.float64)
+    return similarity
+
+
 def compared_rows(outcomes: OutcomeColumns) -> int:
     """How many files grouping compares (those with a fingerprint)."""
     return int(np.count_nonzero(outcomes.has_value))
@@ -167,10 +191,12 @@ def group_rows(
     options: ScanOptions,
     pair_finder: PairFinder | None = None,
     progress: ProgressCallback = no_progress,
+    memory: CheckMemory | None = None,
 ) -> tuple[list[KindGroups], int]:
     """Index each kind on its own, verify the pairs it proposes, and cluster them: the
     groups of every kind as columns, and how many verified pairs linked them. Progress
-    counts the files compared, a kind at a time."""
+    counts the files compared, a kind at a time. ``memory`` (the scan's library) answers
+    the pairs an earlier scan checked and remembers the rest (``grouping.checked``)."""
     parts: list[KindGroups] = []
     total_pairs = 0
     references = tuple(os.path.realpath(folder) for folder in options.references)
@@ -202,8 +228,18 @@ def group_rows(
         )
         pairs = found.pairs
         gather = functools.partial(_gathered, outcomes, rows, check.width if check else 0)
+        outcome: checked.CheckedPairs | None = None
         if check is not None:
-            pairs, _ = verify.verified(found, gather, check.threshold, check.measure)
+            outcome = checked.checked_pairs(
+                found,
+                gather,
+                check.threshold,
+                check.measure,
+                checked.content_keys(values[found.first], keys[found.first]),
+                memory,
+                checked.check_name(kind.value, check.measure),
+            )
+            pairs = outcome.pairs
         total_pairs += len(pairs)
         keeper_keys = _KeeperKeys(files, outcomes, row_list, references)
         members: list[npt.NDArray[np.int64]] = []
@@ -214,10 +250,8 @@ def group_rows(
             distance = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
             if variants is not None:
                 distance = _closest_turns(distance, values, variants, local)
-            if check is not None:
-                group_sketches = gather(local)
-                rep = np.broadcast_to(group_sketches[0], group_sketches.shape)
-                similarity = np.asarray(check.measure(group_sketches, rep), dtype=np.float64)
+            if check is not None and outcome is not None:
+                similarity = _member_similarities(outcome, found.inverse, local, gather, check)
             else:
                 similarity = 1.0 - distance / 64
             similarity[0] = 1.0

@@ -14,6 +14,10 @@ remembered for next time.
 Mirrored and rotated picture variants (image invariance) add pairs that are not a function of
 the values alone; those searches are not remembered.
 
+The library also remembers the outcome of the second check of each pair the last scan
+proposed (``recall``, ``keep``; see ``grouping.checked``), keyed by the content of the two
+files, so a rescan checks only the pairs it has not seen.
+
 The library lives in its own versioned file in the cache folder (``library-v1.npz``), written
 atomically; an unreadable or older file is ignored and replaced.
 """
@@ -83,6 +87,28 @@ def _cross_blocks(new: int, known: int, k: int) -> tuple[int, float]:
     return best
 
 
+#: Names in the library file of the checked pairs' arrays: "check:NAME.codes" and ".similarity".
+_CHECK = "check:"
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _safe(name: str) -> str:
+    """A check's name as a member of the library's zip file (no folders)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _pair_codes(keys: np.ndarray) -> U64Array:
+    """One 64-bit code per pair of content keys (a mix of the two)."""
+    keys = np.asarray(keys, dtype=np.uint64).reshape(-1, 2)
+    with np.errstate(over="ignore"):
+        code = keys[:, 0] * _MIX
+        code ^= code >> np.uint64(29)
+        code ^= keys[:, 1]
+        code *= _MIX
+        code ^= code >> np.uint64(32)
+    return code
+
+
 def _sound(name: str, entry: Remembered, path: Path) -> bool:
     """Whether a remembered set read from the file can be used: distinct values in order,
     pairs of indices i < j into them, each pair within the radius its name gives. A damaged
@@ -128,6 +154,8 @@ class Library:
         self.path = Path(directory) / f"library-v{LIBRARY_VERSION}.npz"
         #: The folders of the last scan (what "find similar files" searches by default).
         self.roots: tuple[Path, ...] = ()
+        #: Checked pairs by check: sorted pair codes and their similarities (``recall``).
+        self._checks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._entries: dict[str, Remembered] = self._load()
         #: How the last call found its pairs: "batch" or "incremental" (for tests and stats).
         self.last_mode = ""
@@ -144,6 +172,10 @@ class Library:
                 names = [n[: -len("-values")] for n in saved.files if n.endswith("-values")]
                 if "roots" in saved.files:
                     self.roots = tuple(Path(str(r)) for r in saved["roots"].tolist())
+                for name in saved.files:
+                    if name.startswith(_CHECK) and name.endswith(".codes"):
+                        check = name[len(_CHECK) : -len(".codes")]
+                        self._checks[check] = (saved[name], saved[f"{_CHECK}{check}.similarity"])
                 found = {
                     n: Remembered(saved[f"{n}-values"], saved[f"{n}-pairs"].reshape(-1, 2))
                     for n in names
@@ -163,6 +195,9 @@ class Library:
         for name, entry in self._entries.items():
             arrays[f"{name}-values"] = entry.values
             arrays[f"{name}-pairs"] = entry.pairs
+        for check, (codes, similarity) in self._checks.items():
+            arrays[f"{_CHECK}{check}.codes"] = codes
+            arrays[f"{_CHECK}{check}.similarity"] = similarity
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".library-", suffix=".npz")
@@ -175,6 +210,27 @@ class Library:
     def remember_roots(self, roots: Sequence[str | os.PathLike[str]]) -> None:
         """Record the folders of a scan (saved at once)."""
         self.roots = tuple(Path(r).absolute() for r in roots)
+        self._save()
+
+    def recall(self, name: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For (P, 2) content keys of checked pairs (``grouping.checked``): which ones the
+        last scan checked under ``name``, and their similarity (0 where not)."""
+        codes = _pair_codes(keys)
+        known = np.zeros(len(codes), dtype=np.bool_)
+        similarity = np.zeros(len(codes), dtype=np.float64)
+        saved = self._checks.get(_safe(name))
+        if saved is not None and len(saved[0]) and len(codes):
+            at = np.minimum(np.searchsorted(saved[0], codes), len(saved[0]) - 1)
+            known = saved[0][at] == codes
+            similarity[known] = saved[1][at[known]]
+        return known, similarity
+
+    def keep(self, name: str, keys: np.ndarray, similarities: np.ndarray) -> None:
+        """Remember the similarities of this scan's checked pairs under ``name`` (those of
+        pairs no longer proposed are forgotten: the memory grows with the pairs, no more)."""
+        codes = _pair_codes(keys)
+        order = np.argsort(codes, kind="stable")
+        self._checks[_safe(name)] = (codes[order], similarities[order].astype(np.float64))
         self._save()
 
     def remembered(self, kind: Kind, k: int) -> Remembered | None:

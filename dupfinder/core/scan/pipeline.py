@@ -55,7 +55,7 @@ from dupfinder.core.scan.identical_groups import copies_of, merge
 from dupfinder.core.scan.walk import WalkReport, walk
 
 if TYPE_CHECKING:
-    from dupfinder.core.grouping.groups import KindGroups, PairFinder
+    from dupfinder.core.grouping.groups import CheckMemory, KindGroups, PairFinder
 
 __all__ = ["PairFinder", "fingerprint_files", "group_files", "run"]
 
@@ -139,7 +139,13 @@ def run(
         if remembered is not None:
             remembered.remember_roots(options.roots)
         groups, pair_count = _compare(
-            files, outcomes, options, sample, remembered.pairs if remembered else None, cancel
+            files,
+            outcomes,
+            options,
+            sample,
+            remembered.pairs if remembered else None,
+            cancel,
+            remembered,
         )
         if cancel.is_set():
             return _cancelled(len(files), started, from_cache)
@@ -476,6 +482,7 @@ def _compare(
     sample: _Sampler,
     pair_finder: PairFinder | None = None,
     cancel: threading.Event | None = None,
+    memory: CheckMemory | None = None,
 ) -> tuple[list[Group], int]:
     """The groups and verified pair count of fingerprinted files (nothing when cancelled).
 
@@ -489,7 +496,7 @@ def _compare(
     if cancel is not None and beside_window() and compared_rows(outcomes) >= _ISOLATED_MIN:
         try:
             found = isolated.call(
-                group_rows,
+                functools.partial(group_rows, memory=memory),
                 (files, outcomes, options, pair_finder),
                 _mp_context(),
                 progress,
@@ -502,6 +509,6 @@ def _compare(
             if found is None:  # cancelled
                 return [], 0
     if found is None:
-        found = group_rows(files, outcomes, options, pair_finder, progress)
+        found = group_rows(files, outcomes, options, pair_finder, progress, memory)
     parts, pairs = found
     return groups_from(files, outcomes, parts), pairs

@@ -1,0 +1,186 @@
+"""The second check of each proposed pair, done once: outcomes remembered across scans.
+
+A rescan proposes the same pairs as the scan before it, and checking a pair of pictures
+(thumbnails compared block by block) is the costliest step left once every fingerprint
+comes from the cache. Each pair is therefore known by what decides its outcome, the
+*content keys* of its two files (a 64-bit mix of the fingerprint and every byte of the
+sketch or descriptor), and a ``CheckMemory`` (the scan's library) answers the pairs it has
+seen under the same check; only the others are checked, in threads when there are many
+(the compiled comparisons release the interpreter lock), and all are remembered. A check
+whose code changes gets another name (``check_name``), so nothing it decided before is
+taken for its answer.
+
+The similarities that groups show (each member against the representative) are read from
+the same outcomes where the pair was checked, so a group costs no second comparison.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from dupfinder.core.grouping.verify import Candidates, Similarity
+
+__all__ = ["CheckMemory", "CheckedPairs", "check_name", "checked_pairs", "content_keys"]
+
+U8 = npt.NDArray[np.uint8]
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+#: Pairs from which a check is split across threads (a thread start is some 100 us).
+_PARALLEL_MIN = 4096
+
+
+class CheckMemory(Protocol):
+    """Similarities of pairs checked by an earlier scan, by the pairs' content keys."""
+
+    def recall(self, name: str, keys: U64) -> tuple[npt.NDArray[np.bool_], F64]:
+        """For (P, 2) content keys: which pairs are known, and their similarity (0 if not)."""
+        ...
+
+    def keep(self, name: str, keys: U64, similarities: F64) -> None:
+        """Remember these pairs' similarities (and forget pairs of this check not among them)."""
+        ...
+
+
+def check_name(kind_name: str, measure: Similarity) -> str:
+    """What names a check's outcomes: the kind, the measure, and a digest of the source of
+    the module that defines it (where the source is not shipped, the package's version)."""
+    source = ""
+    try:
+        path = inspect.getsourcefile(measure)
+        if path is not None and os.path.exists(path):
+            with open(path, "rb") as handle:
+                source = hashlib.blake2b(handle.read(), digest_size=8).hexdigest()
+    except (OSError, TypeError):
+        source = ""
+    if not source:
+        from dupfinder import __version__
+
+        source = __version__
+    qualname = getattr(measure, "__qualname__", type(measure).__name__)
+    return f"{kind_name}.{qualname}.{source}".replace("<", "").replace(">", "")
+
+
+def content_keys(values: U64, sketch_keys: U8) -> U64:
+    """A 64-bit key per row from its fingerprint and its sketch key bytes (the sketch's
+    first bytes and a digest of the rest, ``OutcomeColumns.sketch_keys``): equal rows get
+    equal keys, and two different rows one by chance with odds of 2^-64."""
+    rows = len(values)
+    width = sketch_keys.shape[1] if sketch_keys.ndim == 2 else 0
+    words = -(-width // 8)
+    data = np.zeros((rows, 1 + words), dtype=np.uint64)
+    data[:, 0] = values
+    if width:
+        padded = np.zeros((rows, words * 8), dtype=np.uint8)
+        padded[:, :width] = sketch_keys
+        data[:, 1:] = padded.view("<u8")
+    key = np.full(rows, 0x243F6A8885A308D3, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in range(data.shape[1]):
+            key ^= data[:, column]
+            key *= _MIX
+            key ^= key >> np.uint64(31)
+    return key
+
+
+def _pair_keys(node_keys: U64, pairs: I64) -> U64:
+    a, b = node_keys[pairs[:, 0]], node_keys[pairs[:, 1]]
+    return np.stack((np.minimum(a, b), np.maximum(a, b)), axis=1)
+
+
+#: Bytes of sketches gathered per side of one step: bounds the temporary arrays.
+_STEP_BYTES = 8 << 20
+
+
+def _similarities(
+    found: Candidates, pairs: I64, gather: Callable[[I64], U8], measure: Similarity
+) -> F64:
+    """The similarity of each pair, a step of a few MB of sketches at a time."""
+    out = np.zeros(len(pairs), dtype=np.float64)
+    if not len(pairs):
+        return out
+    width = max(gather(found.first[:1]).shape[1], 1)
+    step = max(1, _STEP_BYTES // width)
+    for lo in range(0, len(pairs), step):
+        chunk = pairs[lo : lo + step]
+        found_a, found_b = gather(found.first[chunk[:, 0]]), gather(found.first[chunk[:, 1]])
+        out[lo : lo + len(chunk)] = np.nan_to_num(
+            np.asarray(measure(found_a, found_b), dtype=np.float64), nan=0.0
+        )
+    return out
+
+
+def _all_similarities(
+    found: Candidates, pairs: I64, gather: Callable[[I64], U8], measure: Similarity
+) -> F64:
+    """The similarity of every pair of ``pairs``, in threads when there are many."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    workers = max(1, min(cores, 16, len(pairs) // _PARALLEL_MIN))
+    if workers <= 1:
+        return _similarities(found, pairs, gather, measure)
+    chunks = np.array_split(pairs, workers * 4)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dupfinder-check") as pool:
+        parts = pool.map(lambda chunk: _similarities(found, chunk, gather, measure), chunks)
+        return np.concatenate(list(parts))
+
+
+class CheckedPairs:
+    """A kind's proposed pairs after the check: those that passed, with their similarity,
+    and the similarity of any checked pair by node (``similarity_of``)."""
+
+    def __init__(self, found: Candidates, similarity: F64, threshold: float) -> None:
+        passed = similarity >= threshold
+        self.pairs: I64 = found.pairs[passed]
+        self.similarities: F64 = similarity[passed]
+        n = max(len(found.first), 1)
+        codes = found.pairs[:, 0] * np.int64(n) + found.pairs[:, 1]
+        order = np.argsort(codes, kind="stable")
+        self._codes = codes[order]
+        self._all = similarity[order]
+        self._n = np.int64(n)
+
+    def similarity_of(self, a: I64, b: I64) -> tuple[npt.NDArray[np.bool_], F64]:
+        """For node pairs (a[i], b[i]): whether they were checked, and their similarity."""
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        codes = lo * self._n + hi
+        at = np.minimum(np.searchsorted(self._codes, codes), max(len(self._codes) - 1, 0))
+        known = (self._codes[at] == codes) if len(self._codes) else np.zeros(len(a), bool)
+        same = lo == hi  # rows of one node: equal fingerprint and sketch
+        similarity = np.where(known, self._all[at] if len(self._all) else 0.0, 0.0)
+        return known | same, np.where(same, 1.0, similarity)
+
+
+def checked_pairs(
+    found: Candidates,
+    gather: Callable[[I64], U8],
+    threshold: float,
+    measure: Similarity,
+    node_keys: U64 | None = None,
+    memory: CheckMemory | None = None,
+    name: str = "",
+) -> CheckedPairs:
+    """Check every proposed pair (the pairs ``verify.verified`` keeps pass, in its order),
+    taking what ``memory`` remembers under ``name`` and remembering the rest."""
+    pairs = found.pairs
+    similarity = np.zeros(len(pairs), dtype=np.float64)
+    if memory is not None and node_keys is not None and len(pairs):
+        keys = _pair_keys(node_keys, pairs)
+        known, remembered = memory.recall(name, keys)
+        similarity[known] = remembered[known]
+        todo = np.flatnonzero(~known)
+        if len(todo):
+            similarity[todo] = _all_similarities(found, pairs[todo], gather, measure)
+        memory.keep(name, keys, similarity)
+    elif len(pairs):
+        similarity = _all_similarities(found, pairs, gather, measure)
+    return CheckedPairs(found, similarity, threshold)

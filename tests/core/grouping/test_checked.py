@@ -1,0 +1,137 @@
+"""The second check done once: the same pairs pass as before, and a rescan checks only what is new."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scan_helpers import essay, write
+
+from dupfinder.core.grouping import checked, verify
+from dupfinder.core.index.library import Library
+from dupfinder.core.model import Kind, ScanOptions
+from dupfinder.core.scan import pipeline as scan
+from dupfinder.core.text import sketch
+
+
+class _Counting:
+    """``sketch.pair_similarity``, counting the pairs it is asked about."""
+
+    def __init__(self) -> None:
+        self.pairs = 0
+
+    def __call__(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        self.pairs += len(np.atleast_2d(a))
+        return sketch.pair_similarity(a, b)
+
+
+def _kind(seed: int, rows: int = 400) -> tuple[np.ndarray, np.ndarray]:
+    """Fingerprints and sketches of ``rows`` documents in families of near copies."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(1, 255, size=(rows // 4, sketch.BINS), dtype=np.uint8)
+    sketches = np.repeat(base, 4, axis=0)
+    edits = rng.random(sketches.shape) < rng.choice([0.05, 0.3, 0.6], size=(rows, 1))
+    sketches[edits] = rng.integers(1, 255, size=int(edits.sum()), dtype=np.uint8)
+    values = np.repeat(rng.integers(0, 2**63, size=rows // 4, dtype=np.uint64), 4)
+    values ^= np.uint64(1) << rng.integers(0, 4, size=rows).astype(np.uint64)
+    return values, sketches
+
+
+def _found(values: np.ndarray, sketches: np.ndarray) -> verify.Candidates:
+    return verify.candidates(values, sketches, 4, bands=True)
+
+
+def test_the_same_pairs_pass_as_with_the_plain_check() -> None:
+    values, sketches = _kind(1)
+    found = _found(values, sketches)
+    expected, similarity = verify.verified(found, sketches, 0.7, sketch.pair_similarity)
+    outcome = checked.checked_pairs(found, lambda r: sketches[r], 0.7, sketch.pair_similarity)
+    assert len(found.pairs) > len(expected) > 0
+    assert np.array_equal(outcome.pairs, expected)
+    assert np.allclose(outcome.similarities, similarity)
+
+
+class _Memory:
+    def __init__(self) -> None:
+        self.saved: dict[str, dict[tuple[int, int], float]] = {}
+
+    def recall(self, name: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        seen = self.saved.get(name, {})
+        found = [seen.get((int(a), int(b))) for a, b in keys.tolist()]
+        known = np.array([s is not None for s in found], dtype=bool)
+        return known, np.array([s or 0.0 for s in found], dtype=np.float64)
+
+    def keep(self, name: str, keys: np.ndarray, similarities: np.ndarray) -> None:
+        self.saved[name] = {
+            (int(a), int(b)): float(s)
+            for (a, b), s in zip(keys.tolist(), similarities.tolist(), strict=True)
+        }
+
+
+@pytest.mark.parametrize("memory", ["fake", "library"])
+def test_a_rescan_checks_only_the_pairs_it_has_not_seen(tmp_path: Path, memory: str) -> None:
+    values, sketches = _kind(2)
+    store = _Memory() if memory == "fake" else Library(tmp_path)
+
+    def run(values: np.ndarray, sketches: np.ndarray) -> tuple[checked.CheckedPairs, int]:
+        found = _found(values, sketches)
+        keys = checked.content_keys(values[found.first], sketches[found.first])
+        measure = _Counting()
+        outcome = checked.checked_pairs(
+            found, lambda r: sketches[r], 0.7, measure, keys, store, "text.test"
+        )
+        return outcome, measure.pairs
+
+    first, first_pairs = run(values, sketches)
+    if memory == "library":
+        store = Library(tmp_path)  # read back from its file
+    again, again_pairs = run(values, sketches)
+    assert first_pairs > 0
+    assert again_pairs == 0
+    assert np.array_equal(again.pairs, first.pairs)
+    assert np.allclose(again.similarities, first.similarities)
+    changed = sketches.copy()
+    changed[5] = 1  # one document rewritten
+    _, changed_pairs = run(values, changed)
+    assert 0 < changed_pairs < first_pairs
+
+
+def test_content_keys_tell_rows_apart_by_fingerprint_and_sketch() -> None:
+    values = np.array([1, 1, 2, 1], dtype=np.uint64)
+    keys = np.array([[1, 2, 3], [1, 2, 3], [1, 2, 3], [1, 2, 4]], dtype=np.uint8)
+    found = checked.content_keys(values, keys)
+    assert found[0] == found[1]
+    assert len(set(found.tolist())) == 3
+
+
+def test_a_warm_rescan_gives_the_same_groups_without_checking_again(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    for i in range(6):
+        text = essay(i)
+        write(folder / f"doc{i}.txt", text)
+        write(folder / f"doc{i}-edited.txt", text.replace(" the ", " a ", 3))
+    options = ScanOptions(
+        roots=(folder,), cache_dir=tmp_path / "cache", kinds=frozenset({Kind.TEXT}), jobs=1
+    )
+    cold = scan.run(options)
+    calls: list[int] = []
+    plain = checked._similarities
+
+    def counted(*args: object) -> np.ndarray:
+        calls.append(1)
+        return plain(*args)  # type: ignore[arg-type]
+
+    checked._similarities = counted  # type: ignore[assignment]
+    try:
+        warm = scan.run(options)
+    finally:
+        checked._similarities = plain  # type: ignore[assignment]
+    assert len(cold.groups) == 6
+    assert [[m.path for m in g.members] for g in warm.groups] == [
+        [m.path for m in g.members] for g in cold.groups
+    ]
+    assert [[m.similarity for m in g.members] for g in warm.groups] == [
+        [m.similarity for m in g.members] for g in cold.groups
+    ]
+    assert calls == []
