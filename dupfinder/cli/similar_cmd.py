@@ -11,8 +11,8 @@ import shtab
 from dupfinder.cli import scan_cmd
 from dupfinder.cli.exit_codes import EXIT_CODES, EXIT_FATAL, EXIT_OK, EXIT_USAGE
 from dupfinder.cli.paths import path_argument
-from dupfinder.core.scan.similar import NoFolders, SimilarResult
-from dupfinder.core.wording import escaped
+from dupfinder.core.scan.similar import Match, NoFolders, SimilarResult
+from dupfinder.core.wording import count, escaped, similarity_percent
 
 __all__ = ["register", "render_json", "render_text"]
 
@@ -50,15 +50,21 @@ def register(commands: Any) -> None:
 
 def render_text(result: SimilarResult) -> str:
     if result.kind is None:
-        return f"{escaped(result.target)}: not a document or picture that can be fingerprinted\n"
-    count = len(result.matches)
+        problem = result.problem or "not a document or picture that can be fingerprinted"
+        return f"{escaped(result.target)}: {escaped(problem)}\n"
     target = escaped(result.target)
-    lines = [f"{count} file{'' if count == 1 else 's'} like {target} ({result.kind.value}):"]
+    lines = [f"{count(len(result.matches), 'file')} like {target} ({result.kind.value}):"]
     lines += [
-        f"  {m.similarity:6.1%}  distance {m.distance:2d}  {escaped(m.path)}"
-        for m in result.matches
+        f"  {_similarity(m)}  distance {m.distance:2d}  {escaped(m.path)}" for m in result.matches
     ]
     return "\n".join(lines) + "\n"
+
+
+def _similarity(match: Match) -> str:
+    """ "Identical" for the same bytes; otherwise rounded down, never to 100 %."""
+    if match.identical:
+        return f"{'identical':>9}"
+    return f"{similarity_percent(match.similarity, same_bytes=False):>9}"
 
 
 def render_json(result: SimilarResult) -> str:
@@ -67,11 +73,18 @@ def render_json(result: SimilarResult) -> str:
         "kind": result.kind.value if result.kind else None,
         "folders": list(result.folders),
         "matches": [
-            {"path": m.path, "similarity": round(m.similarity, 4), "distance": m.distance}
+            {
+                "path": m.path,
+                "similarity": round(m.similarity, 4),
+                "distance": m.distance,
+                "identical": m.identical,
+            }
             for m in result.matches
         ],
         "errors": [{"path": e.path, "code": e.code, "error": e.error} for e in result.errors],
     }
+    if result.kind is None and result.problem is not None:
+        document["problem"] = result.problem
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

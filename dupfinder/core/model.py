@@ -24,6 +24,7 @@ __all__ = [
     "FileEntry",
     "Fingerprint",
     "Group",
+    "KeepReason",
     "Kind",
     "Member",
     "Phase",
@@ -215,12 +216,31 @@ class Member:
         return self.content_hash is not None
 
 
+class KeepReason(enum.StrEnum):
+    """Why a group's keeper is kept: a criterion on which it is the best of its group (as
+    good as every other member, better than one). ``dupfinder.core.grouping.keeper`` says
+    the order they decide in."""
+
+    REFERENCE = "reference"  # in a reference folder
+    NO_COPY_MARKS = "no-copy-marks"  # no "copy", "(1)", "backup"... in its name or folders
+    FEWEST_COPY_MARKS = "fewest-copy-marks"
+    MOST_PIXELS = "most-pixels"
+    LOSSLESS = "lossless"  # a lossless format where another copy of that size is lossy
+    LEAST_COMPRESSED = "least-compressed"  # most bytes per pixel among copies of that size
+    OLDEST = "oldest"
+    SHALLOWEST = "shallowest"  # the fewest folders deep
+    LARGEST = "largest"
+
+
 @dataclass(frozen=True, slots=True)
 class Group:
-    """Files that are near-duplicates of each other; ``members[0]`` is the representative."""
+    """Files that are near-duplicates of each other; ``members[0]`` is the representative,
+    the suggested keeper, and ``reasons`` say why it is kept (empty: not known, or every
+    member alike)."""
 
     kind: Kind
     members: tuple[Member, ...]
+    reasons: tuple[KeepReason, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.members) < 2:

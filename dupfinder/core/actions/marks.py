@@ -1,9 +1,14 @@
 """Mark rules: which member of each group to keep, so that the rest can be acted on.
 
-A rule ranks members (a lower key means "rather keep this one"). Rules are applied in order, each
-one breaking the ties of the ones before it, and the path breaks any tie left, so a selection is
-always the same for the same result. A reference-folder rule (``in:DIR``) also *protects* its
-files: every member inside a reference folder is kept, never just the best of them.
+A rule ranks members (a lower key means "rather keep this one"). Rules are applied in order,
+each one breaking the ties of the ones before it, and the suggested keeper's own order
+(``dupfinder.core.grouping.keeper``: reference folder, no copy marks, more pixels, higher
+quality, older...) breaks any tie left, never the path: with byte-identical copies all as
+old, ``oldest`` keeps the original, not the alphabetically first ``(my notes)`` copy. So no
+rule keeps a member that is worse than another on every criterion it names. A rule that does
+not apply to a group's kind (``resolution`` for documents) leaves that group's keeper alone.
+A reference-folder rule (``in:DIR``) also *protects* its files: every member inside a
+reference folder is kept, never just the best of them.
 
 A selection is the set of paths to act on; the kept files are the other members of each group.
 """
@@ -15,12 +20,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from dupfinder.core.model import Group, Member, ScanResult
+from dupfinder.core.grouping.keeper import member_key
+from dupfinder.core.model import Group, Kind, Member, ScanResult
 
 __all__ = [
     "RULE_NAMES",
     "KeepRule",
     "Selection",
+    "applies",
     "best_member",
     "kept_members",
     "parse_rule",
@@ -46,9 +53,15 @@ class KeepRule:
     protects: Callable[[Member], bool] | None = field(default=None, compare=False)
     #: the reference folder of an ``in:DIR`` rule, resolved (symlinks followed)
     folder: str | None = None
+    #: the kinds of group the rule can rank (None: every kind)
+    kinds: frozenset[Kind] | None = None
 
     def __str__(self) -> str:
         return self.name
+
+    def applies(self, kind: Kind) -> bool:
+        """The rule can rank a group of ``kind`` (``resolution`` ranks only pictures)."""
+        return self.kinds is None or kind in self.kinds
 
 
 def _pixels(member: Member) -> int:
@@ -110,7 +123,7 @@ _SIMPLE_RULES: dict[str, KeepRule] = {
         KeepRule("newest", key=lambda m: -m.mtime_ns),
         KeepRule("largest", key=lambda m: -m.size),
         KeepRule("smallest", key=lambda m: m.size),
-        KeepRule("resolution", key=lambda m: -_pixels(m)),
+        KeepRule("resolution", key=lambda m: -_pixels(m), kinds=frozenset({Kind.IMAGE})),
         KeepRule("shortest-path", key=lambda m: len(m.path)),
     )
 }
@@ -140,25 +153,49 @@ def parse_rules(texts: Iterable[str]) -> tuple[KeepRule, ...]:
     return tuple(parse_rule(t) for t in texts)
 
 
-def _rank(member: Member, rules: Sequence[KeepRule]) -> tuple[tuple[int, ...], str]:
-    return tuple(rule.key(member) for rule in rules), member.path
+def applies(group: Group, rules: Sequence[KeepRule]) -> bool:
+    """Some rule chosen to rank (not only to protect a reference folder) can rank ``group``;
+    False when none can, and the group then keeps its keeper."""
+    chosen = [rule for rule in rules if rule.protects is None]
+    return not chosen or any(rule.applies(group.kind) for rule in chosen)
 
 
-def best_member(group: Group, rules: Sequence[KeepRule]) -> Member:
-    """The member the rules rank first: the one to keep (and show as kept)."""
-    return min(group.members, key=lambda m: _rank(m, rules))
+def best_member(group: Group, rules: Sequence[KeepRule], current: Member | None = None) -> Member:
+    """The member the rules rank first: the one to keep (and show as kept).
+
+    Rules that cannot rank the group's kind are left out; when no chosen rule is left, the
+    keeper stays ``current`` (default: the suggested keeper, the group's first member).
+    Ties go by the suggested keeper's order (with the ``in:DIR`` folders as reference
+    folders), then to the member listed first, never by path."""
+    if not applies(group, rules):
+        return current if current is not None else group.members[0]
+    ranking = [rule for rule in rules if rule.applies(group.kind)]
+    folders = [rule.folder for rule in rules if rule.folder is not None]
+    position = {id(m): i for i, m in enumerate(group.members)}
+    return min(
+        group.members,
+        key=lambda m: (
+            tuple(rule.key(m) for rule in ranking),
+            member_key(m, folders)[:-1],  # all but the path
+            position[id(m)],
+        ),
+    )
 
 
-def kept_members(group: Group, rules: Sequence[KeepRule]) -> tuple[Member, ...]:
+def kept_members(
+    group: Group, rules: Sequence[KeepRule], current: Member | None = None
+) -> tuple[Member, ...]:
     """The members the rules keep: the best ranked one plus every protected one, in group order."""
-    best = best_member(group, rules)
+    best = best_member(group, rules, current)
     protected = {m.path for m in group.members if any(r.protects and r.protects(m) for r in rules)}
     return tuple(m for m in group.members if m is best or m.path in protected)
 
 
-def select_group(group: Group, rules: Sequence[KeepRule]) -> Selection:
+def select_group(
+    group: Group, rules: Sequence[KeepRule], current: Member | None = None
+) -> Selection:
     """Paths of one group to act on: every member the rules do not keep."""
-    keep = {m.path for m in kept_members(group, rules)}
+    keep = {m.path for m in kept_members(group, rules, current)}
     return frozenset(m.path for m in group.members if m.path not in keep)
 
 

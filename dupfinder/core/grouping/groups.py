@@ -23,7 +23,7 @@ from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, mem
 from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
-from dupfinder.core.grouping.keeper import keeper_key
+from dupfinder.core.grouping.keeper import KeeperKey, keeper_key, suggested
 from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
@@ -92,16 +92,19 @@ def second_check(kind: Kind, options: ScanOptions) -> SecondCheck | None:
 class KindGroups:
     """One kind's groups as columns: group ``g`` is ``rows[starts[g]:starts[g + 1]]``, its
     representative first; ``distances`` (bits) and ``similarities`` are each member's
-    against the representative. Plain arrays, so they cross a process boundary cheaply."""
+    against the representative; ``references`` are the scan's reference folders (real
+    paths), which the reasons for each keeper name. Plain arrays, so they cross a process
+    boundary cheaply."""
 
     kind: Kind
     rows: npt.NDArray[np.int64]
     starts: npt.NDArray[np.int64]
     distances: npt.NDArray[np.int64]
     similarities: npt.NDArray[np.float64]
+    references: tuple[str, ...] = ()
 
 
-class _KeeperKeys(Sequence[tuple[int, int, int, int, int, int, str]]):
+class _KeeperKeys(Sequence[KeeperKey]):
     """The keeper key (``dupfinder.core.grouping.keeper``) of each compared file, computed only for
     the rows clustering asks about."""
 
@@ -120,9 +123,7 @@ class _KeeperKeys(Sequence[tuple[int, int, int, int, int, int, str]]):
     def __len__(self) -> int:
         return len(self._rows)
 
-    def __getitem__(  # type: ignore[override]
-        self, local: int
-    ) -> tuple[int, int, int, int, int, int, str]:
+    def __getitem__(self, local: int) -> KeeperKey:  # type: ignore[override]
         row = self._rows[local]
         key = self._files.key(row)
         return keeper_key(
@@ -267,6 +268,7 @@ def group_rows(
                     np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
                     np.concatenate(distances),
                     np.concatenate(similarities).astype(np.float64),
+                    references,
                 )
             )
     progress(Progress(Phase.COMPARING, total, total))
@@ -276,7 +278,8 @@ def group_rows(
 def groups_from(
     files: FileColumns, outcomes: OutcomeColumns, parts: Sequence[KindGroups]
 ) -> list[Group]:
-    """The groups a result shows: members in order of similarity, largest groups first."""
+    """The groups a result shows: members in order of similarity, largest groups first,
+    each with the reasons its keeper is kept."""
     groups: list[Group] = []
     for part in parts:
         rows = part.rows.tolist()
@@ -289,7 +292,7 @@ def groups_from(
                 for i in range(start, stop)
             )
             rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
-            groups.append(Group(part.kind, (representative, *rest)))
+            groups.append(suggested(Group(part.kind, (representative, *rest)), part.references))
     groups.sort(key=group_order)
     return groups
 

@@ -1,30 +1,52 @@
-"""Which file of a group a person would keep: the representative the scan suggests.
+"""Which file of a group a person would keep: the suggested keeper, and why it is kept.
 
-The rule, in order (the first difference decides):
+The order, criterion by criterion (the first difference decides):
 
 1. a file in a reference folder of the scan;
 2. a file that looks like an original: fewer copy marks in its name ("copy", "Kopie", "(1)",
    "backup", "副本", "コピー", a parenthesised note such as " (my notes)", an edit suffix
-   such as "-grey", "_small", "-rotated", "-800x600", "~", ".bak") and in its folders
-   ("Backup 2023", "old", "copies");
+   such as "-grey", "_small", "-rotated", "_q40", "~", ".bak") and in its folders
+   ("Backup 2023", "old", "copies"); a size in the name ("-800x600") marks a document, never
+   a picture, whose pixels speak for themselves (a painting's ``_5640x3172`` original);
 3. for pictures, more pixels (the full-size original over its resize);
-4. a shallower path (the file in the main folder over the one filed away deeper);
+4. for pictures of the same size, higher quality: a lossless format before a lossy one, then
+   more bytes per pixel (the original before its recompressed copy: a 183 KB photo before
+   its 57 KB ``_q40`` copy);
 5. the older modification time (the copy is made after the original);
-6. the larger file, then the path (so the choice never depends on the order files were found).
+6. a shallower path (the file in the main folder over the one filed away deeper);
+7. the larger file; only then the path, so the choice never depends on the order files were
+   found.
+
+Every keep rule of ``dupfinder.core.actions.marks`` breaks its ties with this same order, so
+no rule keeps a file that is worse than another on every criterion it names. Why a keeper is
+kept (:func:`reasons`) is the criteria on which it is the best of its group.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Sequence
+from typing import cast
 
-__all__ = ["copy_marks", "keeper_key"]
+from dupfinder.core.model import Group, KeepReason, Member
+
+__all__ = [
+    "LOSSLESS_SUFFIXES",
+    "KeeperKey",
+    "copy_marks",
+    "keeper_key",
+    "member_key",
+    "reasons",
+    "regrouped",
+    "suggested",
+]
 
 _WORD_MARKS = re.compile(
     r"(?:^|[\s._\-(\[])(?:copy|copie|kopie|copia|backup|bak|duplicate|dup|edited|"
-    r"draft|thumb|thumbnail|small|resized|rotated|cropped|scaled|compressed|modified|"
-    r"preview|grey|gray|bw)(?:$|[\s._\-)\]\d])",
+    r"draft|thumb|thumbnail|small|resized|rotated|cropped|scaled|compressed|recompressed|"
+    r"modified|preview|grey|gray|bw)(?:$|[\s._\-)\]\d])",
     re.IGNORECASE,
 )
 #: The same in Chinese and Japanese, where words are not spaced: copy (副本, 拷贝, 复制,
@@ -33,16 +55,30 @@ _CJK_MARKS = re.compile("副本|拷贝|复制|複製|コピー|备份|バック�
 _NUMBERED = re.compile(r"(?:\(\d+\)|\[\d+\])$")
 _NOTE = re.compile(r"\s\([^)]*\)$")
 _SIZE_SUFFIX = re.compile(r"[\s_\-@]\d{2,5}x\d{2,5}$|@\dx$", re.IGNORECASE)
+#: A JPEG quality written into the name by the tool that recompressed it: "_q40", "-q75".
+_QUALITY_SUFFIX = re.compile(r"[\s_\-]q\d{1,3}$", re.IGNORECASE)
 _BACKUP_SUFFIXES = (".bak", ".orig", ".old", "~")
 _FOLDER_MARKS = re.compile(
     r"(?:^|[\s._\-])(?:copy|copies|kopie|backup|backups|bak|old|duplicates|trash|archive)"
     r"(?:$|[\s._\-\d])",
     re.IGNORECASE,
 )
+#: Picture formats that keep every pixel as it was (GIF is left out: its 256 colours lose
+#: a photo's shades).
+LOSSLESS_SUFFIXES = frozenset(
+    {".png", ".bmp", ".tif", ".tiff", ".ppm", ".pgm", ".pbm", ".pnm", ".qoi", ".tga"}
+)
+
+#: A file's place in the order, smaller first: reference, copy marks, -pixels, lossy,
+#: -bytes per pixel, mtime, depth, -size, path.
+KeeperKey = tuple[int, int, int, int, float, int, int, int, str]
 
 
-def copy_marks(path: str) -> int:
-    """How many signs of being a copy or an edit the path carries (0: looks original)."""
+def copy_marks(path: str, picture: bool = False) -> int:
+    """How many signs of being a copy or an edit the path carries (0: looks original).
+
+    A size in the name counts only when ``picture`` is False: a picture's pixels are
+    compared as such, and its original often carries its own size in its name."""
     folder, name = os.path.split(path)
     marks = 0
     if name.endswith(_BACKUP_SUFFIXES):
@@ -54,7 +90,9 @@ def copy_marks(path: str) -> int:
     marks += len(_WORD_MARKS.findall(stem)) + len(_CJK_MARKS.findall(stem))
     if _NUMBERED.search(stem) or _NOTE.search(stem):
         marks += 1
-    if _SIZE_SUFFIX.search(stem):
+    if not picture and _SIZE_SUFFIX.search(stem):
+        marks += 1
+    if _QUALITY_SUFFIX.search(stem):
         marks += 1
     marks += sum(1 for part in folder.split(os.sep) if part and _FOLDER_MARKS.search(part))
     return marks
@@ -64,17 +102,105 @@ def _in_folder(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def _lossy(path: str) -> int:
+    return 0 if os.path.splitext(path)[1].lower() in LOSSLESS_SUFFIXES else 1
+
+
 def keeper_key(
     path: str, size: int, mtime_ns: int, pixels: int, references: Sequence[str] = ()
-) -> tuple[int, int, int, int, int, int, str]:
-    """Sort key of a file as the one to keep: smaller is better (see the module's rule)."""
+) -> KeeperKey:
+    """Sort key of a file as the one to keep: smaller is better (see the module's rule).
+
+    ``pixels`` is 0 for anything but a picture; ``references`` are real paths of folders."""
     referenced = any(_in_folder(path, folder) for folder in references)
+    picture = pixels > 0
     return (
         0 if referenced else 1,
-        copy_marks(path),
+        copy_marks(path, picture),
         -pixels,
-        path.count(os.sep),
+        _lossy(path) if picture else 0,
+        -size / pixels if picture else 0.0,
         mtime_ns,
+        path.count(os.sep),
         -size,
         path,
     )
+
+
+def _pixels(member: Member) -> int:
+    if member.width is None or member.height is None:
+        return 0
+    return member.width * member.height
+
+
+def member_key(member: Member, references: Sequence[str] = ()) -> KeeperKey:
+    """:func:`keeper_key` of a group's member."""
+    return keeper_key(member.path, member.size, member.mtime_ns, _pixels(member), references)
+
+
+def suggested(group: Group, references: Sequence[str] = ()) -> Group:
+    """``group`` with its suggested keeper first and the reasons it is kept.
+
+    The keeper is the best, by the order above, of the representative and the members with
+    exactly its bytes: a group's similarities are measured against its representative, so
+    only one of its byte-identical copies may take its place (all of them, in a group of
+    identical files). The other members keep their order."""
+    first = group.members[0]
+    twins = [m for m in group.members if group.same_bytes_as_keeper(m)]
+    keeper = min(twins, key=lambda m: member_key(m, references))
+    members = (keeper, *(m for m in group.members if m is not keeper))
+    if keeper is not first:  # measured against its twin: the same figures
+        members = tuple(
+            dataclasses.replace(m, distance=0, similarity=1.0) if m is first else m for m in members
+        )
+    return dataclasses.replace(group, members=members, reasons=reasons(keeper, members, references))
+
+
+def regrouped(group: Group, members: Sequence[Member]) -> Group:
+    """``group`` with ``members`` (its own, the keeper still first, and copies that joined
+    it), the reasons named again; a reference folder named before stays named (the
+    folders themselves are not known here)."""
+    found = reasons(members[0], members)
+    if KeepReason.REFERENCE in group.reasons:
+        found = (KeepReason.REFERENCE, *found)
+    return dataclasses.replace(group, members=tuple(members), reasons=found)
+
+
+def reasons(
+    keeper: Member, members: Sequence[Member], references: Sequence[str] = ()
+) -> tuple[KeepReason, ...]:
+    """The criteria on which ``keeper`` is the best of ``members``: as good as every other
+    member and better than at least one, in the order's order."""
+    others = [m for m in members if m is not keeper]
+    if not others:
+        return ()
+    found: list[KeepReason] = []
+    mine = member_key(keeper, references)
+    theirs = [member_key(m, references) for m in others]
+
+    def best(position: int, among: Sequence[KeeperKey]) -> bool:
+        """``mine`` is as good as all of ``among`` at ``position`` and better than one (every
+        position but the last, the path, holds a number)."""
+        own = float(cast(float, mine[position]))
+        values = [float(cast(float, key[position])) for key in among]
+        return bool(values) and all(own <= v for v in values) and any(own < v for v in values)
+
+    if best(0, theirs):
+        found.append(KeepReason.REFERENCE)
+    if best(1, theirs):
+        found.append(KeepReason.NO_COPY_MARKS if mine[1] == 0 else KeepReason.FEWEST_COPY_MARKS)
+    if best(2, theirs):
+        found.append(KeepReason.MOST_PIXELS)
+    same_size = [key for key in theirs if key[2] == mine[2]] if mine[2] < 0 else []
+    if best(3, same_size):
+        found.append(KeepReason.LOSSLESS)
+    same_format = [key for key in same_size if key[3] == mine[3]]
+    if best(4, same_format):
+        found.append(KeepReason.LEAST_COMPRESSED)
+    if best(5, theirs):
+        found.append(KeepReason.OLDEST)
+    if best(6, theirs):
+        found.append(KeepReason.SHALLOWEST)
+    if best(7, theirs):
+        found.append(KeepReason.LARGEST)
+    return tuple(found)

@@ -13,6 +13,13 @@ at least one band of ``BAND_BINS`` bins are proposed as well, whatever their Sim
 with 25 bands of 5 bins, a pair sharing 70 % of its text is proposed with probability 0.99,
 one sharing 30 % with 0.06. Proposals from either source go through the same verification.
 
+A short document (under some 400 words) leaves bins of its sketch empty, and a band with an
+empty bin cannot be compared: a page and its HTML rendering, 74 % alike but 13 SimHash bits
+apart, were never proposed. So the bands are cut from *densified* sketches (Shrivastava and
+Li, ICML 2014): an empty bin borrows the value of the next filled bin, mixed with how far it
+had to look, so two documents agree on it about as often as on a filled one. Full sketches
+are unchanged; an empty sketch stays empty and proposes nothing.
+
 Rows whose fingerprint and sketch are both identical are one *node* (copies of one file), so
 10,000 copies cost one node and no pairs.
 """
@@ -34,6 +41,7 @@ __all__ = [
     "Similarity",
     "band_pairs",
     "candidates",
+    "densified",
     "verified",
 ]
 
@@ -49,8 +57,10 @@ PairSearch = Callable[
 #: temporary (P, width) arrays to a few MB whatever the sketch width.
 _CHUNK = 1 << 15
 _CHUNK_BYTES = 8 << 20
-#: Sketch bins per LSH band; bands with an empty bin (short documents) propose nothing.
+#: Sketch bins per LSH band (of the densified sketch).
 BAND_BINS = 5
+#: Rows densified at once: bounds the temporary (rows, 2 x bins) arrays to a few MB.
+_DENSIFY_ROWS = 1 << 13
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +135,30 @@ def _unique_pairs(pairs: I64, n: int) -> I64:
     return np.stack([keys // n, keys % n], axis=1)
 
 
+def densified(sketches: U8) -> U8:
+    """``sketches`` with every empty bin (0) filled from the next filled bin to its right
+    (wrapping around), its value mixed with the distance, so that it stays in 1..255; rows
+    with no filled bin stay empty."""
+    out = np.array(sketches, dtype=np.uint8, copy=True)
+    width = out.shape[1]
+    short = np.flatnonzero((out == 0).any(axis=1) & (out != 0).any(axis=1))
+    positions = np.arange(width)
+    for lo in range(0, len(short), _DENSIFY_ROWS):
+        rows = short[lo : lo + _DENSIFY_ROWS]
+        filled = np.concatenate([out[rows] != 0] * 2, axis=1)
+        index = np.where(filled, np.arange(2 * width), 2 * width)
+        following = np.minimum.accumulate(index[:, ::-1], axis=1)[:, ::-1][:, :width]
+        value = np.take_along_axis(out[rows], following % width, axis=1).astype(np.int64)
+        out[rows] = ((value - 1 + 97 * (following - positions)) % 255 + 1).astype(np.uint8)
+    return out
+
+
 def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS) -> I64:
-    """Node pairs whose sketches agree on all bins of at least one band, i < j."""
+    """Node pairs whose densified sketches agree on all bins of at least one band, i < j."""
     n, width = node_sketches.shape
     if n < 2 or band_bins < 1 or width < band_bins:
         return np.zeros((0, 2), dtype=np.int64)
+    node_sketches = densified(node_sketches)
     found = []
     ids = np.arange(n, dtype=np.int64)
     for first in range(0, width - band_bins + 1, band_bins):

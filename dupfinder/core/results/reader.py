@@ -19,7 +19,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from dupfinder.core.errors import ResultFormatError
-from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanError, ScanResult, ScanStats
+from dupfinder.core.model import (
+    Fingerprint,
+    Group,
+    KeepReason,
+    Kind,
+    Member,
+    ScanError,
+    ScanResult,
+    ScanStats,
+)
 
 __all__ = [
     "FORMAT_VERSION",
@@ -255,7 +264,15 @@ def _group(raw: Any, where: str) -> Group:
         raise ResultFormatError(f"{where} lists one file twice")
     if len(members) < 2:
         raise ResultFormatError(f"{where} has fewer than two members")
-    return Group(kind, members)
+    return Group(kind, members, _reasons(r))
+
+
+def _reasons(reader: _Reader) -> tuple[KeepReason, ...]:
+    """Why the keeper is kept (added to the contract without a new version: absent in older
+    results); names this version does not know are left out, not refused."""
+    known = {str(reason): reason for reason in KeepReason}
+    names = reader.listing("keeper_reasons", [])
+    return tuple(known[name] for name in names if isinstance(name, str) and name in known)
 
 
 def result_from_dict(data: Any) -> ScanResult:

@@ -83,6 +83,7 @@ def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -
                 "kind": str(group.kind),
                 "identical": group.identical,
                 "representative": group.representative.path,
+                "keeper_reasons": [str(reason) for reason in group.reasons],
                 "members": [_member_to_dict(m) for m in group.members],
             }
             for group in result.groups

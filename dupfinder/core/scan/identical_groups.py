@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
+from dupfinder.core.grouping.keeper import regrouped, suggested
 from dupfinder.core.model import FileEntry, Fingerprint, Group, Kind, Member
 from dupfinder.core.scan.identical import IdenticalSet
 
@@ -53,11 +54,6 @@ def copies_of(
     return Copies(kind, tuple(members))
 
 
-def _keeper_first(members: Sequence[Member]) -> tuple[Member, ...]:
-    """The copy to keep first: the oldest, then the shortest path (fewest "copy (2)"s)."""
-    return tuple(sorted(members, key=lambda m: (m.mtime_ns, len(m.path), m.path)))
-
-
 def merge(groups: Sequence[Group], copies: Sequence[Copies]) -> list[Group]:
     """``groups`` with identical members marked and joined by their copies, then new groups
     (in the order of ``copies``) for the identical sets no group holds."""
@@ -68,7 +64,8 @@ def merge(groups: Sequence[Group], copies: Sequence[Copies]) -> list[Group]:
     for found in copies:
         homes = sorted({home[m.path] for m in found.members if m.path in home})
         if not homes:
-            alone.append(Group(found.kind, _keeper_first(found.members)))
+            # the copy to keep: the suggested keeper's order (names, age...), as in a group
+            alone.append(suggested(Group(found.kind, found.members)))
             continue
         outside = [m for m in found.members if m.path not in home]
         if outside:
@@ -81,7 +78,7 @@ def merge(groups: Sequence[Group], copies: Sequence[Copies]) -> list[Group]:
             at = next(i for i, m in enumerate(members) if m.path == twin_path)
             twin = members[at]
             members[at + 1 : at + 1] = [_placed(twin, m) for m in added]
-        merged.append(Group(group.kind, _marked(members, content)))
+        merged.append(regrouped(group, _marked(members, content)))
     return merged + alone
 
 

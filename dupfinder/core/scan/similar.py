@@ -1,33 +1,48 @@
-"""Find files like this one: the near-duplicates of one document or picture.
+"""Find files like this one: the near-duplicates of one document or picture, as a scan finds them.
 
 The target is fingerprinted like any scanned file, and so are the files of the folders named
 (or, when none are named, the folders of the last scan the library remembers); fingerprints
-come from the cache where fresh, so asking again is fast. Each file of the target's kind
-whose fingerprint is within the kind's radius is a candidate, and a match when it passes the
-kind's second check (the MinHash sketch of documents' 3-word runs, the thumbnails of
-pictures) as in a scan's groups: the similarity shown is that check's.
+come from the cache where fresh, so asking again is fast. A single query is cheap, so it
+compares more than a scan's index can afford and never less: a document meets the sketch of
+*every* document searched (a scan proposes pairs by SimHash radius and by sketch bands, and
+both miss some pairs a direct comparison finds: short texts whose SimHashes drift apart), a
+picture every picture within the scan's radius, its mirrored and turned versions both ways.
+Each candidate is then kept when it passes the kind's second check at the scan's threshold
+(``grouping.groups.second_check``): the similarity shown is that check's, the one a scan's
+group shows. Files with exactly the target's bytes are marked identical (``content_hash``)
+and come first; the rest follow most similar first.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
-from dupfinder.core.grouping.groups import second_check
+from dupfinder.core.fingerprints.digest import digest_stream
+from dupfinder.core.grouping.groups import SecondCheck, second_check
 from dupfinder.core.index.library import Library
-from dupfinder.core.model import Group, Kind, ProgressCallback, ScanError, ScanOptions, no_progress
+from dupfinder.core.model import (
+    Group,
+    Kind,
+    ProgressCallback,
+    ScanError,
+    ScanOptions,
+    no_progress,
+)
 from dupfinder.core.scan.cache import default_cache_dir
 from dupfinder.core.scan.pipeline import fingerprint_files
 from dupfinder.core.scan.walk import WalkReport, walk, walk_listed
 
-__all__ = ["Match", "NoFolders", "SimilarResult", "similar"]
+__all__ = ["Match", "Measure", "NoFolders", "SimilarResult", "measure", "similar"]
 
 
 class NoFolders(DupfinderError, ValueError):
@@ -36,11 +51,13 @@ class NoFolders(DupfinderError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    """A file like the target: its fingerprint distance and verified similarity (0..1)."""
+    """A file like the target: its fingerprint distance and verified similarity (0..1);
+    ``identical`` when it holds exactly the target's bytes (its similarity is then 1)."""
 
     path: str
     distance: int
     similarity: float
+    identical: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +75,12 @@ class SimilarResult:
     matches: tuple[Match, ...]
     errors: tuple[ScanError, ...]
     group: Group | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """Why the target itself could not be compared (None: it was, or it is simply
+        neither a document nor a picture)."""
+        return next((e.error for e in self.errors if e.path == self.target), None)
 
 
 def similar(
@@ -85,10 +108,11 @@ def similar(
     named = dataclasses.replace(
         options, include=(), exclude=(), min_size=0, max_size=None, include_hidden=True
     )
-    for entry in walk_listed([str(target)], named, report, cancel):
+    listed = os.path.abspath(target)
+    for entry in walk_listed([listed], named, report, cancel):
         files.append(entry)
     if len(files) == 0:
-        return SimilarResult(str(target), None, _names(roots), (), tuple(report.errors))
+        return SimilarResult(listed, None, _names(roots), (), tuple(report.errors))
     me = (files.entry(0).dev, files.entry(0).ino)
     for entry in walk(options, report, cancel):
         if (entry.dev, entry.ino) != me:
@@ -97,38 +121,135 @@ def similar(
     errors = list(report.errors)
     for row, (error, code) in outcomes.errors.items():
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+    errors.sort(key=lambda e: e.path)
     kind = files.kind(0)
-    if not outcomes.has_value[0]:
+    check = second_check(kind, options)
+    if not outcomes.has_value[0] or check is None:
         return SimilarResult(files.paths[0], None, _names(roots), (), tuple(errors))
     rows = files.rows_of(kind)
     rows = rows[(rows != 0) & outcomes.has_value[rows]]
-    values = outcomes.values[rows]
-    mine = [int(outcomes.values[0]), *outcomes.variants.get(0, ())]
-    distance = np.min(
-        [np.bitwise_count(values ^ np.uint64(v)) for v in mine], axis=0, initial=64
-    ).astype(np.int64)
-    near = np.flatnonzero(distance <= options.threshold(kind))
-    rows, distance = rows[near], distance[near]
-    check = second_check(kind, options)
-    if check is None:  # not reached: only documents and pictures are fingerprinted
-        raise ValueError(f"no similarity measure for {kind}")
-    theirs = outcomes.padded_sketches(rows, check.width)
-    own = outcomes.padded_sketches(np.array([0]), check.width)[0]
-    similarity = np.asarray(
-        check.measure(theirs, np.broadcast_to(own, theirs.shape)), dtype=np.float64
-    )
+    distance = _distances(outcomes, 0, rows)
+    if kind is not Kind.TEXT:  # documents meet every sketch; pictures those within the radius
+        near = np.flatnonzero(distance <= options.threshold(kind))
+        rows, distance = rows[near], distance[near]
+    similarity = _similarities(outcomes, 0, rows, check)
     keep = similarity >= check.threshold
     rows, distance, similarity = rows[keep], distance[keep], similarity[keep]
+    same = _same_bytes(files, 0, rows.tolist())
     matches = sorted(
         (
-            Match(files.paths[row], int(d), float(s))
+            Match(files.paths[row], int(d), 1.0 if row in same else float(s), row in same)
             for row, d, s in zip(rows.tolist(), distance.tolist(), similarity.tolist(), strict=True)
         ),
-        key=lambda m: (-m.similarity, m.distance, m.path),
+        key=lambda m: (not m.identical, -m.similarity, m.distance, m.path),
     )
-    errors.sort(key=lambda e: e.path)
-    group = _group(files, outcomes, kind, matches, rows.tolist())
+    group = _group(files, outcomes, kind, matches, rows.tolist(), same)
     return SimilarResult(files.paths[0], kind, _names(roots), tuple(matches), tuple(errors), group)
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """A file measured against another (its group's new keeper): bits, verified similarity,
+    and whether it holds exactly the same bytes."""
+
+    path: str
+    distance: int
+    similarity: float
+    identical: bool = False
+
+
+def measure(
+    keeper: str,
+    others: Sequence[str],
+    options: ScanOptions | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[Measure, ...]:
+    """``others`` measured against ``keeper`` as a scan measures a group's members against
+    its representative (fingerprints from the cache where fresh, the same second check), so
+    a group whose keeper a person changed shows each file's similarity to the kept one.
+    Files that cannot be fingerprinted (or of a kind compared by bytes only) are measured
+    only by their bytes: identical, or left out."""
+    base = options if options is not None else ScanOptions(roots=())
+    named = dataclasses.replace(
+        base, roots=(), include=(), exclude=(), min_size=0, max_size=None, include_hidden=True
+    )
+    files = FileColumns()
+    for entry in walk_listed([keeper, *others], named, WalkReport(), cancel):
+        files.append(entry)
+    if len(files) < 2 or files.paths[0] != os.path.abspath(keeper):
+        return ()
+    rows = np.arange(1, len(files), dtype=np.intp)
+    same = _same_bytes(files, 0, rows.tolist())
+    kind = files.kind(0)
+    check = second_check(kind, named)
+    outcomes, _ = fingerprint_files(files, named, no_progress, cancel)
+    if check is None or not outcomes.has_value[0]:
+        return tuple(Measure(files.paths[row], 0, 1.0, True) for row in same)
+    rows = rows[(files.kinds[rows] == files.kinds[0]) & outcomes.has_value[rows]]
+    distance = _distances(outcomes, 0, rows)
+    similarity = _similarities(outcomes, 0, rows, check)
+    return tuple(
+        Measure(files.paths[row], 0, 1.0, True)
+        if row in same
+        else Measure(files.paths[row], int(d), float(s))
+        for row, d, s in zip(rows.tolist(), distance.tolist(), similarity.tolist(), strict=True)
+    )
+
+
+#: Candidates whose sketches are compared at once: bounds the temporary arrays (a few MB).
+_CHUNK = 1 << 14
+
+
+def _distances(
+    outcomes: OutcomeColumns, row: int, rows: npt.NDArray[np.intp]
+) -> npt.NDArray[np.int64]:
+    """Bits between ``row``'s fingerprint and each of ``rows``', over the mirrored and turned
+    versions of either side too (as the invariant search matches them)."""
+    values = outcomes.values[rows]
+    mine = [int(outcomes.values[row]), *outcomes.variants.get(row, ())]
+    distance: npt.NDArray[np.int64] = np.min(
+        [np.bitwise_count(values ^ np.uint64(v)) for v in mine], axis=0, initial=64
+    ).astype(np.int64)
+    own = int(outcomes.values[row])
+    for position, other in enumerate(rows.tolist()):
+        for turned in outcomes.variants.get(other, ()):
+            distance[position] = min(int(distance[position]), (int(turned) ^ own).bit_count())
+    return distance
+
+
+def _similarities(
+    outcomes: OutcomeColumns, row: int, rows: npt.NDArray[np.intp], check: SecondCheck
+) -> npt.NDArray[np.float64]:
+    """The second check of ``row`` against each of ``rows``, a chunk at a time."""
+    own = outcomes.padded_sketches(np.array([row]), check.width)[0]
+    parts = [np.zeros(0, dtype=np.float64)]
+    for start in range(0, len(rows), _CHUNK):
+        theirs = outcomes.padded_sketches(rows[start : start + _CHUNK], check.width)
+        parts.append(
+            np.asarray(check.measure(theirs, np.broadcast_to(own, theirs.shape)), dtype=np.float64)
+        )
+    return np.concatenate(parts)
+
+
+def _digest(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return digest_stream(handle)
+    except OSError:
+        return None
+
+
+def _same_bytes(files: FileColumns, row: int, rows: Sequence[int]) -> dict[int, str]:
+    """The rows among ``rows`` with exactly ``row``'s bytes, with that content's digest (read
+    only for files of the same size)."""
+    size = files.sizes[row]
+    alike = [other for other in rows if files.sizes[other] == size]
+    if not alike:
+        return {}
+    mine = _digest(files.paths[row])
+    if mine is None:
+        return {}
+    return {other: mine.hex() for other in alike if _digest(files.paths[other]) == mine}
 
 
 def _group(
@@ -137,16 +258,23 @@ def _group(
     kind: Kind,
     matches: Sequence[Match],
     rows: Sequence[int],
+    same: dict[int, str],
 ) -> Group | None:
     """The target (row 0) and its matches (found in ``rows``) as a group, in the matches'
-    order."""
+    order; members with the target's bytes carry its digest, as in a scan's groups."""
     if not matches:
         return None
     row_of = {files.paths[row]: row for row in rows}
+    digest = next(iter(same.values()), None)
     found = [
-        member(files, outcomes, row_of[m.path], kind, m.distance, m.similarity) for m in matches
+        dataclasses.replace(
+            member(files, outcomes, row_of[m.path], kind, m.distance, m.similarity),
+            content_hash=same.get(row_of[m.path]),
+        )
+        for m in matches
     ]
-    return Group(kind, (member(files, outcomes, 0, kind, 0, 1.0), *found))
+    target = dataclasses.replace(member(files, outcomes, 0, kind, 0, 1.0), content_hash=digest)
+    return Group(kind, (target, *found))
 
 
 def _names(roots: Sequence[Path]) -> tuple[str, ...]:

@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from dupfinder.core.actions.marks import (
+    RULE_NAMES,
+    KeepRule,
+    applies,
+    best_member,
     kept_members,
     parse_rule,
     parse_rules,
     select,
     select_group,
 )
+from dupfinder.core.grouping.keeper import member_key
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 
 
 def member(
-    path: str, size: int = 100, mtime_ns: int = 1_000, width: int | None = None, height=None
+    path: str,
+    size: int = 100,
+    mtime_ns: int = 1_000,
+    width: int | None = None,
+    height: int | None = None,
 ) -> Member:
     return Member(path, size, mtime_ns, 0, Fingerprint(Kind.IMAGE, 7), width, height)
 
@@ -52,7 +66,7 @@ def test_each_rule_keeps_one(rule: str, expected: str) -> None:
     }
 
 
-def test_later_rules_break_ties_then_the_path() -> None:
+def test_later_rules_break_ties_then_the_suggested_order_never_the_path() -> None:
     group = Group(
         Kind.IMAGE,
         (
@@ -62,11 +76,16 @@ def test_later_rules_break_ties_then_the_path() -> None:
         ),
     )
     assert kept(group, "oldest", "largest") == ["/x/big.jpg"]
-    assert kept(group, "oldest", "smallest") == ["/x/y.jpg"]  # tie left: path order
-    assert kept(group, "smallest", "oldest") == ["/x/y.jpg"]
-    # the order of the members never matters
+    # alike in every way: the member listed first (the suggested keeper), not "/x/y.jpg"
+    assert kept(group, "oldest", "smallest") == ["/x/z.jpg"]
+    assert kept(group, "smallest", "oldest") == ["/x/z.jpg"]
     reversed_group = Group(Kind.IMAGE, tuple(reversed(group.members)))
     assert kept(reversed_group, "oldest", "smallest") == ["/x/y.jpg"]
+    # a copy mark loses the tie whatever the order
+    marked = Group(
+        Kind.IMAGE, (member("/x/a copy.jpg", mtime_ns=5), member("/x/b.jpg", mtime_ns=5))
+    )
+    assert kept(marked, "oldest") == ["/x/b.jpg"]
 
 
 def test_missing_resolution_ranks_last() -> None:
@@ -106,3 +125,131 @@ def test_parse_rule_names_and_errors() -> None:
         parse_rule("prettiest")
     with pytest.raises(ValueError, match="needs a folder"):
         parse_rule("in:")
+
+
+# --- keep rules never keep a worse copy (property tests) ------------------------------------
+
+PHOTO_STEMS = ("IMG_2041", "Aqua", "painting_5640x3172", "holiday")
+DOC_STEMS = ("GPL-3", "report", "notes")
+#: How a copy's name can read: the original, numbered, "copy", a note, an edit suffix.
+RENAMES = ("{}", "{} (1)", "{} copy", "{} - Copy", "{} (my notes)", "{}_q40", "{}-small")
+FOLDERS = ("/lib", "/lib/sorted/2023", "/lib/Backup 2023", "/lib/old")
+SIMPLE_RULES = [name for name in RULE_NAMES if name != "in:DIR"]
+
+
+@st.composite
+def photo_groups(draw: st.DrawFn) -> Group:
+    """A photo and copies of it: recompressed (same pixels, fewer bytes), resized, saved
+    as PNG, renamed, filed away, made later."""
+    stem = draw(st.sampled_from(PHOTO_STEMS))
+    width, height = draw(st.sampled_from([(1280, 1024), (5640, 3172), (800, 600)]))
+    size = draw(st.integers(100_000, 20_000_000))
+    members = [(f"/lib/{stem}.jpg", size, 1_000, width, height)]
+    for _ in range(draw(st.integers(1, 5))):
+        scale = draw(st.sampled_from([1.0, 1.0, 0.5, 0.25]))
+        w, h = int(width * scale), int(height * scale)
+        quality = draw(st.floats(0.2, 1.2))
+        suffix = draw(st.sampled_from([".jpg", ".jpg", ".png", ".webp"]))
+        name = draw(st.sampled_from(RENAMES)).format(stem) + suffix
+        folder = draw(st.sampled_from(FOLDERS))
+        mtime = draw(st.sampled_from([1_000, 1_000, 2_000, 500]))
+        members.append((f"{folder}/{name}", max(1, int(size * scale**2 * quality)), mtime, w, h))
+    unique = {path: rest for path, *rest in members}
+    assume(len(unique) >= 2)
+    return Group(
+        Kind.IMAGE,
+        tuple(member(path, s, t, w, h) for path, (s, t, w, h) in unique.items()),
+    )
+
+
+@st.composite
+def document_groups(draw: st.DrawFn) -> Group:
+    """A document, byte-identical copies of it and edited copies ("(1)", "copy", "my notes")."""
+    stem = draw(st.sampled_from(DOC_STEMS))
+    size = draw(st.integers(1_000, 50_000))
+    rows = [(f"/docs/{stem}.txt", size, 1_000)]
+    for _ in range(draw(st.integers(1, 5))):
+        name = draw(st.sampled_from(RENAMES)).format(stem) + ".txt"
+        folder = draw(st.sampled_from(("/docs", "/docs/old", "/docs/a/b", "/backup")))
+        edited = draw(st.sampled_from([0, 0, 120, -300]))
+        mtime = draw(st.sampled_from([1_000, 1_000, 3_000, 10]))
+        rows.append((f"{folder}/{name}", size + edited, mtime))
+    unique = {path: rest for path, *rest in rows}
+    assume(len(unique) >= 2)
+    members = [Member(path, s, t, 0, Fingerprint(Kind.TEXT, 7)) for path, (s, t) in unique.items()]
+    first = draw(st.integers(0, len(members) - 1))  # any member may be the one suggested
+    members.insert(0, members.pop(first))
+    return Group(Kind.TEXT, tuple(members))
+
+
+def _criteria(m: Member, rules: Sequence[KeepRule], kind: Kind) -> tuple[float, ...]:
+    """Everything ``rules`` name for a member, smaller better: their own keys, then the
+    suggested keeper's order (reference, copy marks, pixels, quality, age, depth, size)."""
+    folders = [rule.folder for rule in rules if rule.folder is not None]
+    own = tuple(rule.key(m) for rule in rules if rule.applies(kind))
+    suggested = member_key(m, folders)[:-1]  # every criterion but the path: numbers
+    return (*own, *(float(cast(float, value)) for value in suggested))
+
+
+def _dominated(kept: Member, group: Group, rules: Sequence[KeepRule]) -> list[str]:
+    """Members at least as good as ``kept`` on every criterion and better on one."""
+    mine = _criteria(kept, rules, group.kind)
+    worse = []
+    for other in group.members:
+        theirs = _criteria(other, rules, group.kind)
+        if (
+            other is not kept
+            and all(a <= b for a, b in zip(theirs, mine, strict=True))
+            and theirs != mine
+        ):
+            worse.append(other.path)
+    return worse
+
+
+RULE_LISTS = st.one_of(
+    st.lists(st.sampled_from(SIMPLE_RULES), min_size=1, max_size=2),
+    st.sampled_from([["in:/lib/sorted"], ["in:/docs/old", "oldest"], ["in:/lib/old", "largest"]]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(group=st.one_of(photo_groups(), document_groups()), names=RULE_LISTS)
+def test_no_rule_keeps_a_member_worse_on_every_criterion_it_names(
+    group: Group, names: list[str]
+) -> None:
+    rules = parse_rules(names)
+    best = best_member(group, rules)
+    if not applies(group, rules):
+        assert best is group.members[0]  # the rule does not rank this kind: keeper alone
+        return
+    assert _dominated(best, group, rules) == [], (names, best.path)
+
+
+def test_resolution_ties_keep_the_original_over_its_recompressed_copy() -> None:
+    # the same 1280x1024 photo: 183 KB original, 57 KB "_q40" copy sorting first by path
+    group = Group(
+        Kind.IMAGE,
+        (
+            member("/p/IMG_2041.jpg", 183_000, 1_000, 1280, 1024),
+            member("/p/IMG_2041_q40.jpg", 57_000, 2_000, 1280, 1024),
+        ),
+    )
+    recompressed_first = Group(Kind.IMAGE, tuple(reversed(group.members)))
+    for g in (group, recompressed_first):
+        assert kept(g, "resolution") == ["/p/IMG_2041.jpg"]
+        assert kept(g, "in:/elsewhere") == ["/p/IMG_2041.jpg"]
+
+
+def test_a_rule_for_pictures_leaves_a_document_group_alone() -> None:
+    originals = [
+        Member(f"/d/{n}/GPL-3.txt", 35_149, 1_000, 0, Fingerprint(Kind.TEXT, 7)) for n in "abcd"
+    ]
+    notes = Member("/d/GPL-3 (my notes).txt", 35_300, 1_000, 3, Fingerprint(Kind.TEXT, 9))
+    group = Group(Kind.TEXT, (originals[0], *originals[1:], notes))
+    assert kept(group, "resolution") == [originals[0].path]
+    assert best_member(group, parse_rules(["resolution"]), current=originals[2]) is originals[2]
+    # every rule but "largest" (the notes made it larger) keeps an original, never the
+    # edited copy sorting first by path
+    for rule in ("oldest", "newest", "smallest", "shortest-path", "in:/nowhere"):
+        assert notes.path not in kept(group, rule), rule
+    assert select_group(group, parse_rules(["resolution"])) == {m.path for m in group.members[1:]}

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import io
+import json
+import os
 from pathlib import Path
 
 import pytest
 from scan_helpers import essay, picture, write
 
-from dupfinder.core.grouping.keeper import copy_marks, keeper_key
-from dupfinder.core.model import Kind, ScanOptions
+from dupfinder.core.grouping.keeper import (
+    copy_marks,
+    keeper_key,
+    member_key,
+    reasons,
+    suggested,
+)
+from dupfinder.core.model import Fingerprint, Group, KeepReason, Kind, Member, ScanOptions
+from dupfinder.core.results.report import result_from_dict, write_json
 from dupfinder.core.scan import pipeline as scan
 
 
@@ -58,7 +68,8 @@ def test_copies_and_edits_are_marked(path: str) -> None:
 def test_the_rule_in_order() -> None:
     original = keeper_key("/d/a/report.txt", 10, 5, 0)
     assert keeper_key("/d/a/report (1).txt", 99, 1, 0) > original  # name before age and size
-    assert keeper_key("/d/a/b/report.txt", 10, 1, 0) > original  # shallower first
+    assert keeper_key("/d/a/b/report.txt", 10, 1, 0) < original  # older before shallower
+    assert keeper_key("/d/a/b/report.txt", 10, 5, 0) > original  # then shallower
     assert keeper_key("/d/a/report2.txt", 10, 9, 0) > keeper_key("/d/a/report3.txt", 10, 5, 0)
     big = keeper_key("/p/x/big.jpg", 10, 9, 800 * 600)
     assert keeper_key("/p/big.jpg", 10, 1, 400 * 300) > big  # pixels before depth and age
@@ -82,3 +93,89 @@ def test_scan_suggests_the_original_and_prefers_reference_folders(tmp_path: Path
     again = scan.run(ScanOptions(roots=(tmp_path,), use_cache=False, jobs=1, references=(backup,)))
     text_group = next(g for g in again.groups if g.kind is Kind.TEXT)
     assert Path(text_group.representative.path) == backup / "GPL-2.txt"
+    assert KeepReason.REFERENCE in text_group.reasons
+
+
+def image(path: str, size: int, width: int, height: int, mtime_ns: int = 1_000) -> Member:
+    return Member(path, size, mtime_ns, 0, Fingerprint(Kind.IMAGE, 1), width, height)
+
+
+def test_a_size_in_a_pictures_name_is_no_copy_mark() -> None:
+    # the painting's 16 MB original names its own size; its 1 MB copy does not
+    original = image("/art/painting_5640x3172.jpg", 16_000_000, 5640, 3172, mtime_ns=2)
+    copy = image("/art/painting.jpg", 1_000_000, 1920, 1080, mtime_ns=1)
+    assert copy_marks(original.path, picture=True) == 0
+    assert copy_marks("/d/notes-800x600.txt") == 1  # a document's name is all there is
+    group = suggested(Group(Kind.IMAGE, (copy, original)))
+    assert group.members[0] is copy  # a near group keeps its centre: only twins may swap
+    assert member_key(original) < member_key(copy)
+    assert (
+        reasons(original, (original, copy))
+        == (
+            KeepReason.NO_COPY_MARKS,  # neither has any: not a merit
+            KeepReason.MOST_PIXELS,
+            KeepReason.LARGEST,
+        )[1:]
+    )
+
+
+def test_same_pixels_the_less_compressed_and_the_lossless_go_first() -> None:
+    original = image("/p/IMG_2041.jpg", 183_000, 1280, 1024, mtime_ns=5)
+    q40 = image("/p/IMG_2041-b.jpg", 57_000, 1280, 1024, mtime_ns=1)  # older, no mark
+    assert member_key(original) < member_key(q40)
+    assert reasons(original, (original, q40)) == (
+        KeepReason.LEAST_COMPRESSED,
+        KeepReason.LARGEST,
+    )
+    png = image("/p/IMG_2041.png", 90_000, 1280, 1024, mtime_ns=9)
+    assert member_key(png) < member_key(original)
+    assert KeepReason.LOSSLESS in reasons(png, (png, original, q40))
+    assert copy_marks("/p/IMG_2041_q40.jpg", picture=True) == 1
+
+
+def test_identical_files_keep_the_original_name_not_the_oldest_copy(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 64
+    (tmp_path / "music").mkdir()
+    copy = tmp_path / "music" / "song (1).flac"
+    original = tmp_path / "music" / "song.flac"
+    copy.write_bytes(data)
+    original.write_bytes(data)
+    os.utime(copy, ns=(10**18, 10**18))
+    os.utime(original, ns=(2 * 10**18, 2 * 10**18))  # the copy is older
+    result = scan.run(ScanOptions(roots=(tmp_path,), use_cache=False, jobs=1))
+    (group,) = result.groups
+    assert group.representative.path == str(original)
+    assert group.reasons == (KeepReason.NO_COPY_MARKS,)
+
+
+def test_reasons_name_every_merit_in_order() -> None:
+    keeper = Member("/d/GPL-3.txt", 35_149, 1_000, 0, Fingerprint(Kind.TEXT, 1))
+    notes = Member("/d/GPL-3 (my notes).txt", 35_000, 2_000, 3, Fingerprint(Kind.TEXT, 2))
+    deeper = Member("/d/a/GPL-3.txt", 35_149, 1_000, 0, Fingerprint(Kind.TEXT, 1))
+    assert reasons(keeper, (keeper, notes, deeper)) == (
+        KeepReason.NO_COPY_MARKS,  # better than the notes, as good as the one deeper
+        KeepReason.OLDEST,
+        KeepReason.SHALLOWEST,
+        KeepReason.LARGEST,
+    )
+    assert reasons(keeper, (keeper, deeper)) == (KeepReason.SHALLOWEST,)
+    alike = Member("/e/GPL-3.txt", 35_149, 1_000, 0, Fingerprint(Kind.TEXT, 1))
+    assert reasons(keeper, (keeper, alike)) == ()
+
+
+def test_the_reasons_travel_in_the_json_and_older_results_still_read(tmp_path: Path) -> None:
+    text = essay(9)
+    write(tmp_path / "GPL-3 (my notes).txt", text + "\nMy notes.\n")
+    write(tmp_path / "GPL-3.txt", text)
+    result = scan.run(ScanOptions(roots=(tmp_path,), use_cache=False, jobs=1))
+    (group,) = result.groups
+    assert KeepReason.NO_COPY_MARKS in group.reasons
+    out = io.StringIO()
+    write_json(result, out)
+    data = json.loads(out.getvalue())
+    assert data["groups"][0]["keeper_reasons"] == [str(r) for r in group.reasons]
+    assert result_from_dict(data).groups[0].reasons == group.reasons
+    del data["groups"][0]["keeper_reasons"]  # a result written before the field existed
+    assert result_from_dict(data).groups[0].reasons == ()
+    data["groups"][0]["keeper_reasons"] = ["oldest", "a-reason-from-a-later-version"]
+    assert result_from_dict(data).groups[0].reasons == (KeepReason.OLDEST,)

@@ -111,10 +111,20 @@ def test_dangling_link_and_fifo_are_reported(tmp_path: Path) -> None:
     found = list(walk(ScanOptions(roots=(tmp_path,), follow_symlinks=True), report))
     assert found == []
     reasons = {os.path.basename(e.path): e.error for e in report.errors}
+    target = tmp_path / "missing.txt"
     assert reasons == {
-        "gone.txt": "the file vanished during the scan",
+        "gone.txt": f"a broken symbolic link (to {target}, which does not exist)",
         "pipe.txt": "not a regular file",
     }
+    (tmp_path / "gone.txt").unlink()
+    (tmp_path / "notes").symlink_to("elsewhere")  # no telling suffix: reported all the same
+    report = WalkReport()
+    assert list(walk(ScanOptions(roots=(tmp_path / "notes",), follow_symlinks=True), report)) == []
+    roots = [e.error for e in report.errors]
+    assert roots == ["cannot open: a broken symbolic link (to elsewhere, which does not exist)"]
+    report = WalkReport()
+    list(walk(ScanOptions(roots=(tmp_path,), follow_symlinks=True), report))
+    assert [os.path.basename(e.path) for e in report.errors] == ["notes", "pipe.txt"]
 
 
 def test_unreadable_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,7 +157,7 @@ def test_a_file_root_and_a_missing_root(tmp_path: Path) -> None:
     report = WalkReport()
     options = ScanOptions(roots=(tmp_path / "a.txt", tmp_path / "nope"))
     assert [os.path.basename(e.path) for e in walk(options, report)] == ["a.txt"]
-    assert "cannot open" in report.errors[0].error
+    assert report.errors[0].error == "cannot open: no such file"  # a name given, not vanished
 
 
 def test_undecodable_file_names_survive(tmp_path: Path) -> None:
