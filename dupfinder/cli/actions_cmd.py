@@ -28,6 +28,7 @@ from dupfinder.core.actions.journal import FileState, Journal, SessionKind
 from dupfinder.core.actions.marks import (
     RULE_NAMES,
     KeepRule,
+    applies,
     parse_rule,
     reference_folder_problem,
     select,
@@ -38,7 +39,7 @@ from dupfinder.core.model import ScanOptions, ScanResult
 from dupfinder.core.results.decisions import DecisionStore, apply_decisions
 from dupfinder.core.results.report import load_result
 from dupfinder.core.results.session import load_session
-from dupfinder.core.wording import escaped, format_size
+from dupfinder.core.wording import count, escaped, format_size
 
 __all__ = ["add_action_options", "register", "run_actions"]
 
@@ -69,7 +70,9 @@ def add_action_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="RULE",
         help=f"which file of each group to keep: {', '.join(RULE_NAMES)}; repeat to break "
-        "ties in order, e.g. --keep in:/photos --keep oldest (the path breaks the last tie)",
+        "ties in order, e.g. --keep in:/photos --keep oldest; the suggested keeper's order "
+        "(no copy marks, more pixels, higher quality, older) breaks the last tie, and a rule "
+        "that cannot rank a group (resolution for documents) keeps its suggested file",
     )
     group.add_argument(
         "--action",
@@ -188,6 +191,13 @@ def run_actions(
     marks = getattr(args, "marks", None)
     if rules:
         selection = select(result, rules)
+        alone = sum(1 for group in result.groups if not applies(group, rules))
+        if alone:
+            named = ", ".join(rule.name for rule in rules if rule.protects is None)
+            err.write(
+                f"dupfinder: --keep {named} cannot rank {count(alone, 'group')} (documents or "
+                "other files): they keep their suggested file\n"
+            )
     elif marks is not None:
         selection = frozenset(marks)
     else:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import cast
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scan_helpers import essay, write
 
+from dupfinder.cli import main
 from dupfinder.core.actions.marks import (
     RULE_NAMES,
     KeepRule,
@@ -253,3 +258,32 @@ def test_a_rule_for_pictures_leaves_a_document_group_alone() -> None:
     for rule in ("oldest", "newest", "smallest", "shortest-path", "in:/nowhere"):
         assert notes.path not in kept(group, rule), rule
     assert select_group(group, parse_rules(["resolution"])) == {m.path for m in group.members[1:]}
+
+
+def test_apply_keep_rules_keep_the_originals_on_the_command_line(tmp_path: Path) -> None:
+    """``dupfinder apply --keep in:DIR`` on a group with no file in DIR, and ``--keep
+    resolution`` on documents: the originals are kept, never the edited copy sorting first."""
+    text = essay(11)
+    docs = tmp_path / "docs"
+    originals = [write(docs / f"{n}" / "GPL-3.txt", text) for n in ("b", "c", "d", "e")]
+    for path in originals:
+        os.utime(path, ns=(10**18, 10**18))
+    notes = write(docs / "GPL-3 (my notes).txt", text + "\nMy notes: read again.\n")
+    os.utime(notes, ns=(10**18, 10**18))
+    other = essay(12)
+    write(tmp_path / "elsewhere" / "other.txt", other)  # a second group, inside DIR
+    write(tmp_path / "elsewhere" / "other copy.txt", other)
+    saved = tmp_path / "result.json"
+    out, err = io.StringIO(), io.StringIO()
+    scan_args = ["scan", str(tmp_path), "--no-cache", "--format", "json", "--output", str(saved)]
+    assert main(scan_args, out, err) == 0, err.getvalue()
+    journal = ["--journal", str(tmp_path / "journal.jsonl")]
+    for rule in (f"in:{tmp_path / 'elsewhere'}", "resolution", "oldest", "newest"):
+        out, err = io.StringIO(), io.StringIO()
+        main(["apply", str(saved), "--keep", rule, *journal], out, err)
+        lines = out.getvalue().splitlines()
+        kept = [line.split()[-1] for line in lines if "  keep " in line and "GPL-3" in line]
+        assert len(kept) == 1, (rule, out.getvalue(), err.getvalue())
+        assert kept[0].endswith(os.sep + "GPL-3.txt"), (rule, kept)
+        if rule == "resolution":
+            assert "cannot rank 2 groups" in err.getvalue()
