@@ -26,6 +26,7 @@ motorcycle, and two overlapping framings of one photo, 30 % apart), screenshots 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -427,11 +428,9 @@ def _icon_sources(theme: str, root: Path, split: str, package: str) -> list[_Sou
                 picked.append(by_family[family].pop(rng.randrange(len(by_family[family]))))
     for name in sorted(picked):
         sizes = pngs.get(name, {})
+        opener: Callable[[], Image.Image]
         if name in svgs:
-
-            def opener(svg=svgs[name]) -> Image.Image:
-                return _render_svg(svg, ICON_SIDE)
-
+            opener = functools.partial(_render_svg, svgs[name], ICON_SIDE)
             others = tuple((s, p) for s, p in sorted(sizes.items(), reverse=True))
         else:
             big = max(sizes)
@@ -444,8 +443,7 @@ def _icon_sources(theme: str, root: Path, split: str, package: str) -> list[_Sou
 
 def _master(path: Path) -> Callable[[], Image.Image]:
     def opener() -> Image.Image:
-        im = Image.open(path)
-        im = ImageOps.exif_transpose(im).convert("RGB")
+        im: Image.Image = ImageOps.exif_transpose(Image.open(path)).convert("RGB")
         if max(im.size) > MASTER_SIDE:
             im = _to_side(im, MASTER_SIDE)
         return im
