@@ -17,6 +17,10 @@ branches on the data: short runs of equal keys by a fixed window (the loop over 
 no branch that depends on them), long runs diagonal by diagonal (every entry against the one
 w places on); only entries flagged as having a partner within k are visited pair by pair.
 Output grows in a C buffer, copied once into the array returned.
+
+The same source is built twice on x86-64: for the CPUs numpy's own wheels need (x86-64-v2,
+this module) and for AVX2 (``kernels_avx2``, which includes this file), where the loops over
+entries run four bit counts per instruction; :func:`avx2` tells the loader which one fits.
 """
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
@@ -27,6 +31,7 @@ import numpy as np
 
 cdef extern from "popcount.h" nogil:
     int df_popcount(uint64_t x)
+    int df_cpu_avx2()
 
 #: Buckets up to this size are compared pair by pair; larger ones are sorted first.
 DEF _SMALL_BUCKET = 12
@@ -35,6 +40,11 @@ DEF _SPAN = 64
 #: Most rows of output room made for a group's flagged entries without counting their pairs.
 DEF _ROOM = 1 << 20
 DEF BITS = 64
+
+
+def avx2() -> bool:
+    """Whether this CPU runs the build of these kernels for AVX2 (``kernels_avx2``)."""
+    return df_cpu_avx2() != 0
 
 
 # ----------------------------------------------------------------------------- output buffer

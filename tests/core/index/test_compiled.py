@@ -435,3 +435,24 @@ def test_a_limit_leaves_out_the_pairs_among_the_rows_past_it(k: int) -> None:
         got_pairs, got_dist = index_kernel.sort_pairs(a, b, d, x.size)
         np.testing.assert_array_equal(got_pairs, pairs[keep])
         np.testing.assert_array_equal(got_dist, dist[keep])
+
+
+def test_both_builds_of_the_kernel_give_the_same_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The x86-64 baseline build and the AVX2 build (where the CPU runs it) agree exactly;
+    whichever the loader took ran every test above."""
+    import importlib
+
+    baseline = importlib.import_module("dupfinder.core.index.kernels")
+    if not baseline.avx2():
+        pytest.skip("this CPU runs the baseline build only")
+    wide = importlib.import_module("dupfinder.core.index.kernels_avx2")
+    for k, n in ((3, 20_000), (8, 6_000), (12, 3_000)):
+        x = planted(k, n, k)
+        layout = index_kernel.choose_layout(n, k)
+        results = []
+        for module in (baseline, wide):
+            monkeypatch.setattr(index_kernel, "_require", lambda module=module: module)
+            a, b, d = index_kernel.all_pairs(x, layout, threads=1)
+            results.append(index_kernel.sort_pairs(a, b, d, n))
+        for u, v in zip(*results, strict=True):
+            np.testing.assert_array_equal(u, v)
