@@ -346,12 +346,87 @@ def _identical(
     return found
 
 
+#: Seconds of one worker's CPU per byte, by suffix, roughly (measured by
+#: ``bench/bench_profile.py`` on a mixed folder): only the order of magnitude matters, to
+#: start the costly files first and to cut chunks of about equal work.
+_SECONDS_PER_BYTE = {
+    ".md": 1 / 1.5e6,
+    ".markdown": 1 / 1.5e6,
+    ".rst": 1 / 1e6,
+    ".html": 1 / 6e6,
+    ".htm": 1 / 6e6,
+    ".xhtml": 1 / 6e6,
+    ".pdf": 1 / 3e6,
+    ".docx": 1 / 3e6,
+    ".odt": 1 / 3e6,
+    ".epub": 1 / 3e6,
+    ".rtf": 1 / 3e6,
+    ".jpg": 1 / 60e6,
+    ".jpeg": 1 / 60e6,
+}
+_TEXT_SECONDS_PER_BYTE = 1 / 15e6
+_IMAGE_SECONDS_PER_BYTE = 1 / 15e6
+#: What any file costs besides its bytes (open, read, a process round trip).
+_SECONDS_PER_FILE = 0.002
+#: Work per chunk: a worker's share of the whole over this many chunks (a few dozen
+#: round trips per worker, and no chunk long enough to leave the others idle at the end).
+_CHUNKS_PER_WORKER = 16
+_MAX_CHUNK_FILES = 32
+
+
+def _estimated_seconds(files: FileColumns, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    """A rough CPU cost of fingerprinting each row, from its kind, suffix and size."""
+    sizes = files.sizes[rows].astype(np.float64)
+    rates = np.empty(len(rows), dtype=np.float64)
+    for position, row in enumerate(rows.tolist()):
+        path = files.paths[row]
+        dot = path.rfind(".")
+        suffix = path[dot:].lower() if dot > path.rfind("/") else ""
+        default = (
+            _TEXT_SECONDS_PER_BYTE if files.kind(row) is Kind.TEXT else _IMAGE_SECONDS_PER_BYTE
+        )
+        rates[position] = _SECONDS_PER_BYTE.get(suffix, default)
+    return sizes * rates + _SECONDS_PER_FILE
+
+
+def _balanced(
+    files: FileColumns, rows: npt.NDArray[np.intp], jobs: int
+) -> tuple[npt.NDArray[np.intp], list[tuple[int, int]]]:
+    """The rows in the order to send them, and chunks of about equal work: files that cost
+    more than half a chunk go first, costliest first (a long file started last keeps one
+    worker busy while the others wait); the rest keep the walk's order (neighbours on the
+    disk are read together)."""
+    if len(rows) == 0:
+        return rows, []
+    cost = _estimated_seconds(files, rows)
+    budget = float(cost.sum()) / (max(jobs, 1) * _CHUNKS_PER_WORKER)
+    heavy = cost > budget / 2
+    order = np.concatenate(
+        (np.flatnonzero(heavy)[np.argsort(-cost[heavy], kind="stable")], np.flatnonzero(~heavy))
+    )
+    rows, cost = rows[order], cost[order]
+    chunks: list[tuple[int, int]] = []
+    start, work = 0, 0.0
+    for position, seconds in enumerate(cost.tolist()):
+        if position > start and (work + seconds > budget or position - start >= _MAX_CHUNK_FILES):
+            chunks.append((start, position))
+            start, work = position, 0.0
+        work += seconds
+    chunks.append((start, len(rows)))
+    return rows, chunks
+
+
 class _Tasks:
     """The files still to fingerprint, as Task objects made only when a chunk is sent."""
 
     def __init__(self, files: FileColumns, rows: np.ndarray) -> None:
         self._files = files
         self._rows = rows
+
+    def balanced(self, jobs: int) -> list[tuple[int, int]]:
+        """Reorder the files for ``jobs`` workers and return chunks of about equal work."""
+        self._rows, chunks = _balanced(self._files, self._rows, jobs)
+        return chunks
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -408,8 +483,7 @@ def _pool_outcomes(
     When a worker dies, every chunk in flight fails with it, so those files are retried one
     at a time with a single file in flight: the one that breaks the pool then is the culprit.
     """
-    chunk_size = max(1, min(32, len(tasks) // (options.jobs * 8) or 1))
-    pending: deque[int] = deque(range(0, len(tasks), chunk_size))  # chunk starts
+    pending: deque[tuple[int, int]] = deque(tasks.balanced(options.jobs))  # (start, stop)
     suspects: deque[Task] = deque()
     while pending or suspects:
         pool = ProcessPoolExecutor(
@@ -419,18 +493,17 @@ def _pool_outcomes(
             initargs=(beside_window(),),
         )
         inflight: dict[Future[list[FingerprintOutcome]], list[Task]] = {}
+        alone: Future[list[FingerprintOutcome]] | None = None  # a suspect, the only file in flight
         try:
             while pending or suspects or inflight:
                 if suspects:
                     if not inflight:
                         lone = [suspects.popleft()]
-                        inflight[pool.submit(fingerprint_batch, lone, options.image_invariance)] = (
-                            lone
-                        )
+                        alone = pool.submit(fingerprint_batch, lone, options.image_invariance)
+                        inflight[alone] = lone
                 else:
                     while pending and len(inflight) < options.jobs * 4:
-                        first = pending.popleft()
-                        chunk = tasks.slice(first, first + chunk_size)
+                        chunk = tasks.slice(*pending.popleft())
                         future = pool.submit(fingerprint_batch, chunk, options.image_invariance)
                         inflight[future] = chunk
                 finished, _ = wait(inflight, timeout=0.1, return_when=FIRST_COMPLETED)
@@ -443,7 +516,7 @@ def _pool_outcomes(
                         yield future.result()
                     except BrokenProcessPool:
                         broken = True
-                        if len(chunk) == 1 and not inflight:
+                        if future is alone:  # not a chunk that broke with another
                             yield [_crashed(chunk[0])]
                         else:
                             suspects.extend(chunk)
