@@ -73,14 +73,17 @@ def journal(tmp_path: Path) -> Journal:
 @pytest.fixture
 def exfat(tmp_path: Path) -> Iterator[Path]:
     """A real exFAT volume through FUSE on a loop device (root, exfat-fuse, /dev/fuse)."""
-    if os.geteuid() != 0 or not shutil.which("mount.exfat-fuse") or not shutil.which("mkfs.exfat"):
-        pytest.skip("needs root, exfat-fuse and exfatprogs")
+    tools = ("mount.exfat-fuse", "mkfs.exfat", "losetup", "umount")
+    if os.geteuid() != 0 or not all(shutil.which(tool) for tool in tools):
+        pytest.skip("needs root, exfat-fuse, exfatprogs and losetup")
     if not os.path.exists("/dev/fuse"):
         pytest.skip("no /dev/fuse here")
     image, mount = tmp_path / "card.img", tmp_path / "card"
     with open(image, "wb") as handle:
         handle.truncate(16 * 1024 * 1024)
-    subprocess.run(["mkfs.exfat", str(image)], check=True, capture_output=True)
+    made = subprocess.run(["mkfs.exfat", str(image)], check=False, capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"mkfs.exfat failed: {made.stderr.decode().strip()}")
     loop = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True)
     if loop.returncode != 0:
         pytest.skip(f"no loop device: {loop.stderr.strip()}")
