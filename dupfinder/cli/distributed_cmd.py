@@ -244,6 +244,22 @@ def _client(args: argparse.Namespace) -> Iterator[tuple[Any, int]]:
         yield client, workers
 
 
+def _layout_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--blocks`` cannot split the fingerprints at the radius asked (None: it can)."""
+    if args.blocks is None:
+        return None
+    from dupfinder.distributed.layout import TableLayout
+
+    for kind, k in sorted(_thresholds(args).items()):
+        try:
+            TableLayout.make(k, args.blocks)
+        except ValueError as exc:
+            return (
+                f"--blocks {args.blocks}: {exc} for {kind} (radius {k}: from {k + 1} to 64 blocks)"
+            )
+    return None
+
+
 def _pairs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         from dupfinder.distributed import require
@@ -252,8 +268,15 @@ def _pairs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from dupfinder.distributed.pairs_job import ShuffleMethod, find_pairs
     except ImportError as exc:
         return _missing("pairs", err, exc)
+    problem = _layout_problem(args)
+    if problem is not None:
+        err.write(f"dupfinder pairs: error: {problem}\n")
+        return EXIT_USAGE
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
     try:
+        from dupfinder.distributed.store import shard_files, store_meta
+
+        store_meta(shard_files(Path(args.fingerprints)))  # every shard readable: before a cluster
         with _client(args) as (_, threads):
             manifest = find_pairs(
                 Path(args.fingerprints),

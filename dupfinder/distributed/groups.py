@@ -23,7 +23,14 @@ from dupfinder.core.errors import FingerprintStoreError
 from dupfinder.core.model import Kind, ScanError, ScanOptions, ScanResult, ScanStats
 from dupfinder.core.scan.pipeline import PairFinder, group_files
 from dupfinder.distributed.pairs_job import PairsManifest
-from dupfinder.distributed.store import Stored, load, load_selected, shard_files, store_meta
+from dupfinder.distributed.store import (
+    Stored,
+    damaged,
+    load,
+    load_selected,
+    shard_files,
+    store_meta,
+)
 
 __all__ = ["read_pairs", "result_from_fingerprints", "result_from_pairs"]
 
@@ -34,7 +41,8 @@ def read_pairs(folder: Path, kind: Kind) -> tuple[np.ndarray, np.ndarray, np.nda
     if not where.is_dir():
         empty = np.empty(0, np.uint64)
         return empty, empty.copy(), np.empty(0, np.uint8)
-    table = ds.dataset(where, format="parquet").to_table(columns=["a", "b", "distance"])
+    with damaged(where, "find the pairs again ('dupfinder pairs')"):
+        table = ds.dataset(where, format="parquet").to_table(columns=["a", "b", "distance"])
     return (
         table.column("a").to_numpy(),
         table.column("b").to_numpy(),

@@ -35,7 +35,7 @@ from dupfinder.core.errors import FingerprintStoreError
 from dupfinder.core.model import Kind
 from dupfinder.distributed.layout import TableLayout, choose_blocks, table_pairs
 from dupfinder.distributed.schema import PAIRS_SCHEMA, SCHEMA_VERSION
-from dupfinder.distributed.store import shard_files, store_meta
+from dupfinder.distributed.store import damaged, shard_files, store_meta
 
 __all__ = [
     "MANIFEST",
@@ -114,7 +114,8 @@ def _pieces(paths: list[Path]) -> list[tuple[str, tuple[int, ...]]]:
     """Input partitions: runs of a shard's row groups, up to ROWS_PER_PARTITION rows each."""
     pieces = []
     for path in paths:
-        meta = pq.read_metadata(path)
+        with damaged(path):
+            meta = pq.read_metadata(path)
         groups: list[int] = []
         rows = 0
         for g in range(meta.num_row_groups):
@@ -210,7 +211,8 @@ def find_pairs(
                 compute=False,
             )
         )
-    dask.compute(*writes)
+    with damaged(fingerprints, "fingerprint the damaged shard again"):  # read by the workers
+        dask.compute(*writes)
     for name, plan in list(plans.items()):
         folder = out_dir / f"kind={name}"
         if folder.is_dir():

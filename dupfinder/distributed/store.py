@@ -3,13 +3,15 @@
 A shard is written to a ``.partial`` file and renamed when complete, so a machine that dies
 mid-way leaves nothing a reader would take for a finished shard; running the shard again
 replaces it. Readers check that every shard of the set is there and that all were made with
-the same fingerprint algorithms.
+the same fingerprint algorithms; a shard cut short or with damaged pages is a
+``FingerprintStoreError`` naming it (``damaged``), never a pyarrow traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,15 @@ from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.model import FileEntry, Kind, ScanError
 from dupfinder.distributed.schema import FINGERPRINT_SCHEMA, SCHEMA_VERSION, StoreMeta
 
-__all__ = ["ShardWriter", "Stored", "load", "load_selected", "shard_files", "store_meta"]
+__all__ = [
+    "ShardWriter",
+    "Stored",
+    "damaged",
+    "load",
+    "load_selected",
+    "shard_files",
+    "store_meta",
+]
 
 _SUFFIX = ".parquet"
 
@@ -145,6 +155,23 @@ class ShardWriter:
 # ----------------------------------------------------------------------------- reading
 
 
+@contextlib.contextmanager
+def damaged(
+    what: str | os.PathLike[str], again: str = "fingerprint that shard again"
+) -> Iterator[None]:
+    """Turn what pyarrow raises on a file cut short or damaged into a FingerprintStoreError
+    that names ``what`` (a shard, or the folder of a set) and says what to do ``again``."""
+    try:
+        yield
+    except FingerprintStoreError:
+        raise
+    except (pa.ArrowException, OSError) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise FingerprintStoreError(
+            f"{os.fspath(what)}: damaged or cut short ({reason}); {again}"
+        ) from exc
+
+
 def shard_files(location: Path) -> list[Path]:
     """The finished shards in a folder (or the one file named)."""
     if location.is_file():
@@ -159,7 +186,10 @@ def shard_files(location: Path) -> list[Path]:
 
 def store_meta(paths: Sequence[Path]) -> StoreMeta:
     """The set's metadata, after checking the shards belong together and are all there."""
-    metas = [StoreMeta.from_metadata(pq.read_metadata(p).metadata, str(p)) for p in paths]
+    metas = []
+    for p in paths:
+        with damaged(p):
+            metas.append(StoreMeta.from_metadata(pq.read_metadata(p).metadata, str(p)))
     first = metas[0]
     for path, meta in zip(paths, metas, strict=True):
         for kind, algorithm in meta.algorithms.items():
@@ -203,7 +233,8 @@ def load(location: Path) -> Stored:
     """Every file of a fingerprint set."""
     paths = shard_files(location)
     meta = store_meta(paths)
-    table = ds.dataset(paths, format="parquet").to_table()
+    with damaged(location, "fingerprint the damaged shard again"):
+        table = ds.dataset(paths, format="parquet").to_table()
     return _stored(table, meta, table.num_rows)
 
 
@@ -212,13 +243,16 @@ def load_selected(location: Path, wanted: dict[Kind, np.ndarray]) -> Stored:
     what grouping needs when the pairs were found elsewhere."""
     paths = shard_files(location)
     meta = store_meta(paths)
-    dataset = ds.dataset(paths, format="parquet")
+    with damaged(location, "fingerprint the damaged shard again"):
+        dataset = ds.dataset(paths, format="parquet")
     keep = pc.field("value").is_null()
     for kind, values in wanted.items():
         chosen = pa.array(np.asarray(values, dtype=np.uint64))
         keep = keep | ((pc.field("kind") == str(kind)) & pc.field("value").isin(chosen))
-    table = dataset.to_table(filter=keep)
-    return _stored(table, meta, dataset.count_rows())
+    with damaged(location, "fingerprint the damaged shard again"):
+        table = dataset.to_table(filter=keep)
+        rows = dataset.count_rows()
+    return _stored(table, meta, rows)
 
 
 def _stored(table: pa.Table, meta: StoreMeta, rows_read: int) -> Stored:

@@ -270,10 +270,10 @@ def test_an_unreadable_journal_is_a_clear_error_for_another_account(shared_folde
     state.mkdir(mode=0o777)
     os.chmod(state, 0o777)
     result = shared_folder / "result.json"
-    code, _, err = run(
+    status, _, err = run(
         "scan", str(files[0].parent), "--no-cache", "--format", "json", "-o", str(result)
     )
-    assert code == EXIT_OK, err
+    assert status == EXIT_OK, err
     os.chmod(result, 0o644)
     code = textwrap.dedent(
         f"""
