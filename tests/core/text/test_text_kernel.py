@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -21,14 +20,6 @@ from dupfinder.core.text import simhash as textsim
 pytestmark = pytest.mark.skipif(
     jit_engine.load(jit_engine.Kernel.TEXT) is None, reason="the extension was not built"
 )
-
-
-def _kernels() -> ModuleType:
-    """The extension module (compiled: mypy sees no source of it)."""
-    kernels = jit_engine.load(jit_engine.Kernel.TEXT)
-    assert kernels is not None
-    return kernels
-
 
 SAMPLES = {
     "english": "The quick brown fox jumps over the lazy dog near the river bank today. " * 4,
@@ -59,7 +50,8 @@ def test_kernel_equals_numpy_on_every_script(name: str) -> None:
 def test_kernel_constants_are_those_of_the_numpy_path() -> None:
     from dupfinder.core.text import chars as textchars
 
-    kernels = _kernels()
+    kernels = jit_engine.load(jit_engine.Kernel.TEXT)  # typed, unlike an import of it
+    assert kernels is not None
 
     assert (kernels.WORD, kernels.CJK) == (textchars.WORD, textchars.CJK)
     assert kernels.NOT_SINGLE == textchars.NOT_SINGLE
@@ -71,7 +63,8 @@ def test_kernel_takes_read_only_and_both_widths_of_code_points() -> None:
     """ASCII texts arrive as bytes, others as UTF-32 from a read-only buffer: same hashes."""
     from dupfinder.core.text import chars as textchars
 
-    kernels = _kernels()
+    kernels = jit_engine.load(jit_engine.Kernel.TEXT)  # typed, unlike an import of it
+    assert kernels is not None
 
     text = "plain words in a row and more of them"
     narrow = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
