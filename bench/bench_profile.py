@@ -92,27 +92,25 @@ class _Clock:
         return timed
 
     def wrap_iterator(self, phase: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        """A generator's phase runs from its call to its end, with what its consumer does
+        per item (the walk: listing each file in the scan's columns)."""
+
         def timed(*args: Any, **kwargs: Any) -> Any:
-            iterator = iter(func(*args, **kwargs))
-            while True:
-                cpu, own, wall = self._cpu(), self._own(), time.perf_counter()
-                try:
-                    item = next(iterator)
-                except StopIteration:
-                    return
-                finally:
-                    row = self.phases[phase]
-                    row[0] += self._cpu() - cpu
-                    row[1] += self._own() - own
-                    row[2] += time.perf_counter() - wall
-                yield item
+            cpu, own, wall = self._cpu(), self._own(), time.perf_counter()
+            try:
+                yield from func(*args, **kwargs)
+            finally:
+                row = self.phases[phase]
+                row[0] += self._cpu() - cpu
+                row[1] += self._own() - own
+                row[2] += time.perf_counter() - wall
 
         return timed
 
 
 def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
     """One scan as ``dupfinder scan FOLDER --format json`` runs it, its phases timed."""
-    from dupfinder.core.grouping import verify
+    from dupfinder.core.grouping import checked, verify
     from dupfinder.core.model import ScanOptions
     from dupfinder.core.results import report
     from dupfinder.core.scan import pipeline
@@ -124,7 +122,7 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
         (pipeline, "_fingerprint_all", "fingerprints"),
         (pipeline, "_identical", "byte-identical"),
         (verify, "candidates", "index"),
-        (verify, "verified", "second check"),
+        (checked, "checked_pairs", "second check"),
         (pipeline, "_compare", "grouping"),
     ):
         wrap = clock.wrap_iterator if name == "walk" else clock.wrap
