@@ -1,0 +1,79 @@
+"""Growth: time, CPU and peak memory of every process for scans of 10k, 100k and 1M files.
+
+    python -m bench.bench_growth [--sizes 10000 100000 1000000] [--jobs N]
+
+The tree is ``bench.bench_scale``'s: synthetic small documents (32 words, one in twenty a
+near copy of the one before), built once under bench/out/scale-tree. Each size is scanned
+as ``dupfinder scan --format json`` does, in a fresh process, cold (empty cache) and then
+warm (nothing changed), each measured by ``bench.measure`` (CPU and peak resident memory
+of all processes together). A straight-line fit over the sizes gives the cost of one file;
+nothing should grow faster than the files, except the pairs themselves. JSON goes to
+bench/out/bench_growth.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.bench_scale import OUT, _roots, build_tree
+from bench.measure import measure
+
+
+def scan(roots: list[str], cache: str, jobs: int) -> dict[str, Any]:
+    argv = [sys.executable, "-m", "dupfinder", "scan", *roots, "--cache-dir", cache]
+    measured = measure([*argv, "-j", str(jobs), "--format", "json", "-o", os.devnull])
+    if measured.returncode:
+        raise RuntimeError(measured.stderr[-2000:])
+    return {"cpu": measured.cpu, "wall": measured.wall, "peak_mb": measured.peak_mb}
+
+
+def _slope(xs: list[int], ys: list[float]) -> float:
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    spread = sum((x - mean_x) ** 2 for x in xs) or 1.0
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--tree", type=Path, default=OUT / "scale-tree")
+    args = parser.parse_args(argv)
+    build_tree(args.tree, max(args.sizes))
+    rows: dict[int, dict[str, Any]] = {}
+    for files in args.sizes:
+        with tempfile.TemporaryDirectory(prefix="growth-") as cache:
+            roots = _roots(args.tree, files)
+            cold = scan(roots, cache, args.jobs)
+            warm = scan(roots, cache, args.jobs)
+        rows[files] = {"cold": cold, "warm": warm}
+        print(f"{files:,} files: cold {cold}, warm {warm}", file=sys.stderr, flush=True)
+    print(
+        "| files | cold CPU s | cold wall s | cold peak MB | warm CPU s | warm wall s | warm peak MB |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for files, row in rows.items():
+        c, w = row["cold"], row["warm"]
+        print(
+            f"| {files:,} | {c['cpu']:.1f} | {c['wall']:.1f} | {c['peak_mb']:.0f} | "
+            f"{w['cpu']:.1f} | {w['wall']:.1f} | {w['peak_mb']:.0f} |"
+        )
+    if len(rows) > 1:
+        sizes = list(rows)
+        for run in ("cold", "warm"):
+            cpu_us = _slope(sizes, [rows[n][run]["cpu"] for n in sizes]) * 1e6
+            memory = _slope(sizes, [rows[n][run]["peak_mb"] for n in sizes]) * 1e6
+            print(f"{run}: {cpu_us:.0f} us of CPU and {memory:.0f} bytes of peak memory a file")
+    OUT.mkdir(exist_ok=True)
+    (OUT / "bench_growth.json").write_text(json.dumps({"jobs": args.jobs, "sizes": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
