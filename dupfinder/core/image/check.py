@@ -34,14 +34,13 @@ from __future__ import annotations
 
 import functools
 import logging
-import sys
 from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from dupfinder.core.jit.engine import Engine, Kernel, effective, load
+from dupfinder.core.jit.engine import Kernel, choose
 
 __all__ = [
     "BASE_BYTES",
@@ -106,10 +105,6 @@ _DETAIL_BLOCK = 4
 _DETAIL_UNRELATED = 136.0
 #: Pairs compared in one step of the detail check (bounds its temporary arrays).
 _DETAIL_CHUNK = 1024
-#: Pairs a process checks in detail on numpy before it loads the compiled check: numpy
-#: takes about 0.2 ms a pair, and loading numba about 0.5 s (nothing when the index's
-#: kernel loaded it already), so this many pairs cost on numpy what loading costs.
-COMPILED_AFTER_PAIRS = 2_500
 #: Environment variable that forces the detail check's engine: ``numpy`` or ``compiled``.
 ENGINE_VARIABLE = Kernel.PICTURE_CHECK.variable
 
@@ -240,24 +235,10 @@ def _worst_block(x: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> np.n
     return worst
 
 
-class _Usage:
-    """Pairs this process has checked in detail on numpy."""
-
-    pairs = 0
-
-
-def _detail_kernel(pairs: int) -> ModuleType | None:
-    """The compiled check for ``pairs`` more pairs, or None for numpy: numpy until a process
-    has checked ``COMPILED_AFTER_PAIRS`` (at most twice the cost of the better choice made in
-    hindsight), or at once when numba is loaded already; ``ENGINE_VARIABLE`` forces either."""
-    engine = effective(Kernel.PICTURE_CHECK)
-    if engine is Engine.NUMPY:
-        return None
-    on_numpy = engine is Engine.AUTO and "numba" not in sys.modules
-    if on_numpy and _Usage.pairs < COMPILED_AFTER_PAIRS:
-        _Usage.pairs += pairs
-        return None
-    return load(Kernel.PICTURE_CHECK)
+def _detail_kernel() -> ModuleType | None:
+    """The compiled check (built ahead of time with the package), or None for numpy when it
+    was not built; ``ENGINE_VARIABLE`` forces either."""
+    return choose(Kernel.PICTURE_CHECK)
 
 
 def _worst_both(
@@ -339,7 +320,7 @@ def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float6
     if x.shape != y.shape:
         raise ValueError(f"descriptors must be rows of one shape: {x.shape}, {y.shape}")
     gx, gy = _standardised(x[:, :_GREY_BYTES]), _standardised(y[:, :_GREY_BYTES])
-    jit = _detail_kernel(len(x))  # one choice (and one count) per call, for both checks
+    jit = _detail_kernel()  # one choice per call, for both checks
     layout = 1.0 - _layout_difference(gx, gy, jit) / _UNRELATED
     colour = _colour_agreement(x[:, _GREY_BYTES:_BASE_BYTES], y[:, _GREY_BYTES:_BASE_BYTES])
     detail = _detail_similarity(x[:, _BASE_BYTES:], y[:, _BASE_BYTES:], jit)

@@ -1,9 +1,8 @@
 """The compiled block comparisons of the picture check give what the numpy reference gives,
-for every thumbnail size, on random and real pictures; a process loads them only when worth it."""
+for every thumbnail size, on random and real pictures; AUTO uses them whenever they were built."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -16,9 +15,8 @@ from dupfinder.core.image import check as imagecheck
 from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.jit import engine as jit_engine
 
-# loading the kernel (not importing numba directly) puts numba's cache where the app keeps it
 pytestmark = pytest.mark.skipif(
-    jit_engine.load(jit_engine.Kernel.PICTURE_CHECK) is None, reason="numba is not installed"
+    jit_engine.load(jit_engine.Kernel.PICTURE_CHECK) is None, reason="the extension was not built"
 )
 
 
@@ -87,14 +85,10 @@ def test_pair_similarity_is_the_same_on_either_engine(
     assert len(np.unique(np.round(reference, 3))) > 5  # alike, different and unrelated pairs
 
 
-def test_a_process_loads_the_compiled_check_only_after_enough_pairs(
+def test_auto_uses_the_compiled_check_whenever_it_was_built(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv(imagecheck.ENGINE_VARIABLE, raising=False)
-    monkeypatch.delitem(sys.modules, "numba", raising=False)  # as in a process without it
-    monkeypatch.setattr(imagecheck._Usage, "pairs", 0)
-    assert imagecheck._detail_kernel(imagecheck.COMPILED_AFTER_PAIRS - 1) is None
-    assert imagecheck._detail_kernel(1) is None  # the threshold is reached with these
-    assert imagecheck._detail_kernel(1) is jit_engine.load(jit_engine.Kernel.PICTURE_CHECK)
+    assert imagecheck._detail_kernel() is jit_engine.load(jit_engine.Kernel.PICTURE_CHECK)
     monkeypatch.setenv(imagecheck.ENGINE_VARIABLE, "numpy")
-    assert imagecheck._detail_kernel(10**9) is None
+    assert imagecheck._detail_kernel() is None
