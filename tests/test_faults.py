@@ -22,6 +22,7 @@ import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 
 import pytest
 from scan_helpers import essay, write
@@ -159,8 +160,13 @@ class _FailingConnection:
     def __enter__(self) -> sqlite3.Connection:
         return self._db.__enter__()
 
-    def __exit__(self, *exc: object) -> object:
-        return self._db.__exit__(*exc)
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> object:
+        return self._db.__exit__(kind, error, trace)
 
     def executemany(self, *args: object) -> object:
         raise sqlite3.OperationalError(self._message)

@@ -20,7 +20,6 @@ import pytest
 
 from dupfinder.cli import main
 from dupfinder.core.actions import Action, ActionKind, make_plan
-from dupfinder.core.actions import apply as apply_module
 from dupfinder.core.actions import trash as trash_module
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import Journal, JournalSession

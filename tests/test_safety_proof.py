@@ -5,6 +5,7 @@ twice, a lock's scope, the inode number) was taken as proof."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import shutil
@@ -21,9 +22,10 @@ from dupfinder.cli import main
 from dupfinder.core import filesystem
 from dupfinder.core.actions import Action, ActionKind, make_plan
 from dupfinder.core.actions import apply as apply_module
+from dupfinder.core.actions import trash as trash_module
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import Journal
-from dupfinder.core.actions.proof import open_in_folder, same_file
+from dupfinder.core.actions.proof import Proof, open_in_folder, same_file
 from dupfinder.core.fingerprints.digest import digest_of
 from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 from dupfinder.core.results.report import save_result
@@ -163,13 +165,13 @@ def test_a_kept_file_rewritten_during_the_act_gets_the_copy_put_back(
     copy.write_text(document(3))
     original = copy.read_bytes()
     result = group_of(member(keep, copy=True), member(copy, copy=True))
-    real = apply_module.Proof.kept_intact
+    real = Proof.kept_intact
 
-    def rewritten_meanwhile(self: apply_module.Proof) -> str | None:
+    def rewritten_meanwhile(self: Proof) -> str | None:
         keep.write_text("somebody saved other words over the kept file")
         return real(self)
 
-    monkeypatch.setattr(apply_module.Proof, "kept_intact", rewritten_meanwhile)
+    monkeypatch.setattr(Proof, "kept_intact", rewritten_meanwhile)
     action = Action(kind, str(tmp_path / "moved")) if kind is ActionKind.MOVE else Action(kind)
     report = apply(make_plan(result, {str(copy)}, action), journal=journal)
     assert [o.status for o in report.outcomes] == ["failed"]
@@ -193,7 +195,7 @@ def test_a_hard_link_never_replaces_the_copy_with_a_rewritten_kept_file(
                 handle.write(b"X" * 20)
         real_link(src, dst, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(apply_module.os, "link", rewrite_then_link)
+    monkeypatch.setattr(os, "link", rewrite_then_link)
     report = apply(make_plan(result, {str(copy)}, Action(ActionKind.HARDLINK)), journal=journal)
     assert [o.status for o in report.outcomes] == ["failed"], report
     assert copy.read_bytes() == original
@@ -210,8 +212,7 @@ def test_a_hand_edited_results_file_calling_a_unique_file_a_copy_removes_nothing
     keep, unique = tmp_path / "kept" / "keep.txt", tmp_path / "unique.txt"
     keep.write_text(document(5))
     unique.write_text(document(6))
-    forged = member(unique)
-    forged = Member(**{**_fields(forged), "content_hash": member(keep, copy=True).content_hash})
+    forged = dataclasses.replace(member(unique), content_hash=member(keep, copy=True).content_hash)
     saved = tmp_path / "forged.json"
     save_result(group_of(member(keep, copy=True), forged), saved)
     code, _, err = cli(
@@ -257,8 +258,8 @@ def test_a_dotdot_through_a_link_acts_on_the_file_the_system_names(
     lexical.write_text(document(10))
     real = other / "victim.txt"  # what the system opens for it
     real.write_text(document(11))
-    claimed = Member(
-        **{**_fields(member(lexical, copy=True)), "path": str(root / "link" / ".." / "victim.txt")}
+    claimed = dataclasses.replace(
+        member(lexical, copy=True), path=str(root / "link" / ".." / "victim.txt")
     )
     result = group_of(member(keep, copy=True), claimed)
     for kind in (ActionKind.TRASH, ActionKind.DELETE):
@@ -266,10 +267,6 @@ def test_a_dotdot_through_a_link_acts_on_the_file_the_system_names(
         assert [o.status for o in report.outcomes] == ["skipped"], report
     assert real.read_text() == document(11)
     assert lexical.read_text() == document(10)
-
-
-def _fields(m: Member) -> dict[str, object]:
-    return {name: getattr(m, name) for name in m.__dataclass_fields__}
 
 
 # --- check, then act by path ----------------------------------------------------------------
@@ -309,7 +306,7 @@ def test_a_name_swapped_between_the_proof_and_the_trash_is_put_back(
     copy.write_text(document(14))
     unique.write_text(document(15))
     result = group_of(member(keep, copy=True), member(copy, copy=True))
-    real_trash = apply_module.send_to_trash
+    real_trash = trash_module.send_to_trash
 
     def swap_then_trash(path: str, entry: object = None, **kwargs: object) -> object:
         os.rename(copy, tmp_path / "swap")

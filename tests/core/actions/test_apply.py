@@ -12,6 +12,7 @@ import pytest
 
 from dupfinder.core.actions import Action, ActionKind, make_plan
 from dupfinder.core.actions import apply as apply_module
+from dupfinder.core.actions import trash as trash_module
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import Journal
 from dupfinder.core.actions.trash import TrashEntry, TrashUnavailable
@@ -147,7 +148,7 @@ def test_group_whose_kept_file_vanished_is_left_alone(trio: list[Path], journal:
 def test_trash_problems_are_collected_per_file(
     trio: list[Path], journal: Journal, monkeypatch: pytest.MonkeyPatch, error: OSError, reason: str
 ) -> None:
-    real = apply_module.send_to_trash
+    real = trash_module.send_to_trash
 
     def refuse_first(
         path: str, entry: TrashEntry | None = None, **kwargs: Any
@@ -237,7 +238,7 @@ def test_link_failing_half_way_leaves_the_original_intact(
             raise PermissionError(errno.EACCES, "Permission denied", dst)
         real_link(src, dst, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(apply_module.os, "link", denied)
+    monkeypatch.setattr(os, "link", denied)
     report = apply(
         make_plan(result_of(trio), {str(trio[1])}, Action(ActionKind.HARDLINK)), journal=journal
     )
@@ -258,7 +259,7 @@ def test_cross_device_hard_link_is_a_per_file_problem(
     def cross(*args: object, **kwargs: object) -> None:
         raise OSError(errno.EXDEV, "Invalid cross-device link")
 
-    monkeypatch.setattr(apply_module.os, "link", cross)
+    monkeypatch.setattr(os, "link", cross)
     report = apply(
         make_plan(result_of(trio), {str(trio[1]), str(trio[2])}, Action(ActionKind.HARDLINK)),
         journal=journal,

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from dupfinder.core.actions import Action, ActionKind, compare_link_contents, make_plan
-from dupfinder.core.actions import journal as journal_module
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import Journal, default_journal_path
 from dupfinder.core.actions.undo import undo
@@ -192,7 +191,7 @@ def test_move_across_devices_copies_verifies_then_removes(
         real_link(src, dst, **kwargs)  # type: ignore[arg-type]
 
     before = snapshot(files)
-    monkeypatch.setattr(journal_module.os, "link", cross_device)
+    monkeypatch.setattr(os, "link", cross_device)
     plan = make_plan(result_of(files), {str(files[1])}, Action.parse(f"move:{tmp_path}/m"))
     report = apply(plan, journal=journal)
     assert report.ok
