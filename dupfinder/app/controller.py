@@ -22,11 +22,13 @@ from dupfinder.app.jobs import (
     JobKind,
     JobRunner,
     Kept,
+    Measured,
     Rescored,
     ScanFunction,
     apply_job,
     export_job,
     keep_job,
+    measure_job,
     open_job,
     reference_rules,
     refresh_job,
@@ -35,8 +37,9 @@ from dupfinder.app.jobs import (
     undo_job,
     with_suffix,
 )
+from dupfinder.app.keeping import carried, keeper_text, measured_directly, rule_title
 from dupfinder.app.listing import Listing, PreparedResult, SortKey, group_numbers, prepare
-from dupfinder.app.marks import MarkSet
+from dupfinder.app.marks import Chosen, MarkSet
 from dupfinder.app.progress import ProgressEstimate, stopped_text
 from dupfinder.app.similar import (
     ScanView,
@@ -119,6 +122,8 @@ class App:
         self.scan_found = 0
         self.job: JobKind | None = None
         self.references: tuple[str, ...] = ()
+        #: The options of the last scan (thresholds, cache), for measuring a new keeper.
+        self.options = ScanOptions(roots=())
         self.estimate = ProgressEstimate()
         self._numbers: dict[str, int] = {}
         # The list shows files like one file (None: the scan's results).
@@ -150,6 +155,12 @@ class App:
 
     def keeper(self, g: int) -> Member:
         return self.marks.keeper(g, self.listing.groups[g])
+
+    def keeper_reason(self, g: int) -> str:
+        """Why group ``g`` keeps its keeper: "Kept as the original: no copy marks, oldest"."""
+        group = self.listing.groups[g]
+        folders = [os.path.realpath(folder) for folder in self.references]
+        return keeper_text(group, self.keeper(g), self.marks.chosen(g), folders)
 
     def number(self, g: int) -> int:
         return self.listing.prepared.numbers[g]
@@ -200,9 +211,10 @@ class App:
         marks: frozenset[str],
         keepers: Sequence[str] = (),
         terms: str | None = None,
+        chosen: dict[str, Chosen] | None = None,
     ) -> None:
         self.raw = rescored.raw
-        self.load_prepared(rescored.prepared, marks, keepers, terms)
+        self.load_prepared(rescored.prepared, marks, keepers, terms, chosen)
         if rescored.warning:
             self.view.tell(
                 translate("App", "Remembered decisions not applied"),
@@ -216,9 +228,10 @@ class App:
         marks: frozenset[str] = frozenset(),
         keepers: Sequence[str] = (),
         terms: str | None = None,
+        chosen: dict[str, Chosen] | None = None,
     ) -> None:
         """Swap in a prepared result (the one model reset per scan); ``terms`` replace the
-        filter."""
+        filter; ``chosen`` says who chose each of ``keepers``."""
         if self.raw is None:
             self.raw = prepared.result
         if self.similar is None:  # a search's one group keeps the scan's numbers as they are
@@ -229,8 +242,11 @@ class App:
         if terms is not None:
             self.listing.set_filter(terms)
         self.listing.load(prepared)
-        self.marks.load(prepared.size_of, prepared.group_of, prepared.protected, marks, keepers)
+        self.marks.load(
+            prepared.size_of, prepared.group_of, prepared.protected, marks, keepers, chosen
+        )
         self.view.result_loaded()
+        self._measure_keepers()
 
     def _refresh(self, marks: frozenset[str] | None = None, message: str | None = None) -> None:
         """Apply decisions and reference folders again to the raw result, off the GUI thread;
@@ -239,11 +255,12 @@ class App:
             return
         marks = self.marks.paths() if marks is None else marks
         keepers = self.marks.keeper_paths()
+        chosen = self.marks.chosen_by_path()
         numbers = self._numbers_for(self.raw) if self.similar is None else {}
         job = refresh_job(self.raw, self.references, self.decisions, self.listing.sort, numbers)
 
         def finished(rescored: Rescored) -> None:
-            self._show(rescored, marks, keepers)
+            self._show(rescored, marks, keepers, chosen=chosen)
             self.view.show_message(message if message is not None else self.marks_text())
 
         self._begin(JobKind.REFRESH, job, finished)
@@ -252,6 +269,7 @@ class App:
 
     def scan(self, options: ScanOptions, references: Sequence[str]) -> bool:
         self.references = tuple(references)
+        self.options = options
         # the engine suggests a keeper in a reference folder first
         options = dataclasses.replace(options, references=tuple(Path(r) for r in references))
         job = scan_job(
@@ -273,7 +291,9 @@ class App:
             self.view.show_message(text)
             return
         self.history.clear()
-        self._show(rescored, frozenset(), terms=self._close_similar())
+        marks, keepers, dropped = self._carried(rescored.prepared.result)
+        chosen = self.marks.chosen_by_path()
+        self._show(rescored, marks, keepers, self._close_similar(), chosen)
         groups, files, reclaim = self.totals()
         self.scan_found = groups
         found = translate("App", "Found %Ln group(s)", None, groups)
@@ -284,11 +304,28 @@ class App:
             None,
             amount,
         )
-        self.view.show_message(
+        text = (
             found
             + " ("
             + detail.format(files=f"{files:,}", size=format_size(reclaim), seconds=stats.seconds)
         )
+        if marks:
+            amount = len(self.marks)
+            text += " " + translate("App", "%Ln mark(s) kept from before the scan.", None, amount)
+        if dropped:
+            amount = dropped
+            text += " " + translate(
+                "App",
+                "%Ln mark(s) dropped: those files changed or are in no group now.",
+                None,
+                amount,
+            )
+        self.view.show_message(text)
+
+    def _carried(self, result: ScanResult) -> tuple[frozenset[str], list[str], int]:
+        """The marks and chosen keepers that still apply to a new scan's ``result``, and
+        how many marks do not (``keeping.carried``)."""
+        return carried(self.listing.groups, result, self.marks.paths(), self.marks.keeper_paths())
 
     def set_references(self, folders: Sequence[str]) -> None:
         """Reference folders changed: lock their members at once (no rescan)."""
@@ -326,7 +363,7 @@ class App:
         if not self.listing.filtered():
             return ""
         amount = len(self.listing.order)
-        return " " + translate("App", "Only the %Ln group(s) shown were changed.", None, amount)
+        return " " + translate("App", "Changed only in the %Ln group(s) shown.", None, amount)
 
     def apply_keep_rule(self, name: str | None) -> None:
         """Mark, in the groups shown, every member the rule does not keep (reference folders
@@ -343,13 +380,26 @@ class App:
             )
             return
         groups = self._shown_groups()
+        current = {g: self.keeper(g) for g, _ in groups}
 
         def finished(kept: Kept) -> None:
             changed = self.marks.within([group for _, group in groups], kept.marks)
-            self.marks.set_keepers(kept.keepers)
-            self._changed(changed, self.marks_text() + self._scope_note())
+            self.marks.set_keepers(kept.keepers, name if name is not None else "reference")
+            changed |= {m.path for g in kept.keepers for m in self.listing.groups[g].members}
+            text = self.marks_text() + self._scope_note()
+            if kept.unranked and name is not None:
+                amount = kept.unranked
+                text += " " + translate(
+                    "App",
+                    "“{rule}” cannot rank %Ln group(s) (documents or other files): they keep "
+                    "their file.",
+                    None,
+                    amount,
+                ).format(rule=rule_title(name))
+            self._changed(changed, text)
+            self._measure_keepers()
 
-        self._begin(JobKind.MARK, keep_job(groups, rules), finished)
+        self._begin(JobKind.MARK, keep_job(groups, rules, current), finished)
 
     def toggle(self, paths: Sequence[str]) -> None:
         changed = {p for p in paths if self.marks.toggle(p)}
@@ -363,10 +413,24 @@ class App:
         self._changed(changed, self.marks_text() + self._scope_note())
 
     def mark_none(self) -> None:
-        """Unmark every file in the groups shown."""
-        groups = [group for _, group in self._shown_groups()]
-        changed = self.marks.within(groups, ())
+        """Unmark every file in the groups shown; each keeps its suggested file again."""
+        shown = self._shown_groups()
+        changed = self.marks.within([group for _, group in shown], ())
+        changed |= self._suggested_again(shown)
         self._changed(changed, self.marks_text() + self._scope_note())
+
+    def mark_suggested(self) -> None:
+        """In the groups shown, keep the suggested file (the original) and mark the rest."""
+        shown = self._shown_groups()
+        changed = self._suggested_again(shown)
+        wanted = {m.path for _, group in shown for m in group.members[1:]}
+        changed |= self.marks.within([group for _, group in shown], wanted)
+        self._changed(changed, self.marks_text() + self._scope_note())
+
+    def _suggested_again(self, shown: Sequence[tuple[int, Group]]) -> set[str]:
+        """The groups shown keep their suggested file again; the paths to redraw."""
+        restored = self.marks.suggest(g for g, _ in shown)
+        return {m.path for g in restored for m in self.listing.groups[g].members}
 
     def invert_marks(self) -> None:
         groups = [group for _, group in self._shown_groups()]
@@ -388,11 +452,45 @@ class App:
         self._changed(changed)
 
     def make_keeper(self, g: int, path: str) -> None:
-        changed = self.marks.make_keeper(g, self.listing.groups[g], path)
-        self.view.marks_changed(changed | {path})
+        group = self.listing.groups[g]
+        changed = self.marks.make_keeper(g, group, path)
+        self.view.marks_changed(changed | {m.path for m in group.members})
         self._changed(
             set(), translate("App", "{name} is kept.").format(name=os.path.basename(path))
         )
+        self._measure_keepers()
+
+    # --- measuring against a chosen keeper --------------------------------------------------
+
+    def _measure_keepers(self) -> None:
+        """Measure the groups that keep another file than the suggested one against it, so
+        the similarity column speaks of the kept file: a pair or a group of identical files
+        at once, the others off the GUI thread (fingerprints from the cache)."""
+        groups = self.listing.groups
+        wanted: list[tuple[int, str, list[str]]] = []
+        for g in self.marks.unmeasured(groups):
+            group, keeper = groups[g], self.keeper(g)
+            direct = measured_directly(group, keeper)
+            if direct is not None:
+                self.marks.set_measured(g, keeper.path, direct)
+            else:
+                wanted.append((g, keeper.path, [m.path for m in group.members if m is not keeper]))
+        if not wanted:
+            return
+        if self.busy():
+            if self._measure_keepers not in self._after_job:
+                self._after_job.append(self._measure_keepers)
+            return
+        self._begin(JobKind.MEASURE, measure_job(wanted, self.options), self._measured)
+
+    def _measured(self, found: list[Measured]) -> None:
+        repaint: set[str] = set()
+        for item in found:
+            if self.marks.set_measured(item.g, item.keeper, item.measures):
+                repaint.update(m.path for m in self.listing.groups[item.g].members)
+        if repaint:
+            self.view.marks_changed(repaint)
+        self.view.show_message(self.marks_text())
 
     # --- actions -----------------------------------------------------------------------------
 
@@ -679,5 +777,6 @@ def _starting(kind: JobKind) -> str:
         JobKind.OPEN: translate("App", "Opening…"),
         JobKind.EXPORT: translate("App", "Exporting…"),
         JobKind.SIMILAR: translate("App", "Looking for similar files…"),
+        JobKind.MEASURE: translate("App", "Measuring the files against the kept one…"),
     }
     return texts[kind]

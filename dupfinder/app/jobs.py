@@ -7,6 +7,7 @@ A job is a function of a progress sink and a cancel event that returns a value. 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import os
 import threading
@@ -18,14 +19,22 @@ from dupfinder.app.listing import PreparedResult, SortKey, prepare
 from dupfinder.core.actions import ApplyReport, Plan
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import Journal
-from dupfinder.core.actions.marks import KeepRule, best_member, kept_members, reference_folder
+from dupfinder.core.actions.marks import (
+    KeepRule,
+    applies,
+    best_member,
+    kept_members,
+    reference_folder,
+)
 from dupfinder.core.actions.undo import UndoReport, undo
 from dupfinder.core.errors import DupfinderError, ResultFormatError
+from dupfinder.core.grouping.keeper import suggested
 from dupfinder.core.model import Group, Member, Phase, Progress, ScanOptions, ScanResult
 from dupfinder.core.results.decisions import DecisionStore, apply_decisions
 from dupfinder.core.results.report import write_csv, write_json
 from dupfinder.core.results.session import LoadedSession, load_session, save_session, without
 from dupfinder.core.scan import pipeline as scan
+from dupfinder.core.scan.similar import Measure, measure_groups
 
 __all__ = [
     "ExportFormat",
@@ -37,6 +46,7 @@ __all__ = [
     "ScanFunction",
     "SyncRunner",
     "keep_job",
+    "measure_job",
     "protection",
     "reference_rules",
     "shown",
@@ -65,6 +75,7 @@ class JobKind(enum.Enum):
     OPEN = "open"
     EXPORT = "export"
     SIMILAR = "similar"  # find files like one document or picture
+    MEASURE = "measure"  # measure groups against the keepers chosen instead of the suggested
 
 
 class ExportFormat(enum.Enum):
@@ -161,11 +172,18 @@ def shown(
     sort: SortKey | None,
     numbers: Mapping[str, int] | None,
 ) -> Rescored:
-    """``raw`` as the list shows it: remembered decisions applied, reference folders locked."""
+    """``raw`` as the list shows it: remembered decisions applied, reference folders locked,
+    and each group's suggested keeper chosen again with the app's reference folders (among
+    the copies with the representative's bytes) and the reasons it is kept."""
     try:
         visible, warning = apply_decisions(raw, store.load()), None
     except ResultFormatError as exc:
         visible, warning = raw, str(exc)
+    folders = [os.path.realpath(folder) for folder in references]
+    if folders:  # without, the scan's suggestion and reasons stand as they are
+        visible = dataclasses.replace(
+            visible, groups=tuple(suggested(group, folders) for group in visible.groups)
+        )
     return Rescored(raw, prepare(visible, protection(references), sort, numbers), warning)
 
 
@@ -203,24 +221,61 @@ def refresh_job(
 
 @dataclass(frozen=True, slots=True)
 class Kept:
-    """What a keep rule gives: the paths to mark and the member kept in each group."""
+    """What a keep rule gives: the paths to mark, the member kept in each group it ranked,
+    and how many groups it could not rank (they keep their keeper)."""
 
     marks: frozenset[str]
     keepers: dict[int, str]
+    unranked: int = 0
 
 
-def keep_job(groups: Sequence[tuple[int, Group]], rules: Sequence[KeepRule]) -> JobFunction[Kept]:
-    """The marks a keep rule gives in ``groups`` ((position, group) pairs, the ones shown)."""
+def keep_job(
+    groups: Sequence[tuple[int, Group]],
+    rules: Sequence[KeepRule],
+    current: Mapping[int, Member] | None = None,
+) -> JobFunction[Kept]:
+    """The marks a keep rule gives in ``groups`` ((position, group) pairs, the ones shown);
+    a group the rule cannot rank keeps its ``current`` keeper (default: the suggested one)."""
 
     def job(_progress: Callable[[Progress], None], _cancel: threading.Event) -> Kept:
         marks: set[str] = set()
         keepers: dict[int, str] = {}
+        unranked = 0
         for g, group in groups:
-            kept = kept_members(group, rules)
+            now = (current or {}).get(g)
+            kept = kept_members(group, rules, now)
             keep = {m.path for m in kept}
-            keepers[g] = best_member(group, rules).path
+            if applies(group, rules):
+                keepers[g] = best_member(group, rules, now).path
+            else:
+                unranked += 1
             marks.update(m.path for m in group.members if m.path not in keep)
-        return Kept(frozenset(marks), keepers)
+        return Kept(frozenset(marks), keepers, unranked)
+
+    return job
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """Group ``g``'s members measured against ``keeper``."""
+
+    g: int
+    keeper: str
+    measures: tuple[Measure, ...]
+
+
+def measure_job(
+    wanted: Sequence[tuple[int, str, Sequence[str]]], options: ScanOptions
+) -> JobFunction[list[Measured]]:
+    """Each (position, keeper, other paths) measured as a scan measures a group against its
+    representative (fingerprints from the cache where fresh)."""
+
+    def job(_progress: Callable[[Progress], None], cancel: threading.Event) -> list[Measured]:
+        found = measure_groups([(keeper, others) for _, keeper, others in wanted], options, cancel)
+        return [
+            Measured(g, keeper, measures)
+            for (g, keeper, _), measures in zip(wanted, found, strict=True)
+        ]
 
     return job
 

@@ -2,8 +2,9 @@
 
 The estimate waits until a phase has run a few seconds and done a share of its work (the
 first files after a pool starts come slowly and would promise hours), then follows the rate
-of the last few seconds (not of the slow start) through a smoothed finish time, so it drifts
-instead of jumping when one large file holds the workers.
+of the last few seconds (not of the slow start) through a smoothed finish time, so it drifts instead of jumping when one large file holds
+the workers. It is the estimate of the step shown (fingerprinting, comparing...), and says so:
+the steps after it are not foreseen.
 """
 
 from __future__ import annotations
@@ -109,8 +110,8 @@ class ProgressEstimate:
             phase=label, done=f"{sample.done:,}"
         )
         remaining = self.remaining_seconds(sample, now)
-        if remaining is not None:
-            text += translate("Progress", " · about {time} left").format(
+        if remaining is not None:  # of this step: the scan's later steps are not foreseen
+            text += translate("Progress", " · this step about {time} left").format(
                 time=duration_text(remaining)
             )
         return text

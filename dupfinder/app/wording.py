@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dupfinder.app.history import UndoOffer
 from dupfinder.app.i18n import translate
-from dupfinder.core.actions import ActionKind, ApplyReport, Plan
+from dupfinder.core.actions import ActionKind, ApplyReport, Plan, PlannedFile
 from dupfinder.core.wording import format_size
 
 __all__ = [
     "action_done_text",
     "done_phrase",
+    "left_alone",
+    "link_target_text",
     "plan_heading",
     "plan_text",
     "status_text",
@@ -94,10 +96,34 @@ def status_text(status: str, n: int = -1) -> str:
     return counted.get(status, f"{n:,} {status}")
 
 
+def left_alone(plan: Plan) -> frozenset[str]:
+    """Files of a link plan that will not be linked: their bytes differ from the kept file
+    (unless the plan allows that); apply skips them."""
+    if not plan.action.kind.links or plan.allow_different:
+        return frozenset()
+    return frozenset(plan.different)
+
+
 def plan_heading(plan: Plan) -> str:
-    amount = len(plan.files)
+    """ "12 files · 3.4 MB": the files the plan acts on (a link plan's left-alone files and
+    their bytes are not counted)."""
+    skipped = left_alone(plan)
+    acted = [item for item in plan.files if item.path not in skipped]
+    amount = len(acted)
     files = translate("Wording", "%Ln file(s)", None, amount)
-    return f"{files} · {format_size(plan.bytes_reclaimed)}"
+    size = sum(item.member.size for item in acted)
+    text = f"{files} · {format_size(size)}"
+    if skipped:
+        amount = len(skipped)
+        text += " · " + translate("Wording", "%Ln left alone", None, amount)
+    return text
+
+
+def link_target_text(plan: Plan, item: PlannedFile) -> str:
+    """The "Link to" column of a link plan: the kept file, or why this one is left alone."""
+    if item.path in left_alone(plan):
+        return translate("Wording", "left alone: its bytes differ from the kept file")
+    return item.kept.path if item.kept is not None else ""
 
 
 def plan_text(plan: Plan, outside_view: int = 0) -> str:

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         app = create_application(args)
         folders = app.arguments()[1:]  # Qt has removed its own options
     window = MainWindow()
-    window.panel.add_folders(folders)
+    named = window.open_folders(folders)  # those alone, not beside the remembered ones
     app.aboutToQuit.connect(window.shutdown)
     # Let Ctrl+C in a terminal close the window properly (threads stopped, settings saved):
     # Python only runs signal handlers between bytecodes, so wake it up now and then.
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     timer.timeout.connect(lambda: None)
     timer.start(250)
     window.show()
-    if folders:  # folders named on the command line: the user wants them scanned
+    if named:  # folders named on the command line: the user wants them scanned
         QTimer.singleShot(0, window.start_scan)
     quit_after = os.environ.get("DUPFINDER_QUIT_AFTER_MS", "")
     if quit_after.isdigit():  # smoke tests of the bundles close the window the normal way

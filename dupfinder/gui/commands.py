@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar, QToolButton,
 
 from dupfinder.app.enabled import Enabled
 from dupfinder.app.i18n import translate
+from dupfinder.app.keeping import RULES, rule_title
 from dupfinder.gui.icons import themed
 
 __all__ = ["KEEP_RULES", "Commands", "build_commands"]
@@ -23,14 +24,7 @@ SP = QStyle.StandardPixmap
 
 def keep_rules() -> tuple[tuple[str, str], ...]:
     """(menu text, core rule name) for the Mark menu; reference folders always come first."""
-    return (
-        (translate("Commands", "Keep the oldest"), "oldest"),
-        (translate("Commands", "Keep the newest"), "newest"),
-        (translate("Commands", "Keep the largest"), "largest"),
-        (translate("Commands", "Keep the smallest"), "smallest"),
-        (translate("Commands", "Keep the highest resolution"), "resolution"),
-        (translate("Commands", "Keep the shortest path"), "shortest-path"),
-    )
+    return tuple((rule_title(name), name) for name in RULES)
 
 
 KEEP_RULES = tuple(name for _, name in keep_rules())
@@ -51,6 +45,7 @@ class Commands:
     remove: QAction
     toggle: QAction
     mark_all: QAction
+    mark_suggested: QAction
     mark_none: QAction
     invert: QAction
     mark_folder: QAction
@@ -88,6 +83,7 @@ class Commands:
         groups = {
             on.mark: (
                 self.mark_all,
+                self.mark_suggested,
                 self.mark_none,
                 self.invert,
                 self.mark_folder,
@@ -176,7 +172,26 @@ def build_commands(window: QMainWindow) -> Commands:
             None,
             translate("Commands", "In every group shown, mark each file except the bold one"),
         ),
-        mark_none=a(w, translate("Commands", "Mark &none"), "Ctrl+Shift+N"),
+        mark_suggested=a(
+            w,
+            translate("Commands", "&Suggested: keep each original"),
+            None,
+            None,
+            translate(
+                "Commands",
+                "In every group shown, keep the file the scan suggests (the original) and mark "
+                "the others",
+            ),
+        ),
+        mark_none=a(
+            w,
+            translate("Commands", "Mark &none"),
+            "Ctrl+Shift+N",
+            None,
+            translate(
+                "Commands", "Unmark every file of the groups shown; each keeps its original again"
+            ),
+        ),
         invert=a(w, translate("Commands", "&Invert marks"), "Ctrl+Shift+I"),
         mark_folder=a(
             w,
@@ -304,7 +319,7 @@ def build_menus(window: QMainWindow, c: Commands) -> QMenu:
     mark_menu.addActions(list(c.rules))
     mark_menu.addAction(c.keep_reference)
     mark_menu.addSeparator()
-    mark_menu.addActions([c.mark_all, c.mark_none, c.invert, c.mark_folder])
+    mark_menu.addActions([c.mark_suggested, c.mark_all, c.mark_none, c.invert, c.mark_folder])
     mark_menu.addSeparator()
     mark_menu.addActions([c.toggle, c.keep_this])
     actions_menu = bar.addMenu(translate("Commands", "&Actions"))

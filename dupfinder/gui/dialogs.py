@@ -29,7 +29,13 @@ from PySide6.QtWidgets import (
 
 from dupfinder import __version__
 from dupfinder.app.i18n import translate
-from dupfinder.app.wording import plan_heading, plan_text, status_text
+from dupfinder.app.wording import (
+    left_alone,
+    link_target_text,
+    plan_heading,
+    plan_text,
+    status_text,
+)
 from dupfinder.core.actions import ActionKind, ApplyReport, Plan
 from dupfinder.core.actions.undo import UndoReport
 from dupfinder.core.model import ScanError
@@ -152,6 +158,7 @@ class PlanDialog(QDialog):
         shown = 0
         left_out = 0
         groups = []
+        skipped = left_alone(plan)
         for group in plan.groups:
             if not group.act:
                 continue
@@ -173,8 +180,12 @@ class PlanDialog(QDialog):
                 if kind is ActionKind.MOVE:
                     row.append(item.dest or "")
                 elif kind.links:
-                    row.append(item.kept.path if item.kept else "")
-                parent_item.addChild(_item(row))
+                    row.append(link_target_text(plan, item))
+                child = _item(row)
+                if item.path in skipped:  # shown, greyed: apply will not link it
+                    for column in range(len(row)):
+                        child.setForeground(column, self.palette().placeholderText())
+                parent_item.addChild(child)
                 shown += 1
             groups.append(parent_item)
         table.addTopLevelItems(groups)

@@ -7,7 +7,9 @@ job, in tests a synchronous runner. Closing the window cancels the running job a
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, QUrl, Slot
@@ -15,6 +17,7 @@ from PySide6.QtGui import (
     QCloseEvent,
     QDesktopServices,
     QDragEnterEvent,
+    QDragMoveEvent,
     QDropEvent,
     QGuiApplication,
 )
@@ -38,6 +41,7 @@ from dupfinder.app.i18n import translate
 from dupfinder.app.jobs import ExportFormat, JobKind, JobRunner, ScanFunction
 from dupfinder.app.list_status import ListState, Totals, totals_text, view_hint
 from dupfinder.app.listing import Column
+from dupfinder.app.scan_settings import FolderEntry
 from dupfinder.core.actions import Action, ActionKind, ApplyReport
 from dupfinder.core.actions.journal import Journal
 from dupfinder.core.actions.undo import UndoReport
@@ -54,6 +58,7 @@ from dupfinder.gui.dialogs import (
     ProblemsDialog,
     ReportDialog,
 )
+from dupfinder.gui.drops import accept_without_moving
 from dupfinder.gui.file_preview import FileInfoPreview
 from dupfinder.gui.icons import app_icon
 from dupfinder.gui.image_preview import ImagePreview
@@ -96,6 +101,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.model = ResultsModel(self, self.app.listing, self.app.marks)
+        self.model.keeper_reason = self.app.keeper_reason
         self.panel = ScanPanel()
         self.view = ResultsView(self.model)
         self.filter = QLineEdit()
@@ -121,6 +127,9 @@ class MainWindow(QMainWindow):
         self.similar = SimilarSearch(self, self.similar_banner)
         self._build_status_bar()
         self._connect()
+        # the folders remembered before folders named on the command line replaced them
+        self._remembered_folders: tuple[FolderEntry, ...] | None = None
+        self._named_folders: tuple[FolderEntry, ...] = ()
         self._restore_settings()
         self.app.references = self.panel.reference_folders()
         self.state_changed()
@@ -188,6 +197,7 @@ class MainWindow(QMainWindow):
             (c.remove, self.remove_selected),
             (c.toggle, self.toggle_selected),
             (c.mark_all, app.mark_all),
+            (c.mark_suggested, app.mark_suggested),
             (c.mark_none, app.mark_none),
             (c.invert, app.invert_marks),
             (c.mark_folder, self.mark_in_folder),
@@ -259,8 +269,24 @@ class MainWindow(QMainWindow):
         self.commands.show_panel.setChecked(self.main_splitter.sizes()[0] > 0)
         self.commands.expert_column.setChecked(not self.view.isColumnHidden(Column.DIFFERENCE))
 
+    def open_folders(self, folders: Sequence[str]) -> bool:
+        """Folders named on the command line (``dupfinder gui DIR``) are the ones listed and
+        scanned, alone: the folders remembered from earlier runs are not added to them, and
+        stay remembered unless the list is changed. False when none of them is a folder."""
+        named = [os.path.abspath(folder) for folder in folders if os.path.isdir(folder)]
+        if not named:
+            return False
+        self._remembered_folders = self.panel.folders.entries()
+        self.panel.folders.clear()
+        self.panel.add_folders(named)
+        self._named_folders = self.panel.folders.entries()
+        return True
+
     def save_settings(self) -> None:
-        self.settings.save_scan(self.panel.state())
+        state = self.panel.state()
+        if self._remembered_folders is not None and state.folders == self._named_folders:
+            state = dataclasses.replace(state, folders=self._remembered_folders)
+        self.settings.save_scan(state)
         self.settings.save_state("geometry", self.saveGeometry())
         self.settings.save_state("state", self.saveState())
         self.settings.save_state("main_splitter", self.main_splitter.saveState())
@@ -681,15 +707,30 @@ class MainWindow(QMainWindow):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+            accept_without_moving(event)  # a copy or a link: a move deletes the originals
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            accept_without_moving(event)
+        else:
+            event.ignore()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
-        """Folders join the folders to scan; a file: find files like it."""
+        """Folders join the folders to scan; a file: find files like it. The files are only
+        read: the drop is a copy or a link, never a move."""
+        offered = event.possibleActions()
+        if not offered & (Qt.DropAction.CopyAction | Qt.DropAction.LinkAction):
+            event.ignore()
+            return
         paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
         folders = [path for path in paths if os.path.isdir(path)]
         self.panel.add_folders(folders)
         if self.similar.dropped(paths) or folders:
-            event.acceptProposedAction()
+            accept_without_moving(event)
+        else:
+            event.ignore()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         job = self.app.job

@@ -104,6 +104,9 @@ class ResultsModel(QAbstractItemModel):
         self.markset = marks if marks is not None else MarkSet()
         self._headers = headers()
         self._identical = translate("Results", "Identical")
+        self._measuring = translate("Results", "…")
+        #: Why group ``g`` keeps its keeper (the window sets the app's; tests may leave it).
+        self.keeper_reason: Callable[[int], str] = self._no_reason
         self.thumbnails = Thumbnails(self)
         self.thumbnails.ready.connect(self._thumbnail_ready)
         self._pictures = False
@@ -138,6 +141,9 @@ class ResultsModel(QAbstractItemModel):
         self._loaded()
         self.endResetModel()
         self.marks_changed.emit()
+
+    def _no_reason(self, _g: int) -> str:
+        return translate("Results", "Kept (bold)")
 
     def _loaded(self) -> None:
         self._pictures = any(g.kind is Kind.IMAGE for g in self.listing.groups)
@@ -351,9 +357,8 @@ class ResultsModel(QAbstractItemModel):
         if self.markset.protected(member.path):
             lines.append(translate("Results", "In a reference folder: always kept"))
         elif self.markset.keeper(g, self.listing.groups[g]) is member:
-            lines.append(
-                translate("Results", "Kept (bold): right-click another file to keep it instead")
-            )
+            lines.append(self.keeper_reason(g))
+            lines.append(translate("Results", "Right-click another file to keep it instead"))
         return "\n".join(lines)
 
     def _member_text(self, g: int, m: int, member: Member, column: int) -> str:
@@ -371,11 +376,30 @@ class ResultsModel(QAbstractItemModel):
         if column == Column.DIFFERENCE:
             return str(member.distance)
         if column == Column.SIMILARITY:
-            same = self.listing.groups[g].same_bytes_as_keeper(member)
+            return self._similarity(g, member)
+        return ""
+
+    def _similarity(self, g: int, member: Member) -> str:
+        """The member's similarity to the file its group keeps: as the scan measured it
+        against the suggested keeper, or measured again against another kept file."""
+        group = self.listing.groups[g]
+        keeper = self.markset.keeper(g, group)
+        if keeper is group.members[0]:
+            same = group.same_bytes_as_keeper(member)
             if same and member.content_hash is not None:
                 return self._identical  # the same bytes as the group's first file
             return similarity_percent(member.similarity, same)
-        return ""
+        if member is keeper:
+            same = keeper.content_hash is not None and any(
+                m is not keeper and m.content_hash == keeper.content_hash for m in group.members
+            )
+            return self._identical if same else similarity_percent(1.0, same_bytes=True)
+        measured = self.markset.measured(g, member.path)
+        if measured is None:
+            return self._measuring if self.markset.measuring(g) else ""
+        if measured.identical:
+            return self._identical
+        return similarity_percent(measured.similarity, same_bytes=False)
 
     def _group_data(self, g: int, column: int, role: int) -> Any:
         group = self.listing.groups[g]
@@ -395,6 +419,9 @@ class ResultsModel(QAbstractItemModel):
             return translate(
                 "Results", "Freed at most by keeping only the smallest file of the group"
             )
+        if role == Qt.ItemDataRole.ToolTipRole and column == _NAME_COLUMN:
+            keeper = os.path.basename(self.markset.keeper(g, group).path)
+            return f"{keeper}: {self.keeper_reason(g)}"
         if role == GROUP_ROLE:
             return group
         return None
@@ -415,7 +442,15 @@ class ResultsModel(QAbstractItemModel):
         if column == Column.SIMILARITY:
             if group.identical:
                 return self._identical
-            lowest = min(m.similarity for m in group.members[1:])
+            keeper = self.markset.keeper(g, group)
+            if keeper is group.members[0]:
+                lowest = min(m.similarity for m in group.members[1:])
+            else:
+                measures = [self.markset.measured(g, m.path) for m in group.members]
+                figures = [m.similarity for m in measures if m is not None]
+                if len(figures) < len(group.members) - 1:
+                    return self._measuring if self.markset.measuring(g) else ""
+                lowest = min(figures)
             return "≥ " + similarity_percent(lowest, same_bytes=False)
         return ""
 

@@ -55,6 +55,7 @@ from dupfinder.core.model import (
     ScanOptions,
 )
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
+from dupfinder.gui.drops import accept_without_moving
 from dupfinder.gui.settings_dialog import SettingsDialog
 
 __all__ = ["FolderList", "ScanPanel", "alike_pictures", "shared_text", "split_patterns"]
@@ -158,22 +159,23 @@ class FolderList(QTreeWidget):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if self._dropped_folders(event):
-            event.acceptProposedAction()
+            accept_without_moving(event)  # a copy or a link: a move deletes the originals
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
         if self._dropped_folders(event):
-            event.acceptProposedAction()
+            accept_without_moving(event)
         else:
             event.ignore()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
         folders = self._dropped_folders(event)
+        if not folders or not accept_without_moving(event):
+            event.ignore()
+            return
         for folder in folders:
             self.add_folder(folder)
-        if folders:
-            event.acceptProposedAction()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         super().paintEvent(event)

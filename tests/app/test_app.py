@@ -98,7 +98,7 @@ def test_rules_and_mark_all_act_on_the_groups_shown(tmp_path: Path) -> None:
     app.set_filter("gpl-2")
     app.apply_keep_rule("oldest")
     assert app.marks.paths() == {"/d/gpl-2-copy.txt"}
-    assert "Only the 1 group shown" in view.message
+    assert "Changed only in the 1 group shown." in view.message
     app.set_filter("")
     app.mark_all()
     assert len(app.marks) == 3

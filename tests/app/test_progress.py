@@ -47,3 +47,15 @@ def test_the_estimate_does_not_jump_when_a_slow_file_holds_the_workers() -> None
     rises = [b[1] - a[1] for a, b in pairwise(seen)]
     assert max(rises) < 1.0  # at most a second more from one sample (0.1 s) to the next
     assert seen[-1][1] < seen[0][1]
+
+
+def test_the_estimate_says_it_is_the_steps_not_the_scans() -> None:
+    """A scan's later steps (comparing bytes, grouping) are not foreseen while it
+    fingerprints: "about 1 min left" read as the whole scan's on one that took 4 min."""
+    estimate = ProgressEstimate()
+    estimate.describe(Progress(Phase.FINGERPRINTING, 0, TOTAL), now=0.0)
+    text = ""
+    for tick in range(1, 100):
+        text = estimate.describe(Progress(Phase.FINGERPRINTING, tick * 50, TOTAL), now=tick)
+    assert text.startswith("Fingerprinting: 4,950 of 14,017 · this step about ")
+    assert text.endswith(" left")

@@ -119,7 +119,7 @@ def test_progress_text_has_counts_and_an_estimate() -> None:
     assert estimate.describe(Progress(Phase.WALKING, 120), now=0.0) == "Finding files: 120 so far"
     estimate.describe(Progress(Phase.FINGERPRINTING, 0, 1000), now=10.0)
     text = estimate.describe(Progress(Phase.FINGERPRINTING, 250, 1000), now=15.0)
-    assert text == "Fingerprinting: 250 of 1,000 · about 15 s left"
+    assert text == "Fingerprinting: 250 of 1,000 · this step about 15 s left"
 
 
 def test_folders_can_be_dropped_on_the_window(window: MainWindow, tmp_path: Path) -> None:

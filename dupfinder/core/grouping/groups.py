@@ -196,8 +196,9 @@ def group_rows(
 ) -> tuple[list[KindGroups], int]:
     """Index each kind on its own, verify the pairs it proposes, and cluster them: the
     groups of every kind as columns, and how many verified pairs linked them. Progress
-    counts the files compared, a kind at a time. ``memory`` (the scan's library) answers
-    the pairs an earlier scan checked and remembers the rest (``grouping.checked``)."""
+    counts the files compared, a third of a kind's files at each of its steps. ``memory``
+    (the scan's library) answers the pairs an earlier scan checked and remembers the rest
+    (``grouping.checked``)."""
     parts: list[KindGroups] = []
     total_pairs = 0
     references = tuple(os.path.realpath(folder) for folder in options.references)
@@ -208,7 +209,7 @@ def group_rows(
     done = 0
     for kind, rows in zip(kinds, rows_by_kind, strict=True):
         progress(Progress(Phase.COMPARING, done, total))
-        done += len(rows)
+        start, done = done, done + len(rows)
         if len(rows) < 2:
             continue
         values = outcomes.values[rows]
@@ -227,6 +228,9 @@ def group_rows(
             finder,
             bands=kind is Kind.TEXT,
         )
+        # a kind is three steps (pairs, their check, groups): each moves the count a third
+        # of the way, so a long one (pictures turned and mirrored) never reads "0 of N"
+        progress(Progress(Phase.COMPARING, start + len(rows) // 3, total))
         pairs = found.pairs
         gather = functools.partial(_gathered, outcomes, rows, check.width if check else 0)
         outcome: checked.CheckedPairs | None = None
@@ -241,6 +245,7 @@ def group_rows(
                 checked.check_name(kind.value, check.measure),
             )
             pairs = outcome.pairs
+            progress(Progress(Phase.COMPARING, start + 2 * len(rows) // 3, total))
         total_pairs += len(pairs)
         keeper_keys = _KeeperKeys(files, outcomes, row_list, references)
         members: list[npt.NDArray[np.int64]] = []

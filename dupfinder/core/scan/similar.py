@@ -42,7 +42,15 @@ from dupfinder.core.scan.cache import default_cache_dir
 from dupfinder.core.scan.pipeline import fingerprint_files
 from dupfinder.core.scan.walk import WalkReport, walk, walk_listed
 
-__all__ = ["Match", "Measure", "NoFolders", "SimilarResult", "measure", "similar"]
+__all__ = [
+    "Match",
+    "Measure",
+    "NoFolders",
+    "SimilarResult",
+    "measure",
+    "measure_groups",
+    "similar",
+]
 
 
 class NoFolders(DupfinderError, ValueError):
@@ -169,25 +177,55 @@ def measure(
     a group whose keeper a person changed shows each file's similarity to the kept one.
     Files that cannot be fingerprinted (or of a kind compared by bytes only) are measured
     only by their bytes: identical, or left out."""
+    return measure_groups([(keeper, others)], options, cancel)[0]
+
+
+def measure_groups(
+    groups: Sequence[tuple[str, Sequence[str]]],
+    options: ScanOptions | None = None,
+    cancel: threading.Event | None = None,
+) -> list[tuple[Measure, ...]]:
+    """:func:`measure` for several (keeper, others) at once: every file is listed and
+    fingerprinted once, however many groups it is in."""
     base = options if options is not None else ScanOptions(roots=())
     named = dataclasses.replace(
         base, roots=(), include=(), exclude=(), min_size=0, max_size=None, include_hidden=True
     )
+    wanted = dict.fromkeys(
+        os.path.abspath(path) for keeper, others in groups for path in (keeper, *others)
+    )
     files = FileColumns()
-    for entry in walk_listed([keeper, *others], named, WalkReport(), cancel):
+    for entry in walk_listed(wanted, named, WalkReport(), cancel):
         files.append(entry)
-    if len(files) < 2 or files.paths[0] != os.path.abspath(keeper):
-        return ()
-    rows = np.arange(1, len(files), dtype=np.intp)
-    same = _same_bytes(files, 0, rows.tolist())
-    kind = files.kind(0)
-    check = second_check(kind, named)
+    row_of = {path: row for row, path in enumerate(files.paths)}
     outcomes, _ = fingerprint_files(files, named, no_progress, cancel)
-    if check is None or not outcomes.has_value[0]:
+    found: list[tuple[Measure, ...]] = []
+    for keeper, others in groups:
+        own = row_of.get(os.path.abspath(keeper))
+        theirs = [row_of.get(os.path.abspath(path)) for path in others]
+        listed = [row for row in theirs if row is not None and row != own]
+        if own is None or not listed:
+            found.append(())
+            continue
+        found.append(_measured(files, outcomes, own, np.array(listed, dtype=np.intp), named))
+    return found
+
+
+def _measured(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    own: int,
+    rows: npt.NDArray[np.intp],
+    options: ScanOptions,
+) -> tuple[Measure, ...]:
+    same = _same_bytes(files, own, rows.tolist())
+    kind = files.kind(own)
+    check = second_check(kind, options)
+    if check is None or not outcomes.has_value[own]:
         return tuple(Measure(files.paths[row], 0, 1.0, True) for row in same)
-    rows = rows[(files.kinds[rows] == files.kinds[0]) & outcomes.has_value[rows]]
-    distance = _distances(outcomes, 0, rows)
-    similarity = _similarities(outcomes, 0, rows, check)
+    rows = rows[(files.kinds[rows] == files.kinds[own]) & outcomes.has_value[rows]]
+    distance = _distances(outcomes, own, rows)
+    similarity = _similarities(outcomes, own, rows, check)
     return tuple(
         Measure(files.paths[row], 0, 1.0, True)
         if row in same

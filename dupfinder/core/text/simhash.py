@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core import wording
 from dupfinder.core.errors import TooLittleContent
 from dupfinder.core.jit.engine import Engine
 from dupfinder.core.text import compiled as text_compiled
@@ -259,7 +260,7 @@ def simhash_features(hashes: npt.ArrayLike, weights: npt.ArrayLike) -> int:
 
 def _too_short(count: int) -> TooLittleContent:
     return TooLittleContent(
-        f"too little text to compare ({count} words; at least {MIN_TOKENS} needed)"
+        f"too little text to compare ({wording.count(count, 'word')}; at least {MIN_TOKENS} needed)"
     )
 
 

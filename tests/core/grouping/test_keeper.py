@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from scan_helpers import essay, picture, write
 
 from dupfinder.core.grouping.keeper import (
@@ -17,7 +18,16 @@ from dupfinder.core.grouping.keeper import (
     reasons,
     suggested,
 )
-from dupfinder.core.model import Fingerprint, Group, KeepReason, Kind, Member, ScanOptions
+from dupfinder.core.model import (
+    Fingerprint,
+    Group,
+    KeepReason,
+    Kind,
+    Member,
+    Phase,
+    Progress,
+    ScanOptions,
+)
 from dupfinder.core.results.report import result_from_dict, write_json
 from dupfinder.core.scan import pipeline as scan
 
@@ -179,3 +189,21 @@ def test_the_reasons_travel_in_the_json_and_older_results_still_read(tmp_path: P
     assert result_from_dict(data).groups[0].reasons == ()
     data["groups"][0]["keeper_reasons"] = ["oldest", "a-reason-from-a-later-version"]
     assert result_from_dict(data).groups[0].reasons == (KeepReason.OLDEST,)
+
+
+def test_grouping_one_kind_moves_the_count_between_its_steps(tmp_path: Path) -> None:
+    """Comparing pictures (turned and mirrored, a long step) must not sit at "0 of N"."""
+    for seed in range(4):
+        picture(seed, (160, 120)).save(tmp_path / f"p{seed}.png")
+        picture(seed, (160, 120)).transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(
+            tmp_path / f"p{seed}-mirrored.png"
+        )
+    seen: list[Progress] = []
+    options = ScanOptions(
+        roots=(tmp_path,), use_cache=False, jobs=1, image_invariance=True, identical=False
+    )
+    scan.run(options, seen.append)
+    counts = [p.done for p in seen if p.phase is Phase.COMPARING]
+    assert counts[0] == 0
+    assert counts[-1] == 8
+    assert any(0 < done < 8 for done in counts), counts

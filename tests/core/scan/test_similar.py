@@ -249,3 +249,9 @@ def test_files_like_each_member_find_its_group_mates_on_a_real_folder(tmp_path: 
             assert back[keeper.path].identical == group.same_bytes_as_keeper(member)
             checked += 1
     assert checked >= 30
+
+
+def test_a_one_word_file_says_one_word(folder: Path, tmp_path: Path) -> None:
+    single = write(tmp_path / "single.txt", "hello\n")
+    result = similar(single, [folder], options(tmp_path))
+    assert result.problem == "too little text to compare (1 word; at least 20 needed)"
