@@ -11,7 +11,7 @@ from typing import cast
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from scan_helpers import essay, write
+from scan_helpers import essay, picture, write
 
 from dupfinder.cli import main
 from dupfinder.core.actions.marks import (
@@ -26,7 +26,16 @@ from dupfinder.core.actions.marks import (
     select_group,
 )
 from dupfinder.core.grouping.keeper import member_key
-from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
+from dupfinder.core.model import (
+    Fingerprint,
+    Group,
+    KeepReason,
+    Kind,
+    Member,
+    ScanOptions,
+    ScanResult,
+)
+from dupfinder.core.scan import pipeline as scan
 
 
 def member(
@@ -287,3 +296,28 @@ def test_apply_keep_rules_keep_the_originals_on_the_command_line(tmp_path: Path)
         assert kept[0].endswith(os.sep + "GPL-3.txt"), (rule, kept)
         if rule == "resolution":
             assert "cannot rank 2 groups" in err.getvalue()
+
+
+def test_no_rule_marks_the_original_photo_on_a_real_folder(tmp_path: Path) -> None:
+    """A photo, its recompressed copy (same pixels, a third of the bytes) filed where it
+    sorts first, its half-size copy and a lossless PNG of the half-size copy: every rule
+    that looks at quality, pixels, age or a reference folder keeps the original."""
+    photo = picture(8, (1280, 1024))
+    original = tmp_path / "photos" / "b" / "IMG_2041.jpg"
+    recompressed = tmp_path / "photos" / "a-export" / "IMG_2041.jpg"
+    half = tmp_path / "photos" / "a-export" / "IMG_2041-half.jpg"
+    for path in (original, recompressed):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    photo.save(original, quality=95)
+    photo.save(recompressed, quality=40)
+    photo.resize((640, 512)).save(half, quality=90)
+    for path in (original, recompressed, half):
+        os.utime(path, ns=(10**18, 10**18))  # copied with their times: all as old
+    assert recompressed.stat().st_size < original.stat().st_size / 2
+    options = ScanOptions(roots=(tmp_path,), use_cache=False, jobs=1)
+    (group,) = scan.run(options).groups
+    assert {m.path for m in group.members} == {str(original), str(recompressed), str(half)}
+    assert group.members[0].path == str(original)
+    assert KeepReason.LEAST_COMPRESSED in group.reasons
+    for names in (["resolution"], ["oldest"], ["largest"], [f"in:{tmp_path / 'nowhere'}"]):
+        assert best_member(group, parse_rules(names)).path == str(original), names
