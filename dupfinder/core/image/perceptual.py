@@ -21,7 +21,14 @@ equivalent pixels (mixing a drafted JPEG decode with a full decode moves hashes 
    white where transparent), upright; for small pictures (icons, clip art) also a larger
    colour thumbnail over white, the detail.
 
-Bit order: imagehash yields an 8x8 boolean array; cell ``[r, c]`` becomes bit ``63 - (8 * r + c)``
+The hashes are imagehash's (4.x) computed here with numpy, so that neither scipy (imagehash's
+DCT) nor PyWavelets is installed with the app: pHash is the 8x8 lowest frequencies of the 2-D
+DCT-II (unnormalised, as ``scipy.fftpack.dct``) of a 32x32 Lanczos resize against their median,
+dHash the sign of horizontal steps in a 9x8 resize, wHash the 8x8 block means of the picture with
+its mean removed (the Haar approximation imagehash takes) against their median. Tests compare
+pHash and dHash with imagehash bit for bit.
+
+Bit order: each hash is an 8x8 boolean array; cell ``[r, c]`` becomes bit ``63 - (8 * r + c)``
 of the int, i.e. the int's 16 hex digits are exactly imagehash's ``str()`` form (4.x). The mix
 packs pHash rows 0-3 (bits 63..32) then dHash rows 0, 2, 4, 6 (bits 31..0) the same way.
 """
@@ -34,8 +41,8 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import imagehash
 import numpy as np
+import numpy.typing as npt
 from PIL import Image, UnidentifiedImageError
 
 from dupfinder.core.errors import (
@@ -70,9 +77,11 @@ FLAT_STD = 2.0
 #: bench/image_accuracy.py) the pHash/dHash mix beat pHash, dHash and wHash: F1 0.982 at
 #: precision 0.995 (k=10) against 0.948/0.960 (pHash), 0.921/0.932 (dHash), 0.925/1.0 (wHash).
 DEFAULT_ALGORITHM = "pdhash"
-#: Cache key part: changes whenever any step above (or the hash choice) changes an output.
+#: Cache key part: changes whenever any step above (or the hash choice) changes an output
+#: (img2: the hashes computed here with numpy, not by imagehash and scipy; a tied coefficient
+#: of a symmetric picture no longer falls on either side of the median by rounding).
 ALGORITHM_VERSION = (
-    f"img1-{DEFAULT_ALGORITHM}-draft-box-luma-white-lanczos{WORKING_SIZE}"
+    f"img2-{DEFAULT_ALGORITHM}-draft-box-luma-white-lanczos{WORKING_SIZE}"
     f"-{imagecheck.CHECK_VERSION}"
 )
 
@@ -145,16 +154,62 @@ def hash_bits_to_int(bits: np.ndarray) -> int:
     return int.from_bytes(np.packbits(flat).tobytes(), "big")
 
 
+def _dct_matrix(n: int) -> npt.NDArray[np.float64]:
+    """DCT-II as a matrix, unnormalised like ``scipy.fftpack.dct``: 2 cos(pi k (2j + 1) / 2n)."""
+    k = np.arange(n, dtype=np.float64)[:, None]
+    j = np.arange(n, dtype=np.float64)[None, :]
+    matrix: npt.NDArray[np.float64] = 2.0 * np.cos(np.pi * k * (2.0 * j + 1.0) / (2.0 * n))
+    return matrix
+
+
+_DCT32 = _dct_matrix(32)
+#: Relative size of the rounding noise of a sum of a thousand products (about 1e-13 here).
+_TIE = 1e-9
+
+
+def _phash_bits(image: Image.Image) -> npt.NDArray[np.bool_]:
+    """imagehash's ``phash`` (hash_size 8, highfreq_factor 4) as an 8x8 boolean array."""
+    pixels = np.asarray(image.convert("L").resize((32, 32), _RESAMPLE), dtype=np.float64)
+    low = (_DCT32 @ pixels @ _DCT32.T)[:8, :8]
+    return _above_median(low)
+
+
+def _above_median(values: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """``values > median``, with values within rounding noise of the median counted as equal:
+    a symmetric picture has coefficients that are exactly equal (zero, often the median), and
+    which side their last bits fall on depends on how the sums were ordered, not the picture."""
+    median = np.median(values)
+    noise = _TIE * float(np.abs(values).max())
+    bits: npt.NDArray[np.bool_] = values > median + noise
+    return bits
+
+
+def _dhash_bits(image: Image.Image) -> npt.NDArray[np.bool_]:
+    """imagehash's ``dhash`` (hash_size 8) as an 8x8 boolean array."""
+    pixels = np.asarray(image.convert("L").resize((9, 8), _RESAMPLE), dtype=np.int16)
+    bits: npt.NDArray[np.bool_] = pixels[:, 1:] > pixels[:, :-1]
+    return bits
+
+
 def _phash(image: Image.Image) -> int:
-    return hash_bits_to_int(imagehash.phash(image).hash)
+    return hash_bits_to_int(_phash_bits(image))
 
 
 def _dhash(image: Image.Image) -> int:
-    return hash_bits_to_int(imagehash.dhash(image).hash)
+    return hash_bits_to_int(_dhash_bits(image))
 
 
 def _whash(image: Image.Image) -> int:
-    return hash_bits_to_int(imagehash.whash(image, image_scale=WORKING_SIZE).hash)
+    """imagehash's ``whash`` (Haar, image_scale = WORKING_SIZE): 8x8 block means of the picture
+    less its mean (its Haar approximation with the coarsest level removed) against their
+    median."""
+    side = WORKING_SIZE
+    pixels = np.asarray(image.convert("L").resize((side, side), _RESAMPLE), dtype=np.float64)
+    pixels = pixels / 255.0
+    pixels -= pixels.mean()
+    cell = side // 8
+    low = pixels.reshape(8, cell, 8, cell).sum(axis=(1, 3)) / cell
+    return hash_bits_to_int(_above_median(low))
 
 
 def _pdhash(image: Image.Image) -> int:
@@ -163,8 +218,8 @@ def _pdhash(image: Image.Image) -> int:
     pHash alone shrugs off tone and compression but loses crops and watermarks; dHash keeps
     those but confuses textures. Half of each is more precise at the same recall than either.
     """
-    p = imagehash.phash(image).hash[:4]
-    d = imagehash.dhash(image).hash[::2]
+    p = _phash_bits(image)[:4]
+    d = _dhash_bits(image)[::2]
     return hash_bits_to_int(np.concatenate([p, d]))
 
 
