@@ -191,8 +191,8 @@ def group_rows(
     outcomes: OutcomeColumns,
     options: ScanOptions,
     pair_finder: PairFinder | None = None,
-    progress: ProgressCallback = no_progress,
     memory: CheckMemory | None = None,
+    progress: ProgressCallback = no_progress,
 ) -> tuple[list[KindGroups], int]:
     """Index each kind on its own, verify the pairs it proposes, and cluster them: the
     groups of every kind as columns, and how many verified pairs linked them. Progress

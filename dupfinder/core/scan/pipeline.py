@@ -569,8 +569,8 @@ def _compare(
     if cancel is not None and beside_window() and compared_rows(outcomes) >= _ISOLATED_MIN:
         try:
             found = isolated.call(
-                functools.partial(group_rows, memory=memory),
-                (files, outcomes, options, pair_finder),
+                group_rows,
+                (files, outcomes, options, pair_finder, memory),
                 _mp_context(),
                 progress,
                 cancel,
@@ -582,6 +582,6 @@ def _compare(
             if found is None:  # cancelled
                 return [], 0
     if found is None:
-        found = group_rows(files, outcomes, options, pair_finder, progress, memory)
+        found = group_rows(files, outcomes, options, pair_finder, memory, progress)
     parts, pairs = found
     return groups_from(files, outcomes, parts), pairs
