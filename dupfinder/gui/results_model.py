@@ -105,7 +105,7 @@ class ResultsModel(QAbstractItemModel):
         self._headers = headers()
         self._identical = translate("Results", "Identical")
         self._measuring = translate("Results", "…")
-        #: Why group ``g`` keeps its keeper (the window sets the app's; tests may leave it).
+        # why group ``g`` keeps its keeper (the window sets the app's; tests may leave it)
         self.keeper_reason: Callable[[int], str] = self._no_reason
         self.thumbnails = Thumbnails(self)
         self.thumbnails.ready.connect(self._thumbnail_ready)

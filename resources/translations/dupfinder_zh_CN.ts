@@ -5,7 +5,7 @@
     <name>App</name>
     <message>
         <source>Wait for the running task to finish.</source>
-        <extracomment>Groups the last scan showed: an empty list after it means all were handled.</extracomment>
+        <extracomment>Groups the last scan showed: an empty list after it means all were handled. The options of the last scan (thresholds, cache), for measuring a new keeper.</extracomment>
         <translation>请等待当前任务完成。</translation>
     </message>
     <message>
@@ -33,6 +33,14 @@
         <translation>{files} 个文件，可释放 {size}），共检查 %Ln 个文件，用时 {seconds:.1f} 秒。</translation>
     </message>
     <message>
+        <source>%Ln mark(s) kept from before the scan.</source>
+        <translation>保留了扫描前的 %Ln 个标记。</translation>
+    </message>
+    <message>
+        <source>%Ln mark(s) dropped: those files changed or are in no group now.</source>
+        <translation>舍弃了 %Ln 个标记：这些文件已更改，或已不在任何组中。</translation>
+    </message>
+    <message>
         <source>No file marked.</source>
         <translation>没有标记文件。</translation>
     </message>
@@ -41,8 +49,8 @@
         <translation>已标记 %Ln 个文件（{size}）。</translation>
     </message>
     <message>
-        <source>Only the %Ln group(s) shown were changed.</source>
-        <translation>只更改了显示的 %Ln 组。</translation>
+        <source>Changed only in the %Ln group(s) shown.</source>
+        <translation>只更改了显示的 %Ln 个组。</translation>
     </message>
     <message>
         <source>No reference folder</source>
@@ -51,6 +59,10 @@
     <message>
         <source>Tick “Reference” beside a folder first: its files are then always kept.</source>
         <translation>请先勾选文件夹旁的“参照”：其中的文件将始终保留。</translation>
+    </message>
+    <message>
+        <source>“{rule}” cannot rank %Ln group(s) (documents or other files): they keep their file.</source>
+        <translation>“{rule}”无法比较 %Ln 个组（文档或其他文件）：这些组保留原来的文件。</translation>
     </message>
     <message>
         <source>{name} is kept.</source>
@@ -196,11 +208,16 @@
         <source>Looking for similar files…</source>
         <translation>正在查找相似文件…</translation>
     </message>
+    <message>
+        <source>Measuring the files against the kept one…</source>
+        <translation>正在将文件与保留的文件比较…</translation>
+    </message>
 </context>
 <context>
     <name>Commands</name>
     <message>
         <source>Keep the oldest</source>
+        <extracomment>The keep rules the Mark menu offers, in its order (core rule names).</extracomment>
         <translation>保留最旧的</translation>
     </message>
     <message>
@@ -284,8 +301,20 @@
         <translation>在显示的每组中，标记粗体文件以外的所有文件</translation>
     </message>
     <message>
+        <source>&amp;Suggested: keep each original</source>
+        <translation>建议(&amp;S)：保留每组的原件</translation>
+    </message>
+    <message>
+        <source>In every group shown, keep the file the scan suggests (the original) and mark the others</source>
+        <translation>在显示的每个组中，保留扫描建议的文件（原件），标记其他文件</translation>
+    </message>
+    <message>
         <source>Mark &amp;none</source>
         <translation>全部取消标记(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Unmark every file of the groups shown; each keeps its original again</source>
+        <translation>取消标记显示的各组中的所有文件；每组重新保留其原件</translation>
     </message>
     <message>
         <source>&amp;Invert marks</source>
@@ -662,6 +691,69 @@
     <message>
         <source>&lt;p&gt;Finds near-duplicate documents and images: files that are almost the same, not only byte-identical copies.&lt;/p&gt;&lt;p&gt;Files are only ever moved to the trash (or where you choose) after you have seen the plan, and the last action can be undone.&lt;/p&gt;</source>
         <translation>&lt;p&gt;查找近似重复的文档和图片：几乎相同的文件，而不仅仅是逐字节相同的副本。&lt;/p&gt;&lt;p&gt;只有在您看过计划之后，文件才会被移到回收站（或您选择的位置），并且可以撤销上次操作。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>Keeping</name>
+    <message>
+        <source>in a reference folder</source>
+        <translation>位于参考文件夹</translation>
+    </message>
+    <message>
+        <source>no copy marks</source>
+        <translation>没有副本标记</translation>
+    </message>
+    <message>
+        <source>fewest copy marks</source>
+        <translation>副本标记最少</translation>
+    </message>
+    <message>
+        <source>most pixels</source>
+        <translation>像素最多</translation>
+    </message>
+    <message>
+        <source>lossless</source>
+        <translation>无损格式</translation>
+    </message>
+    <message>
+        <source>least compressed</source>
+        <translation>压缩最少</translation>
+    </message>
+    <message>
+        <source>oldest</source>
+        <translation>最旧</translation>
+    </message>
+    <message>
+        <source>least deep folder</source>
+        <translation>文件夹层级最浅</translation>
+    </message>
+    <message>
+        <source>largest</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Kept as the original: the files are alike</source>
+        <translation>作为原件保留：这些文件相同</translation>
+    </message>
+    <message>
+        <source>Kept as the original: {reasons}</source>
+        <translation>作为原件保留：{reasons}</translation>
+    </message>
+    <message>
+        <source>Kept by “{rule}”</source>
+        <translation>按“{rule}”保留</translation>
+    </message>
+    <message>
+        <source>Kept: your choice</source>
+        <translation>保留：您的选择</translation>
+    </message>
+    <message>
+        <source>: {reasons}</source>
+        <translation>：{reasons}</translation>
     </message>
 </context>
 <context>
@@ -1048,8 +1140,8 @@ or use “Add folder…”</source>
         <translation>{phase}：{done} / %Ln</translation>
     </message>
     <message>
-        <source> · about {time} left</source>
-        <translation> · 约剩 {time}</translation>
+        <source> · this step about {time} left</source>
+        <translation> · 此步骤约剩 {time}</translation>
     </message>
 </context>
 <context>
@@ -1089,6 +1181,14 @@ or use “Add folder…”</source>
         <translation>完全相同</translation>
     </message>
     <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Kept (bold)</source>
+        <translation>保留（粗体）</translation>
+    </message>
+    <message>
         <source>How many of the 64 fingerprint bits differ from the group&apos;s first file</source>
         <translation>与本组第一个文件相比，64 位指纹中有多少位不同</translation>
     </message>
@@ -1109,8 +1209,8 @@ or use “Add folder…”</source>
         <translation>位于参照文件夹：始终保留</translation>
     </message>
     <message>
-        <source>Kept (bold): right-click another file to keep it instead</source>
-        <translation>保留（粗体）：右键单击其他文件可改为保留它</translation>
+        <source>Right-click another file to keep it instead</source>
+        <translation>右键单击另一个文件可改为保留它</translation>
     </message>
     <message>
         <source>Freed at most by keeping only the smallest file of the group</source>
@@ -1606,6 +1706,14 @@ or use “Add folder…”</source>
     <message>
         <source>%Ln put back</source>
         <translation>%Ln 个已恢复</translation>
+    </message>
+    <message>
+        <source>%Ln left alone</source>
+        <translation>%Ln 个不处理</translation>
+    </message>
+    <message>
+        <source>left alone: its bytes differ from the kept file</source>
+        <translation>不处理：其内容与保留的文件不同</translation>
     </message>
     <message>
         <source>in %Ln group(s)</source>
