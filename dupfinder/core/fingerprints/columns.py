@@ -57,7 +57,8 @@ class FileColumns:
         return np.frombuffer(self._kinds, dtype=np.uint8)
 
     def kinds_present(self) -> list[Kind]:
-        return [_KINDS[code] for code in np.unique(self.kinds).tolist()]
+        present = np.bincount(self.kinds, minlength=len(_KINDS))
+        return [_KINDS[code] for code in np.flatnonzero(present).tolist()]
 
     def rows_of(self, kind: Kind) -> npt.NDArray[np.intp]:
         return np.flatnonzero(self.kinds == _KIND_CODE[kind])
