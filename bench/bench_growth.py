@@ -27,7 +27,8 @@ from bench.measure import measure
 
 def scan(roots: list[str], cache: str, jobs: int) -> dict[str, Any]:
     argv = [sys.executable, "-m", "dupfinder", "scan", *roots, "--cache-dir", cache]
-    measured = measure([*argv, "-j", str(jobs), "--format", "json", "-o", os.devnull])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    measured = measure([*argv, "-j", str(jobs), "--format", "json", "-o", os.devnull], env)
     if measured.returncode:
         raise RuntimeError(measured.stderr[-2000:])
     return {"cpu": measured.cpu, "wall": measured.wall, "peak_mb": measured.peak_mb}
