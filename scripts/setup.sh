@@ -23,6 +23,13 @@ if [[ ",$EXTRAS," == *,test,* ]]; then
   # and act on a real exFAT volume (FUSE on a loop device) in the safety tests, as root
   DEB_PACKAGES+=(groff-base appstream exfat-fuse exfatprogs)
 fi
+# The compiled kernels (a C extension built with the package) need a C compiler and, for
+# Debian's own python3, its headers; without them the install falls back to numpy.
+DEB_PACKAGES+=(gcc libc6-dev)
+build_python="$(readlink -f "$(command -v "$PYTHON")")"
+if [[ "$build_python" == /usr/bin/python3.* ]]; then
+  DEB_PACKAGES+=("libpython${build_python#/usr/bin/python}-dev")
+fi
 if [[ ",$EXTRAS," == *,package,* ]]; then
   DEB_PACKAGES+=(binutils)
   python_path="$(readlink -f "$(command -v "$PYTHON")")"
