@@ -498,13 +498,23 @@ class ResultsModel(QAbstractItemModel):
         group_of = self.listing.prepared.group_of
         groups = {group_of[p] for p in paths if p in group_of}
         row_of = self.listing.row_of
-        roles = [Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.FontRole]
+        # a new keeper changes the bold, the tooltips and the similarities against it too
+        roles = [
+            Qt.ItemDataRole.CheckStateRole,
+            Qt.ItemDataRole.FontRole,
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+        ]
+        last_column = _COLUMNS - 1
         for g in groups:
             if row_of[g] < 0:
                 continue
             parent = self.createIndex(row_of[g], 0, 0)
             last = len(self.listing.groups[g].members) - 1
-            self.dataChanged.emit(self.index(0, 0, parent), self.index(last, 0, parent), roles)
+            self.dataChanged.emit(
+                self.index(0, 0, parent), self.index(last, last_column, parent), roles
+            )
+            self.dataChanged.emit(parent, parent.siblingAtColumn(last_column), roles)
 
     def marked_bytes(self) -> int:
         return self.markset.bytes

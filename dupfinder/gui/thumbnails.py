@@ -8,6 +8,8 @@ are dropped when many pile up), decode through the preview's path (drafted JPEG 
 EXIF orientation, HEIF), and hand a ``QImage`` back; ``ready`` then tells the model which file
 to repaint. A file that cannot be decoded gets a "cannot read" picture and its reason.
 Thumbnails are sized in device pixels (sharp on a 2× screen) and kept in an LRU cache.
+A picture with transparent parts is shown over a grey checkerboard, the usual sign of
+transparency: a white symbolic icon drawn on nothing would vanish on a white row.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from PIL import Image
 from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal, Slot
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
@@ -27,7 +30,14 @@ from dupfinder.core.model import Member
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.image_preview import heif_support, load_preview_image, to_qimage
 
-__all__ = ["THUMBNAIL_SIDE", "LruCache", "ThumbState", "Thumbnails", "decode_thumbnail"]
+__all__ = [
+    "THUMBNAIL_SIDE",
+    "LruCache",
+    "ThumbState",
+    "Thumbnails",
+    "decode_thumbnail",
+    "on_checkerboard",
+]
 
 #: The thumbnail's side in the list, in device-independent pixels.
 THUMBNAIL_SIDE = 32
@@ -87,13 +97,40 @@ class Decoded:
     problem: str | None = None
 
 
+#: The checkerboard behind transparent parts: two greys a white and a black icon both show
+#: on, in squares of this many pixels.
+CHECKER_GREYS = (118, 178)
+CHECKER_CELL = 4
+
+
+def on_checkerboard(image: Image.Image) -> Image.Image:
+    """``image`` over a grey checkerboard where it is transparent (unchanged when opaque)."""
+    if image.mode != "RGBA" or image.getextrema()[3][0] == 255:
+        return image
+    width, height = image.size
+    cells = Image.frombytes(
+        "L",
+        (2, 2),
+        bytes((CHECKER_GREYS[0], CHECKER_GREYS[1], CHECKER_GREYS[1], CHECKER_GREYS[0])),
+    )
+    board = cells.resize((2 * CHECKER_CELL, 2 * CHECKER_CELL), Image.Resampling.NEAREST)
+    tiled = Image.new("L", (width, height))
+    for top in range(0, height, board.height):
+        for left in range(0, width, board.width):
+            tiled.paste(board, (left, top))
+    page = tiled.convert("RGBA")
+    page.alpha_composite(image)
+    return page
+
+
 def decode_thumbnail(path: str, side: int) -> tuple[QImage | None, str | None]:
-    """``path`` upright and at most ``side`` device pixels long, or (None, the reason)."""
+    """``path`` upright and at most ``side`` device pixels long (transparent parts over a
+    checkerboard), or (None, the reason)."""
     heif_support()
     loaded = load_preview_image(path, side)
     if loaded.image is None:
         return None, loaded.problem or "unreadable"
-    return to_qimage(loaded.image), None
+    return to_qimage(on_checkerboard(loaded.image)), None
 
 
 class _Task(QRunnable):

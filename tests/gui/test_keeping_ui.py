@@ -116,8 +116,16 @@ def test_the_list_says_why_and_measures_against_the_new_keeper(
     similarity = kept.siblingAtColumn(Column.SIMILARITY)
     assert model.data(similarity, Qt.ItemDataRole.DisplayRole) == "100%"
     window.view.setCurrentIndex(model.index_of_path(str(v2)))
+    repainted: list[tuple[int, int, int]] = []  # (row, first column, last column)
+    model.dataChanged.connect(
+        lambda top, bottom, _roles: repainted.append((top.row(), top.column(), bottom.column()))
+    )
     window.commands.keep_this.trigger()
     wait_idle(qtbot, window)
+    old_row = model.index_of_path(str(v1)).row()
+    assert any(
+        top <= old_row and first <= Column.SIMILARITY <= last for top, first, last in repainted
+    ), repainted  # the old keeper's similarity is drawn again, not only its check box
     old = model.index_of_path(str(v1)).siblingAtColumn(Column.SIMILARITY)
     new = model.index_of_path(str(v2)).siblingAtColumn(Column.SIMILARITY)
     assert model.data(new, Qt.ItemDataRole.DisplayRole) == "100%"

@@ -167,3 +167,26 @@ def test_moving_to_a_sharper_screen_makes_the_thumbnails_again(
     thumbnails.pixmap(member)
     qtbot.waitUntil(lambda: thumbnails.state(member) is ThumbState.READY, timeout=10_000)
     assert thumbnails.pixmap(member).width() == 64
+
+
+def test_a_white_icon_on_transparency_shows_on_a_checkerboard(tmp_path: Path) -> None:
+    """A white symbolic icon drawn on nothing vanished on the list's white rows: transparent
+    parts now show a grey checkerboard, and the white strokes stand out on it."""
+    from PIL import Image, ImageDraw
+
+    icon = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    ImageDraw.Draw(icon).rectangle((24, 8, 40, 56), fill=(255, 255, 255, 255))
+    path = tmp_path / "symbolic.png"
+    icon.save(path)
+    image, problem = decode_thumbnail(str(path), 64)
+    assert problem is None
+    assert image is not None
+    stroke, empty = image.pixelColor(32, 32), image.pixelColor(4, 4)
+    assert (stroke.red(), stroke.alpha()) == (255, 255)
+    assert empty.alpha() == 255  # no longer transparent: the row's white cannot show through
+    assert empty.red() < 200  # a grey the white stroke stands out on
+    opaque = tmp_path / "photo.png"
+    picture(64, 48).save(opaque)
+    plain, _ = decode_thumbnail(str(opaque), 64)
+    assert plain is not None
+    assert plain.pixelColor(4, 4) == QImage(str(opaque)).pixelColor(4, 4)  # opaque: unchanged
