@@ -72,6 +72,16 @@ class BuildKernels(build_ext):
         self.extensions = kept
         super().build_extensions()
 
+    def build_extension(self, ext: Extension) -> None:
+        """An optional kernel that cannot be built at all (no C compiler on the machine) is
+        left out with a warning: the numpy path runs instead."""
+        try:
+            super().build_extension(ext)
+        except OSError as exc:
+            if not ext.optional:
+                raise
+            self.warn(f"building {ext.name} failed ({exc}); the numpy path will be used")
+
 
 def _extensions() -> list[Extension]:
     if MODE == "0":
