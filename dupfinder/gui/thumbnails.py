@@ -105,7 +105,7 @@ CHECKER_CELL = 4
 
 def on_checkerboard(image: Image.Image) -> Image.Image:
     """``image`` over a grey checkerboard where it is transparent (unchanged when opaque)."""
-    if image.mode != "RGBA" or image.getextrema()[3][0] == 255:
+    if image.mode != "RGBA" or image.getchannel("A").getextrema()[0] == 255:
         return image
     width, height = image.size
     cells = Image.frombytes(
