@@ -270,7 +270,9 @@ def _ns_sort_per_entry_bit() -> float:
     """Nanoseconds np.sort spends per entry and per bit of log2(n) here (one 65,536-entry
     sort, best of three: a few milliseconds once per process)."""
     size = 1 << 16
-    values = np.random.default_rng(0).integers(0, 1 << 63, size, dtype=np.uint64)
+    # scattered values by multiplicative hashing (numpy.random is not needed for that, and
+    # stays out of the bundles)
+    values = np.arange(1, size + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     best = math.inf
     for _ in range(3):
         work = values.copy()
