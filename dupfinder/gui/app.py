@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 
-from dupfinder.gui import INSTALL_HINT, GuiUnavailable, display_available
+from dupfinder.gui import INSTALL_HINT, GuiUnavailable, display_available, system_check
 
 try:
     from PySide6.QtCore import QTimer
@@ -18,8 +18,11 @@ try:
 except ModuleNotFoundError as exc:
     raise GuiUnavailable(INSTALL_HINT) from exc
 except ImportError as exc:  # PySide6 is there but a system library Qt links to is not
+    _missing = system_check.check()
     raise GuiUnavailable(
-        f"Qt could not be loaded ({exc}); on Linux install the libraries Qt needs, e.g. "
+        system_check.describe(_missing).rstrip()
+        if _missing
+        else f"Qt could not be loaded ({exc}); on Linux install the libraries Qt needs, e.g. "
         "libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3"
     ) from exc
 
@@ -59,6 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(existing, QApplication):
         app, folders = existing, args
     else:
+        # a missing xcb library makes Qt abort the process: name every missing one first
+        missing = system_check.check()
+        if missing:
+            sys.stderr.write(system_check.describe(missing))
+            return 1
         app = create_application(args)
         folders = app.arguments()[1:]  # Qt has removed its own options
     window = MainWindow()
