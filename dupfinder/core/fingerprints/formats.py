@@ -16,6 +16,7 @@ __all__ = [
     "IMAGE_SUFFIXES",
     "NEVER_TEXT_SUFFIXES",
     "PLAIN_TEXT_SUFFIXES",
+    "TEXT_NAMES",
     "kind_for_path",
     "may_be_text",
     "suffix_of",
@@ -56,6 +57,26 @@ NEVER_TEXT_SUFFIXES = frozenset(
 )
 
 
+#: Names that are plain text by convention though no suffix says so (Debian's ``copyright``
+#: and ``README.Debian``, a project's ``COPYING``, ``NEWS``...): documents by their name, so
+#: ``--kind other`` never lists them among the files compared by bytes only.
+TEXT_NAMES = frozenset(
+    """
+    readme copying copyright license licence authors changelog changes news notice thanks
+    todo install contributing contributors maintainers credits history
+    """.split()
+)
+#: Debian's suffix for its own notes beside a package's (README.Debian, NEWS.Debian).
+_DEBIAN_NOTE = ".debian"
+
+
+def _text_by_name(name: str, suffix: str) -> bool:
+    if suffix == _DEBIAN_NOTE:
+        return True
+    stem = name.lower().split(".", 1)[0]
+    return stem in TEXT_NAMES and suffix not in NEVER_TEXT_SUFFIXES
+
+
 def suffix_of(path: str | PurePath) -> str:
     """``PurePath(path).suffix.lower()`` without building a path object (the walk asks this
     of every file): the last dot of the name, neither first nor last, starts the suffix."""
@@ -71,6 +92,8 @@ def kind_for_path(path: str | PurePath) -> Kind | None:
         return Kind.TEXT
     if suffix in IMAGE_SUFFIXES:
         return Kind.IMAGE
+    if _text_by_name(os.path.basename(os.fspath(path)), suffix):
+        return Kind.TEXT
     return None
 
 

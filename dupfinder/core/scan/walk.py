@@ -200,8 +200,10 @@ class _Walker:
                 return None
             return child.stat(follow_symlinks=True)
         except OSError as exc:
-            if kind_for_path(name) is not None or _broken_link(child.path, exc):
+            if _broken_link(child.path, exc):
                 self.report.errors.append(ScanError(child.path, _missing(child.path, exc)))
+            elif kind_for_path(name) is not None:  # listed a moment ago: it vanished
+                self.report.errors.append(ScanError(child.path, describe_os_error(exc)))
             elif _listed_as_folder(child):  # its files would be missed without a word
                 self.report.errors.append(
                     ScanError(child.path, f"cannot read folder: {describe_os_error(exc)}")
