@@ -203,6 +203,9 @@ def write_text(result: ScanResult, out: TextIO) -> None:
             f"Group {number} · {group.kind} · {len(group.members)} {files} · "
             f"{reclaim} reclaimable\n"
         )
+        if group.reasons:  # why the file marked * is the one to keep
+            why = ", ".join(str(reason).replace("-", " ") for reason in group.reasons)
+            buffer.write(f"  kept (*) as the original: {why}\n")
         copies = any(m.identical for m in group.members)
         for index, m in enumerate(group.members):
             marker = "*" if index == 0 else " "

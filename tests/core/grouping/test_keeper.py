@@ -28,7 +28,7 @@ from dupfinder.core.model import (
     Progress,
     ScanOptions,
 )
-from dupfinder.core.results.report import result_from_dict, write_json
+from dupfinder.core.results.report import result_from_dict, write_json, write_text
 from dupfinder.core.scan import pipeline as scan
 
 
@@ -185,6 +185,9 @@ def test_the_reasons_travel_in_the_json_and_older_results_still_read(tmp_path: P
     data = json.loads(out.getvalue())
     assert data["groups"][0]["keeper_reasons"] == [str(r) for r in group.reasons]
     assert result_from_dict(data).groups[0].reasons == group.reasons
+    table = io.StringIO()
+    write_text(result, table)
+    assert "  kept (*) as the original: no copy marks" in table.getvalue().splitlines()[1]
     del data["groups"][0]["keeper_reasons"]  # a result written before the field existed
     assert result_from_dict(data).groups[0].reasons == ()
     data["groups"][0]["keeper_reasons"] = ["oldest", "a-reason-from-a-later-version"]
