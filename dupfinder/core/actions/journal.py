@@ -846,9 +846,10 @@ class Journal:
                 return []
             entries = self._entries(fd)
             known = {sid: e for sid, e in entries.items() if e.counts is not None}
+            last = next(reversed(entries), None)
             for sid, entry in entries.items():
                 if entry.counts is None:
-                    known[sid] = self._counted(fd, entries, entry)
+                    known[sid] = self._counted(fd, entries, entry, remember=sid != last)
         restored: dict[str, int] = {}
         undone_by: dict[str, list[str]] = {}
         for entry in known.values():
@@ -868,7 +869,11 @@ class Journal:
             for e in (known[sid] for sid in entries)
         ]
 
-    def _counted(self, fd: int, entries: dict[str, Entry], entry: Entry) -> Entry:
+    def _counted(
+        self, fd: int, entries: dict[str, Entry], entry: Entry, *, remember: bool
+    ) -> Entry:
+        """``entry`` with counts read from its records; ``remember``: a run that another one
+        followed (so it is over): the index keeps its counts, and it is not read again."""
         tally = Tally()
         for record in self._slices(fd, entries, [entry]):
             data: dict[str, Any] = {}
@@ -877,6 +882,10 @@ class Journal:
             kind = record.type if isinstance(record, Restore) else _record_type(record)
             tally.see(str(kind), data)
         finished = tally.finished()
+        if remember:
+            stop = min((e.at for e in entries.values() if e.at > entry.at), default=None)
+            if stop is not None:
+                self.index.ended(entry.session, stop, tally)
         return dataclasses.replace(
             entry,
             counts=finished["counts"],

@@ -241,3 +241,35 @@ def test_an_unreadable_journal_is_a_clear_error(tmp_path: Path) -> None:
         patch.setattr("dupfinder.core.actions.journal_index.os.open", refused)
         with pytest.raises(JournalReadError, match="permission denied"):
             journal.find()
+
+
+def test_a_killed_run_is_read_for_the_listing_once(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    files = pair(tmp_path / "a")
+    assert apply(make_plan(result_of(files), {str(files[1])}), journal=journal).ok
+    killed = [
+        {"type": "session", "session": "killed", "time": "", "kind": "apply", "version": 2},
+        {
+            "type": "intent",
+            "session": "killed",
+            "seq": 0,
+            "op": "trash",
+            "path": "/gone/x",
+            "dev": 1,
+            "ino": 2,
+            "size": 3,
+            "mtime_ns": 4,
+        },
+    ]
+    with path.open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in killed)
+    files = pair(tmp_path / "b")
+    assert apply(make_plan(result_of(files), {str(files[1])}), journal=journal).ok
+    first = Journal(path)
+    listed = {s.id: s for s in iter_sessions(first)}
+    assert listed["killed"].count(FileState.INTERRUPTED) == 1
+    assert first.records_read >= 2
+    again = Journal(path)
+    assert {s.id: s.count(FileState.INTERRUPTED) for s in iter_sessions(again)}["killed"] == 1
+    assert again.records_read == 0
