@@ -112,13 +112,19 @@ def sorted_order(
     sort: SortKey,
 ) -> tuple[list[int], list[tuple[int, ...] | None]]:
     """Groups in ``visible`` ordered by ``sort``, and each group's member order (the
-    representative stays on top); None orders when no column is chosen."""
+    representative stays on top); None orders when no column is chosen.
+
+    Size (the default) sorts the groups by what they free, and leaves each group's files
+    in the result's order, most similar to the kept file first (identical copies first in
+    files like one): a group read from the top shows the closest copies first."""
     member_order: list[tuple[int, ...] | None] = [None] * len(groups)
     if sort.column is None:
         return visible, member_order
     reverse = sort.descending
     group_key, member_key = _sort_keys(sort.column, groups, names, folders)
     order = sorted(visible, key=group_key, reverse=reverse)
+    if sort.column is Column.SIZE:
+        return order, member_order
     for g in order:
         count = len(groups[g].members)
         if count == 2:

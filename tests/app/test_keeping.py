@@ -9,6 +9,7 @@ from pathlib import Path
 from fake_view import fixed_scan, make_app, result_of
 from scan_helpers import edit, essay, write
 
+from dupfinder.app.listing import Column, Listing, SortKey, prepare
 from dupfinder.core.model import Fingerprint, Kind, Member, ScanOptions
 
 
@@ -123,3 +124,26 @@ def test_a_new_keeper_is_what_the_others_are_measured_against(tmp_path: Path) ->
     assert v3 is not None
     assert v3.similarity != other.similarity  # measured against v2, not the original
     assert v3.similarity > other.similarity  # v3 was made from v2
+
+
+def test_sorted_by_size_a_groups_files_stay_most_similar_first() -> None:
+    """The list's default sort (Size, largest first) orders the groups by what they free;
+    within a group the files stay most similar first, as files like one are listed."""
+    members = (
+        text("/d/target.txt", 1, size=500),
+        Member("/d/close.txt", 100, 10**9, 1, Fingerprint(Kind.TEXT, 2), similarity=0.95),
+        Member("/d/far.txt", 900, 10**9, 5, Fingerprint(Kind.TEXT, 3), similarity=0.72),
+        Member("/d/middle.txt", 300, 10**9, 3, Fingerprint(Kind.TEXT, 4), similarity=0.85),
+    )
+    prepared = prepare(result_of(members), None, SortKey(Column.SIZE, descending=True))
+    listing = Listing()
+    listing.sort = SortKey(Column.SIZE, descending=True)
+    listing.load(prepared)
+    shown = [members[listing.source_member(0, row)].path for row in range(len(members))]
+    assert shown == ["/d/target.txt", "/d/close.txt", "/d/far.txt", "/d/middle.txt"]
+    listing.set_sort(SortKey(Column.MODIFIED))  # a member's own column still orders them
+    listing.set_sort(SortKey(Column.NAME))
+    names = [members[listing.source_member(0, row)].path for row in range(len(members))]
+    assert names == ["/d/target.txt", "/d/close.txt", "/d/far.txt", "/d/middle.txt"][:1] + sorted(
+        ["/d/close.txt", "/d/far.txt", "/d/middle.txt"]
+    )
