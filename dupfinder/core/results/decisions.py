@@ -36,6 +36,7 @@ from platformdirs import user_data_dir
 
 from dupfinder.core.errors import ResultFormatError
 from dupfinder.core.model import Fingerprint, Group, Member, ScanResult
+from dupfinder.core.results.reader import read_result_text
 
 __all__ = [
     "Decision",
@@ -160,7 +161,7 @@ class DecisionStore:
     def load(self) -> Decisions:
         """Every stored decision; a missing file is no decision, a damaged one is an error."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(read_result_text(self.path))  # a regular file, bounded
         except FileNotFoundError:
             return Decisions()
         except (OSError, ValueError) as exc:

@@ -71,3 +71,20 @@ def test_text_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b'{"version": 1, "groups": [], "x": "\xff"}')
     with pytest.raises(ResultFormatError, match="not UTF-8"):
         load_result(path)
+
+
+def test_a_decisions_path_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "decisions.json"
+    os.mkfifo(path)
+    code = textwrap.dedent(
+        f"""
+        from dupfinder.core.errors import ResultFormatError
+        from dupfinder.core.results.decisions import DecisionStore
+        try:
+            DecisionStore({str(path)!r}).load()
+        except ResultFormatError as exc:
+            print("refused:", exc)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "not a regular file" in done.stdout, done.stderr[-2000:]
