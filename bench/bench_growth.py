@@ -45,7 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--tree", type=Path, default=OUT / "scale-tree")
+    parser.add_argument("--quick", action="store_true", help="10,000 and 100,000 files")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes = [10_000, 100_000]
     build_tree(args.tree, max(args.sizes))
     rows: dict[int, dict[str, Any]] = {}
     for files in args.sizes:

@@ -474,11 +474,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--no-first", action="store_true")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="one round, a quarter of the folder")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.repeat = 1
     if args.folder is None:
         from bench import mixed_corpus
 
-        args.folder = mixed_corpus.build()
+        if args.quick:
+            args.folder = mixed_corpus.build(mixed_corpus.OUT.with_name("mixed-quick"), 0.25)
+        else:
+            args.folder = mixed_corpus.build()
     found = run(args.folder.resolve(), args.repeat, args.jobs, not args.no_first, not args.no_peers)
     OUT.mkdir(exist_ok=True)
     (OUT / "bench_profile.json").write_text(json.dumps(found, indent=1))

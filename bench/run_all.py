@@ -22,6 +22,8 @@ BENCHMARKS = (
     "peer_czkawka",  # image accuracy and scan speed vs Czkawka's engine (czkawka_core)
     "bench_readers",  # per-format read speed, PDF fidelity, cold scan vs the previous release
     "bench_scan",  # end-to-end cold and warm scan of ~20,000 files
+    "bench_profile",  # a whole scan's phases x kinds vs the first release and peers
+    "bench_growth",  # time and memory of all processes at 10k, 100k and 1M files
     "bench_identical",  # exact duplicates of every file vs jdupes, rdfind, fdupes
     "bench_scale",  # 1,000,000-file scan memory and time, 10,000,000-fingerprint index
     "gui_responsiveness",  # event-loop stalls of the desktop app during a scan
