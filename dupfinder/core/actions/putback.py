@@ -3,11 +3,11 @@
 Undo (and the trash's own restore) never trusts a name looked up twice. The file to put
 back is opened without following a link and proven to be the one the journal describes (its
 device and inode where the file system keeps them, its content digest where recorded); the
-folder it goes back to is opened without following a link and, where the journal recorded
-its identity, must be that very folder, so a symbolic link put in place of a folder leads
-nowhere. The rename is done between the two open folders, never over an existing name
-(``renameat2`` with ``RENAME_NOREPLACE``, else a hard link and an unlink), and the name that
-arrives is checked to be the file that was proven; anything else goes straight back.
+folder it goes back to must be the very folder the journal recorded (device and inode), so a
+symbolic link or another folder put in its place leads nowhere. The rename is done between
+the two open folders, never over an existing name (``renameat2`` with ``RENAME_NOREPLACE``,
+else a hard link and an unlink), and the name that arrives is checked to be the file that
+was proven; anything else goes straight back.
 """
 
 from __future__ import annotations
@@ -103,35 +103,41 @@ def exchange(fd_a: int, a: str, fd_b: int, b: str) -> bool:
 def open_folder(
     path: str, identity: tuple[int, int] | None = None, *, create: bool = False
 ) -> Iterator[int]:
-    """The folder ``path``, opened without following a link at its last step.
+    """The folder ``path``, opened as the system finds it (a folder reached through a link,
+    as a scan may have reached it, is that folder).
 
-    ``identity`` (device, inode): it must be that very folder, else ``OSError`` saying so.
-    ``create``: a missing folder is made first (its nearest existing parent must not be a
-    symbolic link), and then no identity is asked of it: the recorded folder is gone.
+    ``identity`` (device, inode): it must be that very folder, else ``OSError`` saying why
+    (a symbolic link or another folder in its place). ``create``: a missing folder is made
+    first (its nearest existing parent must not be a symbolic link), and then no identity is
+    asked of it: the recorded folder is gone.
     """
     path = os.path.abspath(path)
     made = False
     try:
-        fd = os.open(path, _DIR | os.O_NOFOLLOW)
+        fd = os.open(path, _DIR)
     except FileNotFoundError:
+        if os.path.islink(path):
+            raise OSError(errno.ELOOP, _replaced(path)) from None
         if not create:
             raise OSError(errno.ENOENT, f"its folder {path} no longer exists") from None
         _make_folders(path)
         fd = os.open(path, _DIR | os.O_NOFOLLOW)
         made = True
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise OSError(
-                errno.ELOOP, f"its folder {path} was replaced by a symbolic link or a file"
-            ) from None
-        raise
+    except NotADirectoryError:
+        raise OSError(errno.ENOTDIR, f"its folder {path} was replaced by a file") from None
     try:
         st = os.fstat(fd)
         if identity is not None and not made and (st.st_dev, st.st_ino) != identity:
+            if os.path.islink(path):
+                raise OSError(errno.ELOOP, _replaced(path))
             raise OSError(errno.EXDEV, f"the folder {path} is not the one it was in")
         yield fd
     finally:
         os.close(fd)
+
+
+def _replaced(path: str) -> str:
+    return f"its folder {path} was replaced by a symbolic link; nothing was put through it"
 
 
 def missing_folders(path: str) -> tuple[str, ...]:

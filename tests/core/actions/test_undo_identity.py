@@ -316,3 +316,28 @@ def test_undo_keeps_a_made_folder_that_holds_something_else(tmp_path: Path) -> N
     assert undo(journal=journal).ok
     assert copy.read_bytes() == DATA
     assert mine.read_text() == "the user's own file, saved there since"
+
+
+def test_a_folder_reached_through_a_link_all_along_is_that_folder(
+    tmp_path: Path, journal: Journal
+) -> None:
+    """A scan through a linked folder (~/Documents -> /data/docs): trash and undo work there."""
+    real = tmp_path / "data" / "docs"
+    make(real / "a.txt")
+    (tmp_path / "Documents").symlink_to(real)
+    victim = tmp_path / "Documents" / "a.txt"
+    trash_by_hand(journal, victim)
+    assert not (real / "a.txt").exists()
+    assert undo(journal=journal).ok
+    assert (real / "a.txt").read_bytes() == DATA
+
+
+def test_a_move_into_a_linked_folder_is_undone(tmp_path: Path, journal: Journal) -> None:
+    victim = make(tmp_path / "docs" / "a.txt")
+    big = tmp_path / "big-disk" / "dupes"
+    big.mkdir(parents=True)
+    (tmp_path / "dupes").symlink_to(big)
+    move_by_hand(journal, victim, tmp_path / "dupes" / "a.txt")
+    assert (big / "a.txt").exists()
+    assert undo(journal=journal).ok
+    assert victim.read_bytes() == DATA
