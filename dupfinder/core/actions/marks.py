@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from dupfinder.core.grouping.keeper import member_key
 from dupfinder.core.model import Group, Kind, Member, ScanResult
 
 __all__ = [
@@ -167,6 +166,9 @@ def best_member(group: Group, rules: Sequence[KeepRule], current: Member | None 
     keeper stays ``current`` (default: the suggested keeper, the group's first member).
     Ties go by the suggested keeper's order (with the ``in:DIR`` folders as reference
     folders), then to the member listed first, never by path."""
+    # here, not at the top: parsing ``--keep`` for ``--help`` must not load the grouping
+    from dupfinder.core.grouping.keeper import member_key
+
     if not applies(group, rules):
         return current if current is not None else group.members[0]
     ranking = [rule for rule in rules if rule.applies(group.kind)]
