@@ -180,10 +180,15 @@ def shown(
     except ResultFormatError as exc:
         visible, warning = raw, str(exc)
     folders = [os.path.realpath(folder) for folder in references]
-    if folders:  # without, the scan's suggestion and reasons stand as they are
-        visible = dataclasses.replace(
-            visible, groups=tuple(suggested(group, folders) for group in visible.groups)
-        )
+    visible = dataclasses.replace(
+        visible,
+        groups=tuple(
+            # without reference folders the scan's suggestion and reasons stand; a group
+            # remade by a decision, or read from an older result, gets its reasons here
+            suggested(group, folders) if folders or not group.reasons else group
+            for group in visible.groups
+        ),
+    )
     return Rescored(raw, prepare(visible, protection(references), sort, numbers), warning)
 
 

@@ -10,7 +10,7 @@ from fake_view import fixed_scan, make_app, result_of
 from scan_helpers import edit, essay, write
 
 from dupfinder.app.listing import Column, Listing, SortKey, prepare
-from dupfinder.core.model import Fingerprint, Kind, Member, ScanOptions
+from dupfinder.core.model import Fingerprint, KeepReason, Kind, Member, ScanOptions
 
 
 def text(path: str, value: int, size: int = 100, mtime: int = 1) -> Member:
@@ -147,3 +147,13 @@ def test_sorted_by_size_a_groups_files_stay_most_similar_first() -> None:
     assert names == ["/d/target.txt", "/d/close.txt", "/d/far.txt", "/d/middle.txt"][:1] + sorted(
         ["/d/close.txt", "/d/far.txt", "/d/middle.txt"]
     )
+
+
+def test_a_result_without_reasons_gets_them_in_the_list(tmp_path: Path) -> None:
+    """A result read from an older file (or a group remade by a decision) names why its
+    keeper is kept all the same, and a saved result carries the reasons."""
+    members = gpl_result()
+    app, _view = make_app(tmp_path, scan_function=fixed_scan(result_of(members)))
+    app.scan(options(tmp_path), ())
+    assert app.listing.groups[0].reasons == (KeepReason.NO_COPY_MARKS,)
+    assert app.keeper_reason(0) == "Kept as the original: no copy marks"
