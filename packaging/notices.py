@@ -316,7 +316,7 @@ def collect(sources: Iterable[tuple[str, str]]) -> tuple[list[Component], list[s
         component = None
         if real in python:
             name, dist = python[real]
-            if name == "dupfinder":
+            if name in ("dupfinder", "dupfinder-app"):
                 continue
             component = components.get(name)
             if component is None:

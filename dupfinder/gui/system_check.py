@@ -121,12 +121,23 @@ def _elf_needed(path: Path) -> list[str]:
 
 
 def _qt_folder() -> Path | None:
-    """PySide6's Qt folder (lib/ and plugins/), found without importing PySide6."""
-    spec = find_spec("PySide6")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(next(iter(spec.submodule_search_locations))) / "Qt"
-    return folder if folder.is_dir() else None
+    """PySide6's Qt folder (lib/ and plugins/), found without importing PySide6: in a bundle
+    beside the executable's libraries, else where Python finds the package."""
+    places = []
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        places.append(Path(bundle) / "PySide6")
+    try:
+        spec = find_spec("PySide6")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        places += [Path(p) for p in spec.submodule_search_locations]
+    places += [Path(p) / "PySide6" for p in sys.path if p]
+    for place in places:
+        if (place / "Qt" / "lib").is_dir():
+            return place / "Qt"
+    return None
 
 
 def _platform_plugins(qt: Path) -> list[Path]:
