@@ -112,6 +112,18 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
         epilog=f"{EXAMPLES}\n{EXIT_CODES}\n'dupfinder COMMAND --help' describes each command.",
     )
     parser.add_argument("--version", action="version", version=f"dupfinder {__version__}")
+    entry = parser.add_mutually_exclusive_group()
+    entry.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="add dupfinder to this user's application menu (Linux; for pip, pipx and tarball "
+        "installs)",
+    )
+    entry.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="remove the menu entry --install-desktop-entry added",
+    )
     if command == "*":
         import shtab
 
@@ -181,6 +193,11 @@ def _run(args_list: list[str], out: TextIO, err: TextIO) -> int:
         return int(exc.code or 0)
     if args.command == "gui":
         return open_gui(args.paths, err)
+    if args.install_desktop_entry or args.uninstall_desktop_entry:
+        from dupfinder.cli import desktop_entry
+
+        act = desktop_entry.install if args.install_desktop_entry else desktop_entry.uninstall
+        return act(out)
     if args.command is None:
         build_parser(None).print_help(out)
         return EXIT_USAGE
