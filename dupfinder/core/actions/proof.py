@@ -30,8 +30,6 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from dupfinder.core.filesystem import inodes_name_files, same_spelling
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
 from dupfinder.core.fingerprints.worker import Task, fingerprint_file
@@ -228,6 +226,8 @@ def _lock(opened: Opened) -> None:
 
 def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> float:
     """The scan's second check between the two files, fingerprinted now."""
+    import numpy as np  # only here: the command line's help must not load numpy
+
     from dupfinder.core.grouping.groups import second_check
 
     check = second_check(kind, options)
