@@ -57,6 +57,11 @@ _KINDS = {
 }
 
 
+#: Read-only; on POSIX without waiting on a FIFO and closed in children (Windows has neither
+#: flag: there a FIFO cannot be opened by path, and descriptors are not inherited).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def read_result_text(path: str | os.PathLike[str]) -> str:
     """The text of a results file: a regular file of at most ``MAX_RESULT_BYTES``, UTF-8.
 
@@ -64,7 +69,7 @@ def read_result_text(path: str | os.PathLike[str]) -> str:
     is read) and OSError when it cannot be opened or read.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, _OPEN_FLAGS)
     except IsADirectoryError:
         raise ResultFormatError(f"{os.fspath(path)}: not a regular file (a folder)") from None
     try:
