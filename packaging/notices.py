@@ -16,6 +16,12 @@ too, or carrying a linking exception) and any licence nobody could determine. LG
 for shared libraries the bundle loads dynamically (a user can replace them in the onedir
 bundle), each with its reason written down. The result is ``THIRD-PARTY-NOTICES.txt`` (for
 people) and ``THIRD-PARTY-NOTICES.json`` (for the tests) at the top of the bundle.
+
+The text also says where the source of every LGPL and MPL part is (``SOURCES``: the upstream
+release of the very version bundled), how to replace an LGPL library in each form of the
+bundle, and, when ``DUPFINDER_QT_ATTRIBUTIONS`` names a folder of Qt's ``qt_attribution.json``
+files (``qtbase/src/3rdparty`` of the bundled Qt's source, which the release workflow
+unpacks), the texts of the third-party code inside Qt's libraries; without it, where they are.
 """
 
 from __future__ import annotations
@@ -62,12 +68,6 @@ REVIEWED: dict[str, tuple[str, str]] = {
         "the GPL-3.0 text it ships covers tools/editors/emacs/rst.el only, which is not in the "
         "wheel (COPYING.rst)",
     ),
-    "scipy": (
-        "BSD-3-Clause",
-        "the License field holds the licence text itself; its vendored "
-        "libraries (OpenBLAS, libgfortran with the GCC runtime exception) are listed "
-        "in its LICENSE.txt",
-    ),
     "pypdfium2": (
         "(Apache-2.0 OR BSD-3-Clause) AND BSD-3-Clause AND LicenseRef-PDFium-dependencies",
         "the binding is Apache-2.0 or BSD-3-Clause and PDFium BSD-3-Clause; the libraries built "
@@ -88,11 +88,6 @@ REVIEWED: dict[str, tuple[str, str]] = {
     "libstdc++6": (
         "GPL-3.0-or-later WITH GCC-exception-3.1",
         "the GCC runtime library exception allows distributing it with any program",
-    ),
-    "libgomp1": (
-        "GPL-3.0-or-later WITH GCC-exception-3.1",
-        "GCC's OpenMP runtime (numba's threading layer); the GCC runtime library exception "
-        "allows distributing it with any program",
     ),
     "libgcrypt20": ("LGPL-2.1-or-later", LGPL_REASON),
     "libuuid1": ("BSD-3-Clause", "util-linux is GPL; its libuuid is BSD-3-Clause"),
@@ -138,6 +133,43 @@ NAMES = {
 
 #: Exceptions that let a GPL library ship inside a program under any licence.
 LINKING_EXCEPTIONS = {"gcc-exception-3.1", "pyinstaller-bootloader-exception"}
+#: Where the source of each LGPL or MPL part is, for the version bundled ({v}; {mm}: major.minor).
+SOURCES: dict[str, tuple[str, ...]] = {
+    "pyside6-essentials": (
+        "PySide6 and Shiboken {v}: https://download.qt.io/official_releases/QtForPython/pyside6/"
+        "PySide6-{v}-src/",
+        "Qt {v} (the libraries in PySide6/Qt/lib): https://download.qt.io/official_releases/qt/"
+        "{mm}/{v}/single/qt-everywhere-src-{v}.tar.xz",
+    ),
+    "shiboken6": ("as PySide6 {v} (the same source release)",),
+    "pi-heif": (
+        "pi-heif {v} (the binding and the scripts that build libheif and libde265 for its "
+        "wheels): https://pypi.org/project/pi-heif/{v}/#files",
+        "libheif: https://github.com/strukturag/libheif/releases (the release pi-heif {v} builds)",
+        "libde265: https://github.com/strukturag/libde265/releases (likewise)",
+    ),
+    "pathspec": ("pathspec {v}: https://pypi.org/project/pathspec/{v}/#files",),
+    "shtab": ("shtab {v}: https://pypi.org/project/shtab/{v}/#files",),
+    "libc6": ("glibc (Debian {v}): https://sources.debian.org/src/glibc/",),
+}
+
+#: How to replace an LGPL library in each form the bundle takes.
+REPLACING = """\
+The LGPL parts (Qt, PySide6 and Shiboken; libheif and libde265 inside pi-heif) are shared
+libraries the program loads at start, unmodified, each a file of its own. To use a version
+you built (from the sources above, or a compatible later release), replace the file:
+  Linux folder, tarball and .deb: _internal/PySide6/Qt/lib/libQt6*.so.6,
+    _internal/PySide6/*.abi3.so, _internal/libpyside6*.so*, _internal/libshiboken6*.so*,
+    _internal/pi_heif.libs/libheif-*.so*, libde265-*.so* (the .deb: under /opt/dupfinder)
+  Windows (installed folder): _internal\\PySide6\\Qt6*.dll, pyside6*.dll, shiboken6*.dll
+  macOS: dupfinder.app/Contents/Frameworks/ (the same names as on Linux, .dylib); sign the app
+    again afterwards (codesign --force --deep --sign - dupfinder.app)
+dupfinder ships no one-file executable (a one-file build packs these libraries inside it);
+whoever builds one with packaging/build.py --onefile gets it from the same sources, and can
+rebuild it with the replaced libraries in the environment: every file of dupfinder and its
+build scripts is MIT licensed.
+"""
+
 #: Native libraries known to be GPL wherever they come from (a wheel may vendor them).
 GPL_LIBRARIES = re.compile(r"(^|/)lib(x264|x265|fdk-aac|postproc|readline)[-.]")
 
@@ -379,6 +411,19 @@ def render(components: Iterable[Component], program: str) -> str:
     ]
     for c in components:
         lines.append(f"  {c.name} {c.version}: {c.licence}")
+    copyleft = [c for c in components if re.search(r"lgpl|mpl", c.licence, re.I)]
+    if copyleft:
+        lines += ["", rule, "Sources of the LGPL and MPL parts", ""]
+        for c in copyleft:
+            numbers = re.findall(r"\d+", c.version)
+            mm = ".".join(numbers[:2])
+            for line in SOURCES.get(c.name, (f"{c.name} {{v}}: from its upstream release",)):
+                lines.append("  " + line.format(v=c.version, mm=mm))
+        lines += ["", rule, "Replacing the LGPL libraries", "", REPLACING.rstrip()]
+    qt = next((c for c in components if c.name == "pyside6-essentials"), None)
+    if qt is not None:
+        lines += ["", rule, "Third-party code inside Qt's libraries", ""]
+        lines += _qt_attributions(qt.version)
     for c in components:
         lines += ["", rule, f"{c.name} {c.version} ({c.origin})", f"Licence: {c.licence}"]
         if c.reason:
@@ -386,6 +431,36 @@ def render(components: Iterable[Component], program: str) -> str:
         for name, text in sorted(c.texts.items()):
             lines += ["", f"--- {name} ---", text.rstrip()]
     return "\n".join(lines) + "\n"
+
+
+def _qt_attributions(version: str) -> list[str]:
+    """The attributions of Qt's third-party parts (``DUPFINDER_QT_ATTRIBUTIONS``: a folder of
+    Qt's qt_attribution.json files with the licence files they name), or where they are."""
+    folder = os.environ.get("DUPFINDER_QT_ATTRIBUTIONS")
+    mm = ".".join(re.findall(r"\d+", version)[:2])
+    where = (
+        f"Qt {version} contains third-party code (listed with its licences at "
+        f"https://doc.qt.io/qt-{mm.split('.')[0]}/licenses-used-in-qt.html; the texts are in the "
+        f"source release named above, beside each part's qt_attribution.json)."
+    )
+    if not folder:
+        return [where]
+    lines = [where, ""]
+    for path in sorted(Path(folder).rglob("qt_attribution.json")):
+        entries = json.loads(path.read_text(encoding="utf-8"))
+        for entry in entries if isinstance(entries, list) else [entries]:
+            lines += [
+                f"--- {entry.get('Name', path.parent.name)} {entry.get('Version', '')} "
+                f"({entry.get('License', '')}) ---",
+                *entry.get("Copyright", "").splitlines(),
+            ]
+            licence_file = entry.get("LicenseFile") or ""
+            for name in licence_file if isinstance(licence_file, list) else [licence_file]:
+                text = path.parent / name
+                if name and text.is_file():
+                    lines += ["", _read(text).rstrip()]
+            lines.append("")
+    return lines
 
 
 def write_notices(sources: Iterable[tuple[str, str]], folder: Path, program: str) -> list[Path]:

@@ -15,7 +15,8 @@ Checks, each printed with its time:
    the package scanning in-process;
 4. (Linux) the headless scan loads no GUI library (Qt, libGL, libEGL, X11, fontconfig);
 5. LICENSE and the third-party notices sit at the top of the folder, every bundled package's
-   licence may ship under MIT, and no GPL library (x265 and the like) is among the files;
+   licence may ship under MIT, no GPL library (x265 and the like) is among the files, and
+   neither numba, llvmlite nor scipy is;
 6. the windowed executable opens the app offscreen, stays up for a few seconds, and closes
    cleanly on Ctrl+C (SIGINT) with exit status 0, saving its settings.
 
@@ -265,9 +266,12 @@ def check_notices(executable: Path) -> str:
     bundled = [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()]
     found = notices.problems(packages)
     found += [path for path in bundled if notices.GPL_LIBRARIES.search(path)]
+    heavy = {"numba", "llvmlite", "scipy", "imagehash", "pywavelets", "cython"}
+    found += [f"{p.name} is bundled" for p in packages if p.name in heavy]
+    found += [path for path in bundled if path.split("/")[1:2] in (["numba"], ["scipy"])]
     if found:
         raise SmokeFailure("; ".join(found))
-    return f"{len(packages)} packages, every licence allowed under MIT"
+    return f"{len(packages)} packages, every licence allowed under MIT, no numba or scipy"
 
 
 def check_gui(executable: Path, env: dict[str, str], home: Path) -> str:

@@ -55,3 +55,43 @@ def test_every_import_is_a_declared_dependency() -> None:
         if not {_normal(d) for d in owners.get(module, [module])} & _declared()
     }
     assert not undeclared, f"imported but not declared in pyproject.toml: {undeclared}"
+
+
+#: What the app must not pull into a user's install or a bundle: numba with its LLVM (171 MB),
+#: scipy (53 MB) and what brought it (imagehash, PyWavelets), Cython (a build tool).
+HEAVY = {"numba", "llvmlite", "scipy", "imagehash", "pywavelets", "cython"}
+
+
+def test_a_fresh_install_pulls_in_no_numba_llvmlite_or_scipy() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    todo = [*project["dependencies"]]
+    for extra, requirements in project["optional-dependencies"].items():
+        if extra not in DEVELOPER_EXTRAS:
+            todo += requirements
+    seen: set[str] = set()
+    while todo:
+        requirement = Requirement(todo.pop())
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        name = _normal(requirement.name)
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            todo += importlib.metadata.requires(requirement.name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue  # an extra not installed here (distributed): its own names still count
+    assert not seen & HEAVY, f"the install would pull in {sorted(seen & HEAVY)}"
+
+
+def test_the_kernels_were_compiled_with_this_install() -> None:
+    """CI builds them (DUPFINDER_NATIVE=required); an install made with DUPFINDER_NATIVE=0 has
+    none by choice, and the numpy path answers."""
+    import os
+
+    from dupfinder.core.jit import engine
+
+    if os.environ.get("DUPFINDER_NATIVE") == "0":
+        return
+    missing = [kernel.label for kernel in engine.Kernel if engine.load(kernel) is None]
+    assert not missing, f"not compiled: {missing} (a C compiler and Cython build them)"

@@ -127,3 +127,32 @@ def test_debians_own_python_is_the_interpreter(monkeypatch: pytest.MonkeyPatch) 
         "PSF-2.0",
     )
     assert notices.refused(component.licence) is None
+
+
+def test_notices_name_the_sources_of_lgpl_and_mpl_parts_and_how_to_replace_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parts = [
+        notices.Component("pyside6-essentials", "6.11.3", "python", "LGPL-3.0-only", "why"),
+        notices.Component("pathspec", "1.1.1", "python", "MPL-2.0"),
+        notices.Component("numpy", "2.4.6", "python", "BSD-3-Clause"),
+    ]
+    monkeypatch.delenv("DUPFINDER_QT_ATTRIBUTIONS", raising=False)
+    text = notices.render(parts, "dupfinder")
+    assert "qt-everywhere-src-6.11.3.tar.xz" in text
+    assert "/official_releases/qt/6.11/6.11.3/" in text
+    assert "PySide6-6.11.3-src" in text
+    assert "pypi.org/project/pathspec/1.1.1/" in text
+    assert "numpy 2.4.6:" in text  # listed, but no source needed for BSD
+    assert "Replacing the LGPL libraries" in text
+    assert "licenses-used-in-qt" in text
+    (tmp_path / "zlib").mkdir()
+    (tmp_path / "zlib" / "LICENSE").write_text("zlib licence text here\n")
+    (tmp_path / "zlib" / "qt_attribution.json").write_text(
+        '{"Name": "zlib", "Version": "1.3", "License": "Zlib", '
+        '"Copyright": "Copyright (C) Jean-loup Gailly and Mark Adler", "LicenseFile": "LICENSE"}'
+    )
+    monkeypatch.setenv("DUPFINDER_QT_ATTRIBUTIONS", str(tmp_path))
+    text = notices.render(parts, "dupfinder")
+    assert "--- zlib 1.3 (Zlib) ---" in text
+    assert "zlib licence text here" in text
