@@ -159,6 +159,13 @@ def _closest_turns(
     return out
 
 
+#: Kinds whose checked pairs are remembered: a picture pair's check (thumbnails compared
+#: block by block) costs 10-100 times what looking it up does; a document pair's (two
+#: sketches of 128 bytes) costs about the same, and a million short documents can propose
+#: tens of millions of pairs that would only make the library large.
+_REMEMBERED = frozenset({Kind.IMAGE})
+
+
 def _member_similarities(
     outcome: checked.CheckedPairs,
     inverse: npt.NDArray[np.int64],
@@ -241,7 +248,7 @@ def group_rows(
                 check.threshold,
                 check.measure,
                 checked.content_keys(values[found.first], keys[found.first]),
-                memory,
+                memory if kind in _REMEMBERED else None,
                 checked.check_name(kind.value, check.measure),
             )
             pairs = outcome.pairs
