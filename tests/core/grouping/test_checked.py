@@ -131,7 +131,7 @@ def test_a_warm_rescan_gives_the_same_groups_without_checking_again(tmp_path: Pa
     try:
         warm = scan.run(options)
     finally:
-        checked._similarities = plain  # type: ignore[assignment]
+        checked._similarities = plain
     assert [g.kind for g in cold.groups].count(Kind.IMAGE) == 3
     assert [[m.path for m in g.members] for g in warm.groups] == [
         [m.path for m in g.members] for g in cold.groups
