@@ -86,7 +86,7 @@ PLATFORM_WORDS = ("platform", "os.name", "hasattr", "getattr", "POSIX", "WINDOWS
 KNOWN: dict[tuple[str, str], str] = {
     ("dupfinder/core/actions/journal_index.py", "os.O_CLOEXEC"): "the journal's index file",
     ("dupfinder/core/actions/journal_index.py", "os.O_NONBLOCK"): "the journal's index file",
-    ("dupfinder/core/actions/mounts.py", "/proc/"): "the mount table (Linux)",
+    ("dupfinder/core/filesystem.py", "/proc/"): "the mount table (Linux)",
     ("dupfinder/core/actions/putback.py", "os.O_CLOEXEC"): "restore through open folders",
     ("dupfinder/core/actions/putback.py", "os.O_DIRECTORY"): "restore through open folders",
     ("dupfinder/core/actions/putback.py", "os.O_NOFOLLOW"): "restore through open folders",

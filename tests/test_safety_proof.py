@@ -95,13 +95,11 @@ def exfat(tmp_path: Path) -> Iterator[Path]:
     if mounted.returncode != 0:
         subprocess.run(["losetup", "-d", device], check=False)
         pytest.skip(f"exFAT could not be mounted: {mounted.stderr.decode().strip()}")
-    filesystem._mounts.cache_clear()
     try:
         yield mount
     finally:
         subprocess.run(["umount", str(mount)], check=False, capture_output=True)
         subprocess.run(["losetup", "-d", device], check=False)
-        filesystem._mounts.cache_clear()
 
 
 def test_two_spellings_of_one_folder_on_exfat_are_one_file_for_scan_and_delete(
@@ -144,7 +142,9 @@ def test_same_file_compares_spellings_where_inodes_do_not_name_files(
     first, second = open_in_folder(str(a)), open_in_folder(str(b))
     try:
         assert not same_file(first, second)
-        monkeypatch.setattr(filesystem, "_mounts", lambda: ((str(tmp_path), "vfat"),))
+        monkeypatch.setattr(
+            filesystem, "mounts", lambda: (filesystem.Mount(str(tmp_path), "vfat"),)
+        )
         assert not filesystem.inodes_name_files(str(a))
         assert filesystem.spelling(str(a)) == filesystem.spelling(str(tmp_path / "PHOTO.JPG"))
         assert not same_file(first, second)  # two names, two files, whatever the case rule

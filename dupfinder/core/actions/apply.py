@@ -565,7 +565,7 @@ def restore_claims(journal: Journal) -> int:
     returns how many. A file is never removed here: when its name was taken meanwhile by
     the same bytes (the link was made) the private copy goes, otherwise it stays."""
     restored = 0
-    for session in journal.applies():
+    for session in journal.unfinished():  # only what a killed run may have left
         for item in session.files:
             intent = item.intent
             if item.state is not FileState.INTERRUPTED or intent is None or not intent.claim:

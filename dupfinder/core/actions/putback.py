@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dupfinder.core.actions.mounts import inodes_name_files
+from dupfinder.core.filesystem import inodes_name_files
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
 
 __all__ = [

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from dupfinder.core.actions.mounts import mount_of
+from dupfinder.core.filesystem import mount_of
 from dupfinder.core.actions.putback import Expected, open_folder, put_back, rename_noreplace
 
 __all__ = [
