@@ -31,6 +31,13 @@ ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.fixture(autouse=True)
+def _numpy_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are the numpy reference's: AUTO keeps to it whatever the size (the compiled
+    kernel, which AUTO takes from 1,000 fingerprints, has its own tests in test_compiled.py)."""
+    monkeypatch.setenv(ix.ENGINE_VARIABLE, "numpy")
+
+
 def assert_pairs_equal(x: np.ndarray, k: int, blocks: int | None = None) -> None:
     pairs, dist = all_pairs_with_distances(x, k, blocks=blocks)
     want_pairs, want_dist = brute_pairs(x, k)
