@@ -55,7 +55,7 @@ def base_system(release: str) -> Path:
 @contextmanager
 def mounted(system: Path) -> Iterator[Path]:
     """``system`` with /proc, /dev and a fresh /tmp mounted (unmounted afterwards)."""
-    mounts = []
+    mounts: list[Path] = []
     try:
         for source, target, options in (
             ("proc", "proc", ["-t", "proc"]),
@@ -67,11 +67,13 @@ def mounted(system: Path) -> Iterator[Path]:
         shutil.copy2("/etc/resolv.conf", system / "etc" / "resolv.conf")
         yield system
     finally:
-        for target in reversed(mounts):
-            subprocess.run(["umount", "-l", str(target)], check=False)
+        for mounted_at in reversed(mounts):
+            subprocess.run(["umount", "-l", str(mounted_at)], check=False)
 
 
-def inside(system: Path, *command: str, env: dict[str, str] | None = None, timeout: float = 600):
+def inside(
+    system: Path, *command: str, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     """Run ``command`` in the chroot; returns the finished process (output captured)."""
     return subprocess.run(
         ["chroot", str(system), *command],
