@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from dupfinder.core.filesystem import mount_of
 from dupfinder.core.actions.putback import Expected, open_folder, put_back, rename_noreplace
+from dupfinder.core.filesystem import mount_of
 
 __all__ = [
     "NATIVE_TRASH",
