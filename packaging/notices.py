@@ -90,6 +90,13 @@ REVIEWED: dict[str, tuple[str, str]] = {
         "the GCC runtime library exception allows distributing it with any program",
     ),
     "libgcrypt20": ("LGPL-2.1-or-later", LGPL_REASON),
+    # Debian 11's names and copyright files (the glibc 2.31 build)
+    "libffi7": ("MIT", "libffi's licence (Expat), as libffi8's"),
+    "libpcre3": ("BSD-3-Clause", "PCRE 8's licence (its copyright file names it BSD)"),
+    "libzstd1": (
+        "BSD-3-Clause",
+        "offered as BSD-3-Clause OR GPL-2.0-only (its copyright file); used under BSD-3-Clause",
+    ),
     "libuuid1": ("BSD-3-Clause", "util-linux is GPL; its libuuid is BSD-3-Clause"),
     "libglib2.0-0": ("LGPL-2.1-or-later", LGPL_REASON),
     "libgpg-error0": ("LGPL-2.1-or-later", LGPL_REASON),
