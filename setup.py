@@ -51,6 +51,11 @@ class BuildKernels(build_ext):
     """Compiler flags per compiler: optimised, with the CPU's bit-count instruction on x86-64
     (the x86-64-v2 level numpy's own wheels require) and AVX2 for the ``_avx2`` builds."""
 
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:  # the kernels compile independently: one per core
+            self.parallel = os.cpu_count() or 1
+
     def build_extensions(self) -> None:
         msvc = self.compiler.compiler_type == "msvc"
         clang = None if msvc else _clang()

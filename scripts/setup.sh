@@ -79,8 +79,32 @@ fi
 if .venv/bin/python -m pip show --quiet dupfinder >/dev/null 2>&1; then
   .venv/bin/python -m pip uninstall --quiet --yes dupfinder
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS}]"
-# an editable install compiles the kernels in place; say so when they could not be built
+# An editable install compiles the kernels in place (a minute or two). When this project is
+# installed already, its pyproject.toml and kernel sources unchanged since, only the
+# requirements are installed: a second run with other extras (CI runs two) compiles nothing.
+if .venv/bin/python - "$EXTRAS" <<'PY'
+import importlib.metadata, pathlib, sys, tomllib
+try:
+    installed = importlib.metadata.distribution("dupfinder-app")
+except importlib.metadata.PackageNotFoundError:
+    sys.exit(1)
+record = installed.locate_file(f"{installed._path.name}/RECORD")  # type: ignore[attr-defined]
+if pathlib.Path("pyproject.toml").stat().st_mtime > pathlib.Path(record).stat().st_mtime:
+    sys.exit(1)  # the project's metadata changed since it was installed
+for source in pathlib.Path("dupfinder").rglob("*.pyx"):
+    built = list(source.parent.glob(source.stem + ".*.so")) + list(source.parent.glob(source.stem + ".*.pyd"))
+    if not built or min(p.stat().st_mtime for p in built) < source.stat().st_mtime:
+        sys.exit(1)
+project = tomllib.loads(pathlib.Path("pyproject.toml").read_text())["project"]
+wanted = [r for extra in sys.argv[1].split(",") for r in project["optional-dependencies"].get(extra, [])]
+print("\n".join(project["dependencies"] + wanted), file=open(".venv/requirements-now.txt", "w"))
+PY
+then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r .venv/requirements-now.txt
+else
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS}]"
+fi
+# say so when a kernel could not be built
 .venv/bin/python - <<'PY'
 from dupfinder.core.jit import engine
 
