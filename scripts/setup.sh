@@ -82,7 +82,7 @@ fi
 # An editable install compiles the kernels in place (a minute or two). When this project is
 # installed already, its pyproject.toml and kernel sources unchanged since, only the
 # requirements are installed: a second run with other extras (CI runs two) compiles nothing.
-if .venv/bin/python - "$EXTRAS" <<'PY'
+if .venv/bin/python -I - "$EXTRAS" <<'PY'
 import importlib.metadata, pathlib, sys, tomllib
 try:
     installed = importlib.metadata.distribution("dupfinder-app")
