@@ -53,7 +53,8 @@ fi
 
 rm -rf "$CHROOT/src" && mkdir -p "$CHROOT/src"
 git -C "$ROOT" archive HEAD | tar -x -C "$CHROOT/src"
-chroot "$CHROOT" env PIP_CERT=/etc/host-ca.crt DUPFINDER_NATIVE=required HOME=/root sh -c "
+chroot "$CHROOT" env PIP_CERT=/etc/host-ca.crt SSL_CERT_FILE=/etc/host-ca.crt \
+  REQUESTS_CA_BUNDLE=/etc/host-ca.crt DUPFINDER_NATIVE=required HOME=/root sh -c "
   cd /src && $PY/bin/python3.11 -m venv .venv &&
   .venv/bin/pip install -q --disable-pip-version-check -e '.[gui,heif,package]' &&
   .venv/bin/python packaging/build.py --no-measure &&
