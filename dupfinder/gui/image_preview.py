@@ -46,6 +46,7 @@ __all__ = [
     "fit_scale_shown",
     "heif_support",
     "load_preview_image",
+    "on_checkerboard",
     "to_qimage",
 ]
 
@@ -166,6 +167,32 @@ def fit_scale_shown(fits: float) -> float:
     return float(min(math.floor(fits), MAX_ENLARGE))
 
 
+#: The checkerboard behind transparent parts: two greys a white and a black icon both show
+#: on, in squares of this many pixels.
+CHECKER_GREYS = (118, 178)
+CHECKER_CELL = 4
+
+
+def on_checkerboard(image: Image.Image) -> Image.Image:
+    """``image`` over a grey checkerboard where it is transparent (unchanged when opaque)."""
+    if image.mode != "RGBA" or image.getchannel("A").getextrema()[0] == 255:
+        return image
+    width, height = image.size
+    cells = Image.frombytes(
+        "L",
+        (2, 2),
+        bytes((CHECKER_GREYS[0], CHECKER_GREYS[1], CHECKER_GREYS[1], CHECKER_GREYS[0])),
+    )
+    board = cells.resize((2 * CHECKER_CELL, 2 * CHECKER_CELL), Image.Resampling.NEAREST)
+    tiled = Image.new("L", (width, height))
+    for top in range(0, height, board.height):
+        for left in range(0, width, board.width):
+            tiled.paste(board, (left, top))
+    page = tiled.convert("RGBA")
+    page.alpha_composite(image)
+    return page
+
+
 def to_qimage(image: Image.Image) -> QImage:
     data = image.tobytes("raw", "RGBA")
     qimage = QImage(data, image.width, image.height, image.width * 4, QImage.Format.Format_RGBA8888)
@@ -199,8 +226,8 @@ def _load_pair(
         return _Loaded(
             left,
             right,
-            to_qimage(left.image) if left.image is not None else None,
-            to_qimage(right.image) if right.image is not None else None,
+            to_qimage(on_checkerboard(left.image)) if left.image is not None else None,
+            to_qimage(on_checkerboard(right.image)) if right.image is not None else None,
             difference,
             mean,
         )
@@ -324,6 +351,12 @@ class ImagePreview(QWidget):
         self._loaded: _Loaded | None = None
 
     def show_pair(self, representative: str, member: str) -> None:
+        if self._loaded is not None and (representative, member) != self._paths:
+            # never the previous pair under a new selection while a large picture decodes
+            self._loaded = None
+            for side in (self.left, self.right):
+                side.view.set_image(None, (0, 0))
+                side.caption.clear()
         self._paths = (representative, member)
         self.summary.setText(translate("Preview", "Loading…"))
         if self._job is not None:

@@ -21,14 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from PIL import Image
 from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal, Slot
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from dupfinder.core.model import Member
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
-from dupfinder.gui.image_preview import heif_support, load_preview_image, to_qimage
+from dupfinder.gui.image_preview import (
+    heif_support,
+    load_preview_image,
+    on_checkerboard,
+    to_qimage,
+)
 
 __all__ = [
     "THUMBNAIL_SIDE",
@@ -95,32 +99,6 @@ class Decoded:
     key: _Key
     image: QImage | None
     problem: str | None = None
-
-
-#: The checkerboard behind transparent parts: two greys a white and a black icon both show
-#: on, in squares of this many pixels.
-CHECKER_GREYS = (118, 178)
-CHECKER_CELL = 4
-
-
-def on_checkerboard(image: Image.Image) -> Image.Image:
-    """``image`` over a grey checkerboard where it is transparent (unchanged when opaque)."""
-    if image.mode != "RGBA" or image.getchannel("A").getextrema()[0] == 255:
-        return image
-    width, height = image.size
-    cells = Image.frombytes(
-        "L",
-        (2, 2),
-        bytes((CHECKER_GREYS[0], CHECKER_GREYS[1], CHECKER_GREYS[1], CHECKER_GREYS[0])),
-    )
-    board = cells.resize((2 * CHECKER_CELL, 2 * CHECKER_CELL), Image.Resampling.NEAREST)
-    tiled = Image.new("L", (width, height))
-    for top in range(0, height, board.height):
-        for left in range(0, width, board.width):
-            tiled.paste(board, (left, top))
-    page = tiled.convert("RGBA")
-    page.alpha_composite(image)
-    return page
 
 
 def decode_thumbnail(path: str, side: int) -> tuple[QImage | None, str | None]:

@@ -333,3 +333,46 @@ def test_fit_each_shows_a_small_copy_as_large_as_its_original(qtbot: QtBot, tmp_
 def _shown_pair(qtbot: QtBot, left: Path, right: Path) -> ImagePreview:
     """An image preview on screen, showing ``left`` against ``right``."""
     return _on_screen(qtbot, ImagePreview(), 500, left, right)
+
+
+def test_a_white_icon_on_transparency_shows_over_a_checkerboard(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    icon = Image.new("RGBA", (64, 64), (255, 255, 255, 0))
+    icon.paste((255, 255, 255, 255), (16, 16, 48, 48))
+    left, right = tmp_path / "white.png", tmp_path / "white copy.png"
+    icon.save(left)
+    icon.save(right)
+    preview = _shown_pair(qtbot, left, right)
+    loaded = preview._loaded
+    assert loaded is not None
+    assert loaded.left_image is not None
+    corner = loaded.left_image.pixelColor(1, 1)  # transparent: the checkerboard, not white
+    assert corner.lightness() < 200
+    middle = loaded.left_image.pixelColor(32, 32)  # the icon itself stays white
+    assert middle.lightness() == 255
+    preview.stop()
+
+
+def test_a_new_selection_never_shows_the_previous_pair_while_it_loads(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    paths = []
+    for name, colour in (("a", "red"), ("b", "red"), ("c", "blue"), ("d", "blue")):
+        path = tmp_path / f"{name}.png"
+        Image.new("RGB", (80, 60), colour).save(path)
+        paths.append(path)
+    preview = _shown_pair(qtbot, paths[0], paths[1])
+    assert preview.left.view._item is not None
+    preview.show_pair(str(paths[2]), str(paths[3]))  # not decoded yet
+    assert preview.left.view._item is None
+    assert preview.right.view._item is None
+    assert preview.left.caption.text() == ""
+    with qtbot.waitSignal(preview.rendered, timeout=10_000):
+        pass
+    assert preview.left.view._item is not None
+    preview.stop()
