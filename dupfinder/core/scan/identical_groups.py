@@ -54,9 +54,12 @@ def copies_of(
     return Copies(kind, tuple(members))
 
 
-def merge(groups: Sequence[Group], copies: Sequence[Copies]) -> list[Group]:
+def merge(
+    groups: Sequence[Group], copies: Sequence[Copies], references: Sequence[str] = ()
+) -> list[Group]:
     """``groups`` with identical members marked and joined by their copies, then new groups
-    (in the order of ``copies``) for the identical sets no group holds."""
+    (in the order of ``copies``) for the identical sets no group holds, each led by the copy
+    the suggested order keeps (a file in one of the scan's ``references`` folders first)."""
     home = {m.path: index for index, group in enumerate(groups) for m in group.members}
     content = {m.path: m.content_hash for c in copies for m in c.members}
     joining: dict[int, list[tuple[str, list[Member]]]] = {}
@@ -65,7 +68,7 @@ def merge(groups: Sequence[Group], copies: Sequence[Copies]) -> list[Group]:
         homes = sorted({home[m.path] for m in found.members if m.path in home})
         if not homes:
             # the copy to keep: the suggested keeper's order (names, age...), as in a group
-            alone.append(suggested(Group(found.kind, found.members)))
+            alone.append(suggested(Group(found.kind, found.members), references))
             continue
         outside = [m for m in found.members if m.path not in home]
         if outside:

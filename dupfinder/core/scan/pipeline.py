@@ -11,6 +11,7 @@ import contextlib
 import functools
 import logging
 import multiprocessing
+import os
 import sys
 import threading
 import time
@@ -151,7 +152,9 @@ def run(
             return _cancelled(len(files), started, from_cache)
     if identical.sets:
         by_suffix = not options.near_duplicates
-        groups = merge(groups, [copies_of(s, files, outcomes, by_suffix) for s in identical.sets])
+        copies = [copies_of(s, files, outcomes, by_suffix) for s in identical.sets]
+        references = tuple(os.path.realpath(folder) for folder in options.references)
+        groups = merge(groups, copies, references)
         groups.sort(key=_group_order)
     reported = {e.path for e in errors}
     for problem in identical.problems:

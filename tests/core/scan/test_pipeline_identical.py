@@ -287,3 +287,23 @@ def test_a_rescan_counts_sniffed_binaries_among_the_other_files(
     assert again.stats.files_from_cache == again.stats.files_fingerprinted == readable
     assert first.stats.files_from_cache == 0
     assert "0 read now" in summary(again)
+
+
+def test_identical_files_keep_the_copy_in_a_reference_folder(tmp_path: Path) -> None:
+    """Byte copies of a file of no other kind: the scan's suggested keeper is the copy in the
+    reference folder, even when another copy is older and shorter-named."""
+    from dupfinder.core.model import ScanOptions
+    from dupfinder.core.scan import pipeline
+
+    archive, downloads = tmp_path / "archive", tmp_path / "dl"
+    archive.mkdir()
+    downloads.mkdir()
+    data = bytes(range(256)) * 64
+    old, kept = downloads / "a.bin", archive / "the archived copy.bin"
+    old.write_bytes(data)
+    kept.write_bytes(data)
+    os.utime(old, (1_000, 1_000))
+    options = ScanOptions(roots=(tmp_path,), references=(archive,), use_cache=False, jobs=1)
+    result = pipeline.run(options)
+    (group,) = result.groups
+    assert group.members[0].path == str(kept)
