@@ -11,6 +11,7 @@ at a sample (all processes together, as a person's machine feels them).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import subprocess
@@ -119,8 +120,13 @@ def measure(
         sampler.join()
     wall = time.perf_counter() - started
     if group is not None:
+        # the scan's fork server and resource tracker end a moment after the command
+        deadline = time.monotonic() + 30
+        while (group / "cgroup.procs").read_text().strip() and time.monotonic() < deadline:
+            time.sleep(0.05)
         cpu = int((group / "cpuacct.usage").read_text()) / 1e9
-        group.rmdir()
+        with contextlib.suppress(OSError):  # a process still in it: the group stays behind
+            group.rmdir()
     else:
         cpu = sum(seen.values())
     return Measured(
