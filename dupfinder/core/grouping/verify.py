@@ -59,6 +59,9 @@ _CHUNK = 1 << 15
 _CHUNK_BYTES = 8 << 20
 #: Sketch bins per LSH band (of the densified sketch).
 BAND_BINS = 5
+#: Filled bins of its own a band needs to be compared: two make a chance agreement of two
+#: unrelated documents 1 in 65,025 per band instead of 1 in 255.
+_OWN_BINS = 2
 #: Rows densified at once: bounds the temporary (rows, 2 x bins) arrays to a few MB.
 _DENSIFY_ROWS = 1 << 13
 
@@ -160,12 +163,16 @@ def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS) -> I64:
     n, width = node_sketches.shape
     if n < 2 or band_bins < 1 or width < band_bins:
         return np.zeros((0, 2), dtype=np.int64)
-    node_sketches = densified(node_sketches)
+    raw = np.asarray(node_sketches, dtype=np.uint8)
+    node_sketches = densified(raw)
     found = []
     ids = np.arange(n, dtype=np.int64)
     for first in range(0, width - band_bins + 1, band_bins):
         band = node_sketches[:, first : first + band_bins]
-        full = np.flatnonzero(band.all(axis=1))
+        # a band borrowed from one filled bin is 8 bits of chance: unrelated short documents
+        # would agree on 1 in 255 and their pairs would grow with the square of their number
+        own = np.count_nonzero(raw[:, first : first + band_bins], axis=1) >= _OWN_BINS
+        full = np.flatnonzero(band.all(axis=1) & own)
         if len(full) < 2:
             continue
         padded = np.zeros((len(full), 8), dtype=np.uint8)
