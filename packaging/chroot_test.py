@@ -2,8 +2,8 @@
 
     sudo .venv/bin/python packaging/chroot_test.py dist/dupfinder_<version>_<arch>.deb
 
-A minimal Debian (``debootstrap --variant=minbase``, kept in ``build/chroot`` and copied
-afresh for each run) first gets the package's files without its dependencies: the headless
+A minimal Debian (``debootstrap --variant=minbase``, kept in ``~/.cache/dupfinder-test`` with
+the packages it downloads, and copied afresh for each run) first gets the package's files without its dependencies: the headless
 scan must work there (it needs no desktop library) and the window must refuse to open with a
 message naming the missing libraries and fonts, without a traceback. Then ``apt-get install``
 installs the package with its dependencies, and ``dupfinder`` must be on the PATH, with its
@@ -25,7 +25,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "build" / "chroot"
+#: The minimal Debian systems and the packages downloaded for them, kept between runs (and
+#: between clones: a CI run in a fresh clone reuses them); DUPFINDER_CHROOT_CACHE moves them.
+CACHE = Path(
+    os.environ.get("DUPFINDER_CHROOT_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "dupfinder-test"
+    / "chroot"
+)
 SAMPLE = ROOT / "resources" / "sample"
 #: A clean environment inside the chroot (nothing of the host's leaks in).
 ENV = {
@@ -57,10 +64,13 @@ def mounted(system: Path) -> Iterator[Path]:
     """``system`` with /proc, /dev and a fresh /tmp mounted (unmounted afterwards)."""
     mounts: list[Path] = []
     try:
+        archives = CACHE / f"{system.name}-archives"
+        (archives / "partial").mkdir(parents=True, exist_ok=True)
         for source, target, options in (
             ("proc", "proc", ["-t", "proc"]),
             ("/dev", "dev", ["--bind"]),
             ("tmpfs", "tmp", ["-t", "tmpfs"]),
+            (str(archives), "var/cache/apt/archives", ["--bind"]),  # downloads kept
         ):
             subprocess.run(["mount", *options, source, str(system / target)], check=True)
             mounts.append(system / target)
