@@ -292,6 +292,9 @@ class _Side(QWidget):
         self.view = _ImageView()
         self.caption = QLabel()
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # a narrow pane (the window at its default size) wraps the caption, never cuts it
+        self.role.setWordWrap(True)
+        self.caption.setWordWrap(True)
         self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -376,3 +376,18 @@ def test_a_new_selection_never_shows_the_previous_pair_while_it_loads(
         pass
     assert preview.left.view._item is not None
     preview.stop()
+
+
+def test_captions_wrap_in_a_narrow_pane_instead_of_being_cut(qtbot: QtBot, tmp_path: Path) -> None:
+    from PIL import Image
+
+    left, right = tmp_path / "a long name of a wallpaper.png", tmp_path / "b.png"
+    Image.new("RGB", (1920, 1080), "navy").save(left)
+    Image.new("RGB", (960, 540), "navy").save(right)
+    preview = _shown_pair(qtbot, left, right)
+    caption = preview.left.caption
+    assert caption.text()
+    assert caption.wordWrap()
+    line = caption.fontMetrics().height()
+    assert caption.heightForWidth(60) > line  # wraps to more lines where it does not fit
+    preview.stop()
