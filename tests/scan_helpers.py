@@ -14,7 +14,16 @@ import numpy as np
 from PIL import Image
 
 from dupfinder.core.fingerprints.worker import FingerprintOutcome, Task, fingerprint_batch
-from dupfinder.core.model import Phase, Progress, ProgressCallback
+from dupfinder.core.model import (
+    Fingerprint,
+    Group,
+    Kind,
+    Member,
+    Phase,
+    Progress,
+    ProgressCallback,
+    ScanResult,
+)
 
 WORDS = (
     "river bridge garden window morning evening kitchen market letter station winter "
@@ -100,3 +109,23 @@ def sleeping(seconds: float, *, progress: ProgressCallback) -> None:
 def niceness(*, progress: ProgressCallback) -> int:
     """The scheduling niceness of the process this runs in."""
     return os.nice(0)
+
+
+def member_at(path: Path, kind: Kind = Kind.TEXT, fingerprint: int = 1) -> Member:
+    """A group member for ``path`` as a scan records it now (identity and change stamp)."""
+    st = path.stat()
+    return Member(
+        str(path),
+        st.st_size,
+        st.st_mtime_ns,
+        0,
+        Fingerprint(kind, fingerprint),
+        dev=st.st_dev,
+        ino=st.st_ino,
+        ctime_ns=st.st_ctime_ns,
+    )
+
+
+def one_group(paths: tuple[Path, ...] | list[Path], kind: Kind = Kind.TEXT) -> ScanResult:
+    """A result of one group holding ``paths``, the first as its representative."""
+    return ScanResult((Group(kind, tuple(member_at(p, kind) for p in paths)),))

@@ -13,13 +13,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from scan_helpers import one_group
 
 from dupfinder.core.actions import make_plan
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import FileState, Journal
 from dupfinder.core.actions.undo import iter_sessions, undo
 from dupfinder.core.errors import JournalReadError
-from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 
 SESSIONS = 200
 FILES = 100
@@ -73,25 +73,6 @@ def old_journal(path: Path, sessions: int = SESSIONS, files: int = FILES) -> Non
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
-def result_of(paths: list[Path]) -> ScanResult:
-    members = []
-    for path in paths:
-        st = path.stat()
-        members.append(
-            Member(
-                str(path),
-                st.st_size,
-                st.st_mtime_ns,
-                0,
-                Fingerprint(Kind.TEXT, 1),
-                dev=st.st_dev,
-                ino=st.st_ino,
-                ctime_ns=st.st_ctime_ns,
-            )
-        )
-    return ScanResult((Group(Kind.TEXT, tuple(members)),))
-
-
 def pair(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / "keep.txt", folder / "copy.txt"]
@@ -110,7 +91,7 @@ def test_apply_undo_and_the_listing_cost_what_they_touch(tmp_path: Path) -> None
 
     journal = Journal(path)  # a later run: only what it touches
     files = pair(tmp_path / "docs")
-    assert apply(make_plan(result_of(files), {str(files[1])}), journal=journal).ok
+    assert apply(make_plan(one_group(files), {str(files[1])}), journal=journal).ok
     assert journal.records_read < 50
     assert undo(journal=journal).ok
     assert journal.records_read < 100
@@ -146,7 +127,7 @@ def test_a_lost_or_stale_index_is_rebuilt_from_the_journal(tmp_path: Path, damag
     ids = []
     for n in range(3):
         files = pair(tmp_path / f"docs{n}")
-        ids.append(apply(make_plan(result_of(files), {str(files[1])}), journal=journal).session)
+        ids.append(apply(make_plan(one_group(files), {str(files[1])}), journal=journal).session)
     index = journal.index_path
     assert index.is_file()
     if damage == "removed":
@@ -161,7 +142,7 @@ def test_a_lost_or_stale_index_is_rebuilt_from_the_journal(tmp_path: Path, damag
     else:  # an older dupfinder appended a session the index does not know
         saved = index.read_bytes()
         files = pair(tmp_path / "docs3")
-        ids.append(apply(make_plan(result_of(files), {str(files[1])}), journal=journal).session)
+        ids.append(apply(make_plan(one_group(files), {str(files[1])}), journal=journal).session)
         index.write_bytes(saved)
     again = Journal(path)
     found = again.find()
@@ -175,11 +156,11 @@ def test_a_torn_last_line_does_not_swallow_the_next_session(tmp_path: Path) -> N
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
     files = pair(tmp_path / "a")
-    assert apply(make_plan(result_of(files), {str(files[1])}), journal=journal).ok
+    assert apply(make_plan(one_group(files), {str(files[1])}), journal=journal).ok
     with path.open("a") as out:
         out.write('{"type": "intent", "sess')  # a crash in the middle of a line
     files = pair(tmp_path / "b")
-    second = apply(make_plan(result_of(files), {str(files[1])}), journal=journal)
+    second = apply(make_plan(one_group(files), {str(files[1])}), journal=journal)
     assert second.ok
     found = Journal(path).find()
     assert found is not None
@@ -247,7 +228,7 @@ def test_a_killed_run_is_read_for_the_listing_once(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
     files = pair(tmp_path / "a")
-    assert apply(make_plan(result_of(files), {str(files[1])}), journal=journal).ok
+    assert apply(make_plan(one_group(files), {str(files[1])}), journal=journal).ok
     killed = [
         {"type": "session", "session": "killed", "time": "", "kind": "apply", "version": 2},
         {
@@ -265,7 +246,7 @@ def test_a_killed_run_is_read_for_the_listing_once(tmp_path: Path) -> None:
     with path.open("a") as out:
         out.writelines(json.dumps(line) + "\n" for line in killed)
     files = pair(tmp_path / "b")
-    assert apply(make_plan(result_of(files), {str(files[1])}), journal=journal).ok
+    assert apply(make_plan(one_group(files), {str(files[1])}), journal=journal).ok
     first = Journal(path)
     listed = {s.id: s for s in iter_sessions(first)}
     assert listed["killed"].count(FileState.INTERRUPTED) == 1

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from scan_helpers import one_group
 from volumes import bind_mount, needs_mount, tmpfs_volume
 
 from dupfinder.core.actions import Action, ActionKind, make_plan
@@ -27,7 +28,6 @@ from dupfinder.core.actions.trash import (
     restore,
     send_to_trash,
 )
-from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
 
 UID = os.getuid()
 OTHER = 4242  # an account that is not this process's
@@ -211,22 +211,7 @@ def test_long_names_that_are_taken_get_other_short_names(tmp_path: Path) -> None
 def test_apply_trashes_a_file_with_a_254_byte_name(tmp_path: Path) -> None:
     keep = make(tmp_path / "keep.txt")
     copy = make(tmp_path / "copies" / LONG)
-    members = []
-    for path in (keep, copy):
-        st = path.stat()
-        members.append(
-            Member(
-                str(path),
-                st.st_size,
-                st.st_mtime_ns,
-                0,
-                Fingerprint(Kind.TEXT, 1),
-                dev=st.st_dev,
-                ino=st.st_ino,
-                ctime_ns=st.st_ctime_ns,
-            )
-        )
-    result = ScanResult((Group(Kind.TEXT, tuple(members)),))
+    result = one_group((keep, copy))
     plan = make_plan(result, {str(copy)}, Action(ActionKind.TRASH))
     report = apply(plan, journal=Journal(tmp_path / "journal.jsonl"))
     assert report.ok, report.outcomes

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from scan_helpers import one_group
 
 from dupfinder.core.actions import Action, make_plan
 from dupfinder.core.actions.apply import apply
@@ -21,7 +22,7 @@ from dupfinder.core.actions.journal import FileState, Intent, Journal, SessionKi
 from dupfinder.core.actions.trash import plan_entry, send_to_trash
 from dupfinder.core.actions.undo import undo
 from dupfinder.core.fingerprints.digest import digest_stream
-from dupfinder.core.model import ActionKind, Fingerprint, Group, Kind, Member, ScanResult
+from dupfinder.core.model import ActionKind
 
 DATA = b"the words of a file that was trashed"
 
@@ -174,22 +175,7 @@ def test_the_trashed_file_comes_back_through_apply_and_undo(tmp_path: Path) -> N
     """End to end: apply records what undo proves."""
     journal = Journal(tmp_path / "journal.jsonl")
     keep, copy = make(tmp_path / "keep.txt"), make(tmp_path / "copies" / "a.txt")
-    members = []
-    for path in (keep, copy):
-        st = path.stat()
-        members.append(
-            Member(
-                str(path),
-                st.st_size,
-                st.st_mtime_ns,
-                0,
-                Fingerprint(Kind.TEXT, 1),
-                dev=st.st_dev,
-                ino=st.st_ino,
-                ctime_ns=st.st_ctime_ns,
-            )
-        )
-    result = ScanResult((Group(Kind.TEXT, tuple(members)),))
+    result = one_group((keep, copy))
     assert apply(make_plan(result, {str(copy)}), journal=journal).ok
     intent = journal.sessions()[-1].files[0].intent
     assert intent is not None
@@ -256,22 +242,7 @@ def test_undo_of_a_move_removes_the_empty_folders_the_move_made(tmp_path: Path) 
     existing = tmp_path / "dupes"
     existing.mkdir()
     (existing / "old.txt").write_text("was there before")
-    members = []
-    for path in (keep, *copies):
-        st = path.stat()
-        members.append(
-            Member(
-                str(path),
-                st.st_size,
-                st.st_mtime_ns,
-                0,
-                Fingerprint(Kind.TEXT, 1),
-                dev=st.st_dev,
-                ino=st.st_ino,
-                ctime_ns=st.st_ctime_ns,
-            )
-        )
-    result = ScanResult((Group(Kind.TEXT, tuple(members)),))
+    result = one_group((keep, *copies))
     plan = make_plan(
         result,
         {str(p) for p in copies},
@@ -291,22 +262,7 @@ def test_undo_keeps_a_made_folder_that_holds_something_else(tmp_path: Path) -> N
     journal = Journal(tmp_path / "journal.jsonl")
     keep = make(tmp_path / "src" / "keep.txt")
     copy = make(tmp_path / "src" / "one.txt")
-    members = []
-    for path in (keep, copy):
-        st = path.stat()
-        members.append(
-            Member(
-                str(path),
-                st.st_size,
-                st.st_mtime_ns,
-                0,
-                Fingerprint(Kind.TEXT, 1),
-                dev=st.st_dev,
-                ino=st.st_ino,
-                ctime_ns=st.st_ctime_ns,
-            )
-        )
-    result = ScanResult((Group(Kind.TEXT, tuple(members)),))
+    result = one_group((keep, copy))
     target = tmp_path / "dupes" / "new"
     plan = make_plan(result, {str(copy)}, Action.parse(f"move:{target}"))
     report = apply(plan, journal=journal)
