@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_TEXT_SIMILARITY",
     "DEFAULT_TEXT_THRESHOLD",
     "FINGERPRINTED_KINDS",
+    "MEDIA_KINDS",
     "ActionKind",
     "CacheKey",
     "FileEntry",
@@ -26,6 +27,8 @@ __all__ = [
     "Group",
     "KeepReason",
     "Kind",
+    "MatchedSpan",
+    "MediaFacts",
     "Member",
     "Phase",
     "Progress",
@@ -61,11 +64,15 @@ class Kind(enum.StrEnum):
 
     TEXT = "text"
     IMAGE = "image"
-    OTHER = "other"  # neither: compared by its bytes only (archives, audio, video, programs...)
+    AUDIO = "audio"  # music and other sound, by content when FFmpeg is found
+    VIDEO = "video"
+    OTHER = "other"  # none of these: compared by its bytes only (archives, programs...)
 
 
 #: Kinds with a content fingerprint (the others are only compared byte for byte).
-FINGERPRINTED_KINDS = frozenset({Kind.TEXT, Kind.IMAGE})
+FINGERPRINTED_KINDS = frozenset({Kind.TEXT, Kind.IMAGE, Kind.AUDIO, Kind.VIDEO})
+#: Kinds decoded by FFmpeg: without it they are compared by their bytes only.
+MEDIA_KINDS = frozenset({Kind.AUDIO, Kind.VIDEO})
 
 
 class ActionKind(enum.StrEnum):
@@ -173,6 +180,37 @@ class ScanError:
 
 
 @dataclass(frozen=True, slots=True)
+class MediaFacts:
+    """What a person compares copies of a song or a video by, read from the file's header
+    (``dupfinder.core.media.info``); None where the file does not say."""
+
+    duration_s: float | None = None
+    #: Bits per second of the whole file (all its streams).
+    bitrate: int | None = None
+    #: The codec of the stream that matters: the video's for a video, else the sound's.
+    codec: str | None = None
+    lossless: bool = False
+    title: str | None = None
+    artist: str | None = None
+    album: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchedSpan:
+    """The part of a media member that matched its group's keeper, in seconds from each
+    file's start: a trimmed copy or a clip matches only part of the longer file."""
+
+    start_s: float
+    end_s: float
+    keeper_start_s: float
+    keeper_end_s: float
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.start_s <= self.end_s and 0 <= self.keeper_start_s <= self.keeper_end_s):
+            raise ValueError(f"a matched span must run forward from 0 or later, got {self!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class Member:
     """One file of a group, with its distance (bits) and similarity to the representative.
 
@@ -199,6 +237,10 @@ class Member:
     #: has the very same bytes; members with equal ``content_hash`` are byte-identical.
     content_hash: str | None = None
     similarity: float = -1.0
+    #: Music and videos: what the file's header says (duration, bitrate, codec, tags).
+    media: MediaFacts | None = None
+    #: Music and videos: the part of this file that matched the keeper (None for the keeper).
+    span: MatchedSpan | None = None
 
     def __post_init__(self) -> None:
         if self.similarity < 0:
@@ -225,7 +267,9 @@ class KeepReason(enum.StrEnum):
     NO_COPY_MARKS = "no-copy-marks"  # no "copy", "(1)", "backup"... in its name or folders
     FEWEST_COPY_MARKS = "fewest-copy-marks"
     MOST_PIXELS = "most-pixels"
-    LOSSLESS = "lossless"  # a lossless format where another copy of that size is lossy
+    LOSSLESS = "lossless"  # a lossless format where another copy (of that size) is lossy
+    HIGHEST_BITRATE = "highest-bitrate"  # music and videos: more bits per second of media
+    LONGEST = "longest"  # music and videos: the full length where another copy is cut
     LEAST_COMPRESSED = "least-compressed"  # most bytes per pixel among copies of that size
     OLDEST = "oldest"
     SHALLOWEST = "shallowest"  # the fewest folders deep
@@ -293,6 +337,9 @@ class ScanResult:
     groups: tuple[Group, ...] = ()
     errors: tuple[ScanError, ...] = ()
     stats: ScanStats = field(default_factory=ScanStats)
+    #: What the scan says once about itself rather than per file (e.g. that music and
+    #: videos were compared by their bytes only, FFmpeg being missing).
+    notices: tuple[str, ...] = ()
 
 
 def _default_jobs() -> int:
@@ -332,6 +379,10 @@ class ScanOptions:
     references: tuple[Path, ...] = ()
     text_grouping: Grouping = Grouping.STAR
     image_grouping: Grouping = Grouping.STAR
+    #: Verified similarity music and videos must reach (None: each kind's own default,
+    #: ``dupfinder.core.media.audio.MIN_SIMILARITY`` and ``video.MIN_SIMILARITY``).
+    audio_similarity: float | None = None
+    video_similarity: float | None = None
     jobs: int = field(default_factory=_default_jobs)
     use_cache: bool = True
     cache_dir: Path | None = None
@@ -341,9 +392,9 @@ class ScanOptions:
             value = getattr(self, name)
             if not isinstance(value, int) or not 0 <= value <= 32:
                 raise ValueError(f"{name} must be an int from 0 to 32, got {value!r}")
-        for name in ("text_similarity", "image_similarity"):
+        for name in ("text_similarity", "image_similarity", "audio_similarity", "video_similarity"):
             share = getattr(self, name)
-            if not 0.0 <= share <= 1.0:
+            if share is not None and not 0.0 <= share <= 1.0:
                 raise ValueError(f"{name} must be from 0 to 1, got {share!r}")
         if self.jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {self.jobs}")
@@ -360,6 +411,8 @@ class ScanOptions:
         return self.text_threshold if kind is Kind.TEXT else self.image_threshold
 
     def grouping(self, kind: Kind) -> Grouping:
+        """Documents group as ``text_grouping`` says; pictures, music and videos as
+        ``image_grouping`` (stars by default: every member matches its keeper directly)."""
         return self.text_grouping if kind is Kind.TEXT else self.image_grouping
 
 
