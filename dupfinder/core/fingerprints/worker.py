@@ -6,12 +6,15 @@ every failure becomes a user-facing reason with a stable code.
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 
 from dupfinder.core.errors import FileProblem, TooLittleContent, UnsupportedFile
 from dupfinder.core.fingerprints.formats import kind_for_path
@@ -87,12 +90,25 @@ class _FileTimeoutError(Exception):
 
 @contextmanager
 def _time_limit(seconds: float) -> Iterator[None]:
-    """Interrupt Python code that runs too long on one file (main thread of a POSIX worker)."""
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable or seconds <= 0:
-        yield
-        return
+    """Interrupt Python code that runs too long on one file (main thread of a worker).
 
+    POSIX: a SIGALRM timer. Elsewhere (Windows has no ``setitimer``): a watchdog thread
+    that, at the limit, raises SIGINT at the main thread, whose handler for the file raises
+    the time-out; a Ctrl-C meanwhile goes to the handler that was there before. Both stop
+    Python code and waits that signals wake, neither a C call that holds the interpreter.
+    """
+    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
+        yield
+    elif hasattr(signal, "setitimer"):
+        with _alarm(seconds):
+            yield
+    else:
+        with _watchdog(seconds):
+            yield
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
     def _expire(signum: int, frame: object) -> None:
         raise _FileTimeoutError
 
@@ -103,6 +119,45 @@ def _time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _watchdog(seconds: float) -> Iterator[None]:
+    state = {"fired": False, "finished": False}
+    guard = threading.Lock()
+
+    def _fire() -> None:
+        with guard:
+            if state["finished"]:
+                return
+            state["fired"] = True
+        if sys.platform == "win32":  # raise() also wakes a sleep or wait of the main thread
+            signal.raise_signal(signal.SIGINT)
+        else:
+            _thread.interrupt_main(signal.SIGINT)
+
+    def _interrupted(signum: int, frame: FrameType | None) -> None:
+        if state["fired"]:
+            if not state["finished"]:  # a late one, after the file was done, is dropped
+                raise _FileTimeoutError
+        elif callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, _interrupted)
+    timer = threading.Timer(seconds, _fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        try:
+            with guard:
+                state["finished"] = True
+            timer.cancel()
+        finally:  # runs a pending SIGINT first (dropped), then puts the old handler back
+            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
 
 def fingerprint_file(task: Task, *, image_invariance: bool = False) -> FingerprintOutcome:
