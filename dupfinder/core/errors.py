@@ -10,6 +10,7 @@ below are what the pieces raise internally (and what a library user may catch):
   - ``TooLarge``: over a size or pixel limit (also decompression bombs).
   - ``CorruptFile``: truncated, malformed, or a decoder failed.
   - ``EncryptedFile``: password protected.
+  - ``TimedOut``: reading it took longer than its time limit (a stalled or endless decoder).
 - ``CacheError``: the fingerprint cache cannot be opened even after a rebuild.
 - ``ResultFormatError``: a saved result file is not a dupfinder result (also ``ValueError``).
 - ``ActionError``: an action was refused as a whole (e.g. it would remove every member).
@@ -39,6 +40,7 @@ __all__ = [
     "JournalReadError",
     "JournalWriteError",
     "ResultFormatError",
+    "TimedOut",
     "TooLarge",
     "TooLittleContent",
     "UnsupportedFile",
@@ -73,6 +75,10 @@ class CorruptFile(FileProblem):
 
 class EncryptedFile(FileProblem):
     code = "encrypted"
+
+
+class TimedOut(FileProblem):
+    code = "timeout"
 
 
 class CacheError(DupfinderError):
