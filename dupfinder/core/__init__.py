@@ -16,6 +16,7 @@ PACKAGES = (
     "extract",
     "text",
     "image",
+    "media",
     "fingerprints",
     "index",
     "grouping",
