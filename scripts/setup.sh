@@ -17,6 +17,9 @@ DEB_PACKAGES=(
   libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-randr0 libxcb-xfixes0 libxcb-shm0
   libxcb-sync1 libxcb-xinerama0 libxrender1
 )
+# Music and videos are decoded by the ffmpeg and ffprobe programs (run as child processes, never
+# linked); without them media files are compared by their bytes only.
+DEB_PACKAGES+=(ffmpeg)
 # The compiled kernels (Cython, built by pip when it installs the package): a C compiler, the C
 # library's headers and Python's own headers (Debian keeps those of its python3 in a package
 # of their own); clang where it installs, whose vectoriser speeds the index up 1.5x over gcc.
@@ -32,6 +35,8 @@ fi
 if [[ ",$EXTRAS," == *,test,* ]]; then
   # and act on a real exFAT volume (FUSE on a loop device) in the safety tests, as root
   DEB_PACKAGES+=(groff-base appstream exfat-fuse exfatprogs)
+  # and speak the media benchmark's speech tracks (espeak-ng)
+  DEB_PACKAGES+=(espeak-ng)
 fi
 # The compiled kernels (a C extension built with the package) need a C compiler and, for
 # Debian's own python3, its headers; without them the install falls back to numpy.
