@@ -74,6 +74,12 @@ REVIEWED: dict[str, tuple[str, str]] = {
         "into PDFium are permissive (FreeType under the FTL, ICU, libjpeg-turbo, OpenJPEG, "
         "lcms2, libpng, zlib...), each text in BUILD_LICENSES",
     ),
+    "pyromark": (
+        "MIT AND Apache-2.0 AND BSD-2-Clause AND Unicode-3.0",
+        "its metadata names no licence: the binding is MIT (LICENSE); the Rust crates compiled "
+        "into it (pulldown-cmark and its dependencies) are MIT, Apache-2.0, BSD-2-Clause or "
+        "Unicode-3.0, each text in LICENSE-THIRD-PARTY",
+    ),
     "pyinstaller": (
         "GPL-2.0-or-later WITH PyInstaller-Bootloader-exception AND Apache-2.0",
         "the bootloader and the run-time hooks in the executables: the exception allows "
