@@ -18,8 +18,11 @@ __all__ = [
     "count",
     "describe_os_error",
     "escaped",
+    "format_bitrate",
+    "format_duration",
     "format_limit",
     "format_size",
+    "format_span",
     "os_error_reason",
     "similarity_percent",
 ]
@@ -130,3 +133,28 @@ def escaped(text: str, *, lines: bool = False) -> str:
         else c
         for c in text
     )
+
+
+def format_duration(seconds: float) -> str:
+    """A length of music or video as people read it: "0:07", "3:41", "1:02:03" (whole
+    seconds, rounded down, so a span never reads longer than it is)."""
+    total = max(0, math.floor(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def format_bitrate(bits_per_second: int) -> str:
+    """ "320 kb/s", "1.4 Mb/s": bits per second in the units players show."""
+    if bits_per_second >= 10_000_000:
+        return f"{bits_per_second / 1e6:.0f} Mb/s"
+    if bits_per_second >= 1_000_000:
+        return f"{bits_per_second / 1e6:.1f} Mb/s"
+    return f"{round(bits_per_second / 1000)} kb/s"
+
+
+def format_span(start_s: float, end_s: float, duration_s: float | None) -> str:
+    """The part of a file that matched: "0:12–3:05 of 3:41" (without "of" when the length
+    is not known)."""
+    span = f"{format_duration(start_s)}\u2013{format_duration(end_s)}"
+    return f"{span} of {format_duration(duration_s)}" if duration_s else span
