@@ -24,6 +24,8 @@ from dupfinder.core.model import (
     Group,
     KeepReason,
     Kind,
+    MatchedSpan,
+    MediaFacts,
     Member,
     ScanError,
     ScanResult,
@@ -33,15 +35,22 @@ from dupfinder.core.model import (
 __all__ = [
     "FORMAT_VERSION",
     "MAX_RESULT_BYTES",
+    "READABLE_VERSIONS",
     "parse_json",
     "read_result_text",
     "result_from_dict",
 ]
 
-FORMAT_VERSION = 1
+#: 2: music and videos (kinds ``audio`` and ``video``, a member's ``media`` facts and
+#: ``match`` span) and the scan's ``notices``; a reader of version 1 would refuse the kinds.
+FORMAT_VERSION = 2
+#: Versions this reader reads (1 has no media fields and no notices).
+READABLE_VERSIONS = frozenset({1, 2})
 #: Far above any real result; keeps a hostile file from exhausting memory or the stack.
 _MAX_DEPTH = 64
 _INT64_MAX = (1 << 63) - 1
+#: Longest media length a result may state (a year): a bound, not a real length.
+_MAX_SECONDS = 366 * 86400.0
 _UINT64_MAX = (1 << 64) - 1
 
 
@@ -189,6 +198,22 @@ class _Reader:
             raise ResultFormatError(f"{self._place(key)} must be text, got {value!r}")
         return value
 
+    def optional_text(self, key: str, *, limit: int = 4096) -> str | None:
+        if not self.has(key):
+            return None
+        value = self.text(key)
+        if len(value) > limit:
+            raise ResultFormatError(f"{self._place(key)} is longer than {limit} characters")
+        return value
+
+    def seconds(self, key: str) -> float:
+        value = self.number(key, math.nan)
+        if not 0.0 <= value <= _MAX_SECONDS:
+            raise ResultFormatError(
+                f"{self._place(key)} must be seconds from 0 to {_MAX_SECONDS:,}, got {value!r}"
+            )
+        return value
+
     def listing(self, key: str, default: list[Any] | None = None) -> list[Any]:
         value = self.data.get(key, default)
         if not isinstance(value, list):
@@ -244,7 +269,40 @@ def _member(kind: Kind, raw: Any, where: str) -> Member:
         links=r.integer("links", 1, low=1),
         content_hash=_content_hash(r),
         similarity=similarity,
+        media=_media(r.data.get("media"), f"{where}.media"),
+        span=_span(r.data.get("match"), f"{where}.match"),
     )
+
+
+def _media(raw: Any, where: str) -> MediaFacts | None:
+    """A music or video member's facts (version 2); absent for other kinds."""
+    if raw is None:
+        return None
+    r = _Reader(raw, where)
+    lossless = r.data.get("lossless", False)
+    if not isinstance(lossless, bool):
+        raise ResultFormatError(f"{where}.lossless must be true or false, got {lossless!r}")
+    return MediaFacts(
+        duration_s=r.seconds("duration") if r.has("duration") else None,
+        bitrate=r.integer("bitrate", 0) or None,
+        codec=r.optional_text("codec"),
+        lossless=lossless,
+        title=r.optional_text("title"),
+        artist=r.optional_text("artist"),
+        album=r.optional_text("album"),
+    )
+
+
+def _span(raw: Any, where: str) -> MatchedSpan | None:
+    """The part of a media member that matched its keeper (version 2)."""
+    if raw is None:
+        return None
+    r = _Reader(raw, where)
+    start, end = r.seconds("start"), r.seconds("end")
+    keeper_start, keeper_end = r.seconds("keeper_start"), r.seconds("keeper_end")
+    if start > end or keeper_start > keeper_end:
+        raise ResultFormatError(f"{where} must end after it starts")
+    return MatchedSpan(start, end, keeper_start, keeper_end)
 
 
 def _content_hash(reader: _Reader) -> str | None:
@@ -284,9 +342,10 @@ def result_from_dict(data: Any) -> ScanResult:
     """Rebuild a result from the JSON contract; raises ResultFormatError when it is not one."""
     top = _Reader(data, "")
     version = top.data.get("version")
-    if version != FORMAT_VERSION:
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        readable = " or ".join(str(v) for v in sorted(READABLE_VERSIONS))
         raise ResultFormatError(
-            f"not a dupfinder result of version {FORMAT_VERSION} (found version {version!r})"
+            f"not a dupfinder result of version {readable} (found version {version!r})"
         )
     groups = tuple(_group(g, f"groups[{i}]") for i, g in enumerate(top.listing("groups")))
     errors = []
@@ -303,4 +362,13 @@ def result_from_dict(data: Any) -> ScanResult:
         seconds=s.number("seconds", 0.0),
         cancelled=bool(s.data.get("cancelled", False)),
     )
-    return ScanResult(groups, tuple(errors), stats)
+    notices = tuple(
+        _notice(raw, f"notices[{i}]") for i, raw in enumerate(top.listing("notices", []))
+    )
+    return ScanResult(groups, tuple(errors), stats, notices)
+
+
+def _notice(raw: Any, where: str) -> str:
+    if not isinstance(raw, str):
+        raise ResultFormatError(f"{where} must be text, got {raw!r}")
+    return raw

@@ -14,14 +14,22 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from dupfinder.core.model import Member, ScanResult
+from dupfinder.core.model import MEDIA_KINDS, Group, Member, ScanResult
 from dupfinder.core.results.reader import (
     FORMAT_VERSION,
     parse_json,
     read_result_text,
     result_from_dict,
 )
-from dupfinder.core.wording import count, escaped, format_size, similarity_percent
+from dupfinder.core.wording import (
+    count,
+    escaped,
+    format_bitrate,
+    format_duration,
+    format_size,
+    format_span,
+    similarity_percent,
+)
 
 __all__ = [
     "FORMAT_VERSION",
@@ -49,6 +57,16 @@ CSV_COLUMNS = (
     "fingerprint",
     "identical",
     "content_hash",
+    # music and videos (empty for other kinds)
+    "duration",
+    "bitrate",
+    "codec",
+    "lossless",
+    "title",
+    "artist",
+    "album",
+    "match_start",
+    "match_end",
 )
 
 
@@ -71,6 +89,29 @@ def _member_to_dict(member: Member) -> dict[str, Any]:
     data["identical"] = member.identical
     if member.content_hash is not None:
         data["content_hash"] = member.content_hash
+    if member.media is not None:  # version 2: music and videos
+        facts = member.media
+        media: dict[str, Any] = {"lossless": facts.lossless}
+        if facts.duration_s is not None:
+            media["duration"] = round(facts.duration_s, 3)
+        for key, value in (
+            ("bitrate", facts.bitrate),
+            ("codec", facts.codec),
+            ("title", facts.title),
+            ("artist", facts.artist),
+            ("album", facts.album),
+        ):
+            if value is not None:
+                media[key] = value
+        data["media"] = media
+    if member.span is not None:
+        span = member.span
+        data["match"] = {
+            "start": round(span.start_s, 3),
+            "end": round(span.end_s, 3),
+            "keeper_start": round(span.keeper_start_s, 3),
+            "keeper_end": round(span.keeper_end_s, 3),
+        }
     return data
 
 
@@ -98,6 +139,7 @@ def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -
             "seconds": round(result.stats.seconds, 3),
             "cancelled": result.stats.cancelled,
         },
+        "notices": list(result.notices),
     }
     if extra:
         data.update(extra)
@@ -135,6 +177,25 @@ def load_result(path: str | os.PathLike[str]) -> tuple[ScanResult, dict[str, Any
     return result_from_dict(data), data
 
 
+def _media_cells(m: Member) -> list[Any]:
+    facts, span = m.media, m.span
+    if facts is None:
+        cells: list[Any] = [""] * 7
+    else:
+        cells = [
+            "" if facts.duration_s is None else f"{facts.duration_s:.3f}",
+            facts.bitrate or "",
+            facts.codec or "",
+            int(facts.lossless),
+            facts.title or "",
+            facts.artist or "",
+            facts.album or "",
+        ]
+    if span is None:
+        return [*cells, "", ""]
+    return [*cells, f"{span.start_s:.3f}", f"{span.end_s:.3f}"]
+
+
 def _csv_rows(result: ScanResult) -> Iterable[list[Any]]:
     for number, group in enumerate(result.groups, start=1):
         for index, m in enumerate(group.members):
@@ -152,6 +213,7 @@ def _csv_rows(result: ScanResult) -> Iterable[list[Any]]:
                 m.fingerprint.hex(),
                 int(m.identical),
                 m.content_hash or "",
+                *_media_cells(m),
             ]
 
 
@@ -192,6 +254,32 @@ def summary(result: ScanResult) -> str:
     return " · ".join(parts)
 
 
+def _media_line(group: Group, m: Member, keeper: bool) -> str:
+    """A song's or a video's facts under its line: length, bitrate, codec, lossless, the
+    part that matched the keeper, and its tags (tags come from the file: escaped)."""
+    facts = m.media
+    parts: list[str] = []
+    if facts is not None:
+        if facts.duration_s:
+            parts.append(format_duration(facts.duration_s))
+        if facts.bitrate:
+            parts.append(format_bitrate(facts.bitrate))
+        if facts.codec:
+            parts.append(escaped(facts.codec) + (" (lossless)" if facts.lossless else ""))
+    if not keeper and m.span is not None:
+        duration = facts.duration_s if facts is not None else None
+        kept = group.members[0].media
+        kept_length = kept.duration_s if kept is not None else None
+        parts.append(
+            f"matches {format_span(m.span.start_s, m.span.end_s, duration)}"
+            f" (keeper's {format_span(m.span.keeper_start_s, m.span.keeper_end_s, kept_length)})"
+        )
+    tags = [getattr(facts, name) for name in ("title", "artist", "album")] if facts else []
+    if any(tags):
+        parts.append(" \u2014 ".join(escaped(tag) for tag in tags if tag))
+    return f"      {' · '.join(parts)}\n" if parts else ""
+
+
 def write_text(result: ScanResult, out: TextIO) -> None:
     """A table for people: one block per group, representative first, then the problems.
     File names are shown escaped (``wording.escaped``): a name cannot drive the terminal."""
@@ -221,7 +309,11 @@ def write_text(result: ScanResult, out: TextIO) -> None:
             buffer.write(
                 f"  {marker} {closeness}  {format_size(m.size):>9}{dims}  {escaped(m.path)}{links}\n"
             )
+            if group.kind in MEDIA_KINDS:
+                buffer.write(_media_line(group, m, index == 0))
         buffer.write("\n")
+    for notice in result.notices:
+        buffer.write(f"note: {escaped(notice)}\n")
     for error in result.errors:
         buffer.write(f"! {escaped(error.path)}: {escaped(error.error)}\n")
     buffer.write(summary(result) + "\n")

@@ -47,7 +47,7 @@ def _result(path_b: str = "/docs/b.txt") -> ScanResult:
 
 def test_json_matches_the_documented_contract() -> None:
     data = json.loads(json.dumps(result_to_dict(_result())))
-    assert data["version"] == 1
+    assert data["version"] == 2
     group = data["groups"][0]
     assert group["kind"] == "text"
     assert group["representative"] == "/docs/a.txt"
@@ -76,7 +76,7 @@ def test_undecodable_names_stay_valid_json(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "data", [{"version": 2, "groups": []}, {"version": 1, "groups": [{"kind": "x"}]}, []]
+    "data", [{"version": 3, "groups": []}, {"version": 1, "groups": [{"kind": "x"}]}, []]
 )
 def test_bad_input_is_a_format_error(data: object) -> None:
     with pytest.raises(ResultFormatError):
