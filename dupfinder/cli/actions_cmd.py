@@ -12,11 +12,11 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from dupfinder.cli.action_options import add_action_options
 from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 from dupfinder.cli.paths import path_argument
 from dupfinder.core.actions import (
-    Action,
     ApplyReport,
     Plan,
     compare_link_contents,
@@ -26,10 +26,8 @@ from dupfinder.core.actions import (
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import FileState, Journal, SessionKind
 from dupfinder.core.actions.marks import (
-    RULE_NAMES,
     KeepRule,
     applies,
-    parse_rule,
     reference_folder_problem,
     select,
 )
@@ -41,69 +39,7 @@ from dupfinder.core.results.report import load_result
 from dupfinder.core.results.session import load_session
 from dupfinder.core.wording import count, escaped, format_size
 
-__all__ = ["add_action_options", "register", "run_actions"]
-
-
-def _rule(text: str) -> KeepRule:
-    try:
-        return parse_rule(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _action(text: str) -> Action:
-    try:
-        return Action.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def add_action_options(parser: argparse.ArgumentParser) -> None:
-    """The options shared by ``scan`` and ``apply``."""
-    group = parser.add_argument_group(
-        "actions (the plan is printed; nothing changes without --yes)"
-    )
-    group.add_argument(
-        "--keep",
-        action="append",
-        type=_rule,
-        default=[],
-        metavar="RULE",
-        help=f"which file of each group to keep: {', '.join(RULE_NAMES)}; repeat to break "
-        "ties in order, e.g. --keep in:/photos --keep oldest; the suggested keeper's order "
-        "(no copy marks, more pixels, higher quality, older) breaks the last tie, and a rule "
-        "that cannot rank a group (resolution for documents) keeps its suggested file",
-    )
-    group.add_argument(
-        "--action",
-        type=_action,
-        default=None,
-        metavar="ACTION",
-        help="what to do with the others: trash (default), move:DIR, hardlink, symlink, delete",
-    )
-    group.add_argument("--dry-run", action="store_true", help="only print the plan (default)")
-    group.add_argument("--yes", "-y", action="store_true", help="carry out the plan")
-    group.add_argument(
-        "--force-all", action="store_true", help="allow acting on every member of a group"
-    )
-    group.add_argument(
-        "--allow-different-content",
-        action="store_true",
-        help="hardlink/symlink: also replace files whose bytes differ from the kept file (the "
-        "plan names them; each original goes to the trash first, so undo can restore it)",
-    )
-    group.add_argument(
-        "--journal",
-        type=path_argument,
-        metavar="PATH",
-        help="journal file (default: user data dir)",
-    )
-    group.add_argument(
-        "--decisions",
-        type=path_argument,
-        metavar="PATH",
-        help="decisions file (default: user data)",
-    )
+__all__ = ["add_action_options", "register", "run_actions"]  # add_action_options: action_options
 
 
 def _print_plan(plan: Plan, out: TextIO) -> None:

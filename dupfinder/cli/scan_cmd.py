@@ -136,7 +136,7 @@ def register(commands: Any) -> None:
     add_comparison_options(parser)
     add_file_options(parser)
     try:
-        from dupfinder.cli.actions_cmd import add_action_options
+        from dupfinder.cli.action_options import add_action_options
     except ImportError:  # pragma: no cover - present in every release
         add_action_options = None  # type: ignore[assignment]
     if add_action_options is not None:

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from import_graph import modules_loaded_by
@@ -79,3 +80,13 @@ def test_version_prints_the_version() -> None:
         [sys.executable, "-m", "dupfinder", "--version"], capture_output=True, text=True, check=True
     )
     assert json.dumps(done.stdout).startswith('"dupfinder ')
+
+
+def test_a_scan_imports_nothing_that_acts(tmp_path: Path) -> None:
+    """``--keep`` and ``--action`` are parsed without the journal, the lock and the trash."""
+    (tmp_path / "a.bin").write_bytes(b"same bytes")
+    (tmp_path / "b.bin").write_bytes(b"same bytes")
+    modules = _imported_by("scan", str(tmp_path), "--exact-only", "--no-cache")
+    assert "dupfinder.core.scan.pipeline" in modules
+    acting = ("dupfinder.core.actions.apply", "dupfinder.core.actions.journal", "send2trash")
+    assert [m for m in modules if m.startswith(acting)] == []
