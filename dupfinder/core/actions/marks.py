@@ -40,7 +40,7 @@ __all__ = [
 #: Paths to act on (trash, move, link...); every other member of a group is kept.
 Selection = frozenset[str]
 
-RuleKey = Callable[[Member], int]
+RuleKey = Callable[[Member], int | tuple[float, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,14 @@ def _pixels(member: Member) -> int:
     if member.width is None or member.height is None:
         return 0
     return member.width * member.height
+
+
+def _quality(member: Member) -> tuple[float, ...]:
+    """The suggested keeper's quality criteria: for music and videos lossless first, then
+    bitrate, length and (videos) pixels; for pictures pixels, lossless, bytes per pixel."""
+    from dupfinder.core.grouping.keeper import quality_key  # see best_member
+
+    return quality_key(member)
 
 
 def _is_inside(path: str, folder: str) -> bool:
@@ -122,7 +130,10 @@ _SIMPLE_RULES: dict[str, KeepRule] = {
         KeepRule("newest", key=lambda m: -m.mtime_ns),
         KeepRule("largest", key=lambda m: -m.size),
         KeepRule("smallest", key=lambda m: m.size),
-        KeepRule("resolution", key=lambda m: -_pixels(m), kinds=frozenset({Kind.IMAGE})),
+        KeepRule(
+            "resolution", key=lambda m: -_pixels(m), kinds=frozenset({Kind.IMAGE, Kind.VIDEO})
+        ),
+        KeepRule("quality", key=_quality, kinds=frozenset({Kind.IMAGE, Kind.AUDIO, Kind.VIDEO})),
         KeepRule("shortest-path", key=lambda m: len(m.path)),
     )
 }
@@ -132,7 +143,7 @@ RULE_NAMES: tuple[str, ...] = (*_SIMPLE_RULES, "in:DIR")
 
 
 def parse_rule(text: str) -> KeepRule:
-    """Turn ``oldest``, ``newest``, ``largest``, ``smallest``, ``resolution``,
+    """Turn ``oldest``, ``newest``, ``largest``, ``smallest``, ``resolution``, ``quality``,
     ``shortest-path`` or ``in:DIR`` into a rule; raises ValueError for anything else."""
     if not isinstance(text, str):
         raise TypeError(f"a rule name must be a string, got {type(text).__name__}")

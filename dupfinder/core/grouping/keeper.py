@@ -8,13 +8,16 @@ The order, criterion by criterion (the first difference decides):
    such as "-grey", "_small", "-rotated", "_q40", "~", ".bak") and in its folders
    ("Backup 2023", "old", "copies"); a size in the name ("-800x600") marks a document, never
    a picture, whose pixels speak for themselves (a painting's ``_5640x3172`` original);
-3. for pictures, more pixels (the full-size original over its resize);
-4. for pictures of the same size, higher quality: a lossless format before a lossy one, then
+3. for music and videos, higher quality: a lossless encoding first (the FLAC over its MP3),
+   then more bits per second, then the longer file (the whole song over a cut one), then
+   for videos more pixels (these come from the file's header, ``MediaFacts``);
+4. for pictures, more pixels (the full-size original over its resize);
+5. for pictures of the same size, higher quality: a lossless format before a lossy one, then
    more bytes per pixel (the original before its recompressed copy: a 183 KB photo before
    its 57 KB ``_q40`` copy);
-5. the older modification time (the copy is made after the original);
-6. a shallower path (the file in the main folder over the one filed away deeper);
-7. the larger file; only then the path, so the choice never depends on the order files were
+6. the older modification time (the copy is made after the original);
+7. a shallower path (the file in the main folder over the one filed away deeper);
+8. the larger file; only then the path, so the choice never depends on the order files were
    found.
 
 Every keep rule of ``dupfinder.core.actions.marks`` breaks its ties with this same order, so
@@ -30,7 +33,7 @@ import re
 from collections.abc import Sequence
 from typing import cast
 
-from dupfinder.core.model import Group, KeepReason, Member
+from dupfinder.core.model import Group, KeepReason, MediaFacts, Member
 
 __all__ = [
     "LOSSLESS_SUFFIXES",
@@ -38,6 +41,7 @@ __all__ = [
     "copy_marks",
     "keeper_key",
     "member_key",
+    "quality_key",
     "reasons",
     "regrouped",
     "suggested",
@@ -69,9 +73,13 @@ LOSSLESS_SUFFIXES = frozenset(
     {".png", ".bmp", ".tif", ".tiff", ".ppm", ".pgm", ".pbm", ".pnm", ".qoi", ".tga"}
 )
 
-#: A file's place in the order, smaller first: reference, copy marks, -pixels, lossy,
-#: -bytes per pixel, mtime, depth, -size, path.
-KeeperKey = tuple[int, int, int, int, float, int, int, int, str]
+#: A file's place in the order, smaller first: reference, copy marks, media lossy,
+#: -bitrate, -whole seconds, -pixels, picture lossy, -bytes per pixel, mtime, depth, -size,
+#: path.
+KeeperKey = tuple[int, int, int, int, int, int, int, float, int, int, int, str]
+#: Positions in ``KeeperKey``.
+_REFERENCE, _MARKS, _MEDIA_LOSSY, _BITRATE, _DURATION, _PIXELS = range(6)
+_LOSSY, _BYTES_PER_PIXEL, _MTIME, _DEPTH, _SIZE = range(6, 11)
 
 
 def copy_marks(path: str, picture: bool = False) -> int:
@@ -106,17 +114,39 @@ def _lossy(path: str) -> int:
     return 0 if os.path.splitext(path)[1].lower() in LOSSLESS_SUFFIXES else 1
 
 
+def _media_quality(media: MediaFacts | None) -> tuple[int, int, int]:
+    """(lossy, -bitrate, -whole seconds) of a song or a video; zeros for other files. A
+    medium whose header could not be read ranks last (lossy, no bitrate, no length)."""
+    if media is None:
+        return (0, 0, 0)
+    return (
+        0 if media.lossless else 1,
+        -(media.bitrate or 0),
+        -round(media.duration_s or 0.0),  # encoders pad by some ms: whole seconds decide
+    )
+
+
 def keeper_key(
-    path: str, size: int, mtime_ns: int, pixels: int, references: Sequence[str] = ()
+    path: str,
+    size: int,
+    mtime_ns: int,
+    pixels: int,
+    references: Sequence[str] = (),
+    media: MediaFacts | None = None,
 ) -> KeeperKey:
     """Sort key of a file as the one to keep: smaller is better (see the module's rule).
 
-    ``pixels`` is 0 for anything but a picture; ``references`` are real paths of folders."""
+    ``pixels`` is 0 for anything but a picture or a video; ``references`` are real paths of
+    folders; ``media`` is what a song's or a video's header says (None for other files)."""
     referenced = any(_in_folder(path, folder) for folder in references)
-    picture = pixels > 0
+    picture = pixels > 0 and media is None
+    lossy_media, bitrate, seconds = _media_quality(media)
     return (
         0 if referenced else 1,
-        copy_marks(path, picture),
+        copy_marks(path, pixels > 0),
+        lossy_media,
+        bitrate,
+        seconds,
         -pixels,
         _lossy(path) if picture else 0,
         -size / pixels if picture else 0.0,
@@ -135,7 +165,17 @@ def _pixels(member: Member) -> int:
 
 def member_key(member: Member, references: Sequence[str] = ()) -> KeeperKey:
     """:func:`keeper_key` of a group's member."""
-    return keeper_key(member.path, member.size, member.mtime_ns, _pixels(member), references)
+    return keeper_key(
+        member.path, member.size, member.mtime_ns, _pixels(member), references, member.media
+    )
+
+
+def quality_key(member: Member) -> tuple[float, ...]:
+    """The quality criteria of :func:`member_key` alone (smaller is better): music and
+    videos lossless first, then bitrate, length, pixels; pictures pixels, lossless, bytes
+    per pixel. The ``quality`` keep rule ranks by it."""
+    key = member_key(member)
+    return tuple(float(cast(float, value)) for value in key[_MEDIA_LOSSY:_MTIME])
 
 
 def suggested(group: Group, references: Sequence[str] = ()) -> Group:
@@ -185,22 +225,33 @@ def reasons(
         values = [float(cast(float, key[position])) for key in among]
         return bool(values) and all(own <= v for v in values) and any(own < v for v in values)
 
-    if best(0, theirs):
+    if best(_REFERENCE, theirs):
         found.append(KeepReason.REFERENCE)
-    if best(1, theirs):
-        found.append(KeepReason.NO_COPY_MARKS if mine[1] == 0 else KeepReason.FEWEST_COPY_MARKS)
-    if best(2, theirs):
-        found.append(KeepReason.MOST_PIXELS)
-    same_size = [key for key in theirs if key[2] == mine[2]] if mine[2] < 0 else []
-    if best(3, same_size):
+    if best(_MARKS, theirs):
+        found.append(
+            KeepReason.NO_COPY_MARKS if mine[_MARKS] == 0 else KeepReason.FEWEST_COPY_MARKS
+        )
+    lossless_media = best(_MEDIA_LOSSY, theirs)
+    if lossless_media:
         found.append(KeepReason.LOSSLESS)
-    same_format = [key for key in same_size if key[3] == mine[3]]
-    if best(4, same_format):
+    same_class = [key for key in theirs if key[_MEDIA_LOSSY] == mine[_MEDIA_LOSSY]]
+    if best(_BITRATE, same_class):
+        found.append(KeepReason.HIGHEST_BITRATE)
+    if best(_DURATION, theirs):
+        found.append(KeepReason.LONGEST)
+    if best(_PIXELS, theirs):
+        found.append(KeepReason.MOST_PIXELS)
+    pixels = cast(int, mine[_PIXELS])
+    same_size = [key for key in theirs if key[_PIXELS] == pixels] if pixels < 0 else []
+    if best(_LOSSY, same_size) and not lossless_media:
+        found.append(KeepReason.LOSSLESS)
+    same_format = [key for key in same_size if key[_LOSSY] == mine[_LOSSY]]
+    if best(_BYTES_PER_PIXEL, same_format):
         found.append(KeepReason.LEAST_COMPRESSED)
-    if best(5, theirs):
+    if best(_MTIME, theirs):
         found.append(KeepReason.OLDEST)
-    if best(6, theirs):
+    if best(_DEPTH, theirs):
         found.append(KeepReason.SHALLOWEST)
-    if best(7, theirs):
+    if best(_SIZE, theirs):
         found.append(KeepReason.LARGEST)
     return tuple(found)
