@@ -17,7 +17,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from dupfinder import __version__
 from dupfinder.cli.exit_codes import (
     EXIT_CANCELLED,
     EXIT_CODES,
@@ -101,6 +100,16 @@ class _OneCommand:
         return _Parser(prog=name)
 
 
+class _Version(argparse._VersionAction):
+    """``--version``: the version is read from the package metadata only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from dupfinder import __version__
+
+        self.version = f"dupfinder {__version__}"
+        super().__call__(parser, *args)
+
+
 def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     """The command line's parser: every command in full (``"*"``, for completion scripts
     and the manual), or only ``command`` in full and the others by their help line (None:
@@ -111,7 +120,7 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
         "Without a command, opens the desktop app.",
         epilog=f"{EXAMPLES}\n{EXIT_CODES}\n'dupfinder COMMAND --help' describes each command.",
     )
-    parser.add_argument("--version", action="version", version=f"dupfinder {__version__}")
+    parser.add_argument("--version", action=_Version)
     entry = parser.add_mutually_exclusive_group()
     entry.add_argument(
         "--install-desktop-entry",
