@@ -41,6 +41,8 @@ __all__ = [
 PARTIAL_BYTES = 4096
 #: Files up to this size are hashed whole on the first read.
 SMALL_FILE = 64 * 1024
+#: Flags of every open: read-only, and binary where the system tells the two apart.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 #: Work handed to one thread at a time: files, and bytes of whole-file reads.
 _BATCH_FILES = 64
 _BATCH_BYTES = 32 << 20
@@ -115,7 +117,7 @@ class _Read:
 
 def _open_checked(path: str, size: int, identity: tuple[int, int] | None) -> tuple[int, int, int]:
     """Open ``path`` and check it is still the walk's file: (fd, dev, ino)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         info = os.fstat(fd)
         if info.st_size != size or (
@@ -129,7 +131,13 @@ def _open_checked(path: str, size: int, identity: tuple[int, int] | None) -> tup
 
 
 def _read_exactly(fd: int, count: int) -> bytes:
-    parts = []
+    first = os.read(fd, min(count, CHUNK))  # one call for all but the largest reads
+    if len(first) == count:
+        return first
+    if not first:
+        raise _Changed
+    parts = [first]
+    count -= len(first)
     while count > 0:
         part = os.read(fd, min(count, CHUNK))
         if not part:
@@ -358,12 +366,19 @@ class _Reader:
         self, found: _Candidates, batch: IntArray, whole: bool
     ) -> list[tuple[int, _Read | ReadProblem]]:
         results: list[tuple[int, _Read | ReadProblem]] = []
-        for position in batch.tolist():
+        columns = zip(
+            batch.tolist(),
+            found.rows[batch].tolist(),
+            found.sizes[batch].tolist(),
+            found.devs[batch].tolist(),
+            found.inos[batch].tolist(),
+            strict=True,
+        )
+        for position, row, size, dev, ino in columns:
             if self._cancel.is_set():
                 break
-            row, size = int(found.rows[position]), int(found.sizes[position])
             path = self._paths[row]
-            identity = (int(found.devs[position]), int(found.inos[position]))
+            identity = (dev, ino)
             try:
                 if whole:
                     read = _full_read(path, size, identity, self._cancel)
