@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 
@@ -36,7 +37,8 @@ __all__ = [
 
 _TRASH_FOLDER = re.compile(r"\.Trash(-\d+)?")
 
-_MOUNTINFO = "/proc/self/mountinfo"
+#: Linux's mount table; elsewhere none is read (the top of a mount is found by walking up).
+_MOUNTINFO = "/proc/self/mountinfo" if sys.platform.startswith("linux") else ""
 _OCTAL = re.compile(rb"\\([0-7]{3})")
 
 #: File systems whose inode numbers may change between lookups of one file (FAT, exFAT,
@@ -93,6 +95,8 @@ def mounts() -> tuple[Mount, ...]:
     system has no mount table to read."""
     global _parsed
     try:
+        if not _MOUNTINFO:
+            return ()
         with open(_MOUNTINFO, "rb") as handle:
             text = handle.read(1 << 22)
     except OSError:
@@ -182,7 +186,7 @@ def _data_home() -> str:
         import pwd
 
         home = pwd.getpwuid(os.getuid()).pw_dir
-    except (ImportError, KeyError):
+    except (ImportError, AttributeError, KeyError):  # Windows has neither
         pass
     return os.environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
 

@@ -19,6 +19,8 @@ import stat
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from dupfinder.core.actions.folders import BINARY, CLOEXEC, NONBLOCK, rename_paths_noreplace
+
 __all__ = [
     "FileStamp",
     "fsync_file",
@@ -29,7 +31,6 @@ __all__ = [
     "temporary_name",
 ]
 
-_LINK_UNSUPPORTED = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
 _CHUNK = 1 << 20
 
 
@@ -105,7 +106,7 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a regular file for reading; anything else (a FIFO, a device, a folder) is an
     ``OSError`` at once, never a read that waits forever or never ends."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC | BINARY)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
@@ -142,18 +143,11 @@ def move_no_overwrite(
     """
     src, dst = os.fspath(src), os.fspath(dst)
     try:
-        os.link(src, dst, follow_symlinks=False)
+        rename_paths_noreplace(src, dst)
     except OSError as exc:
-        if exc.errno == errno.EXDEV:
-            _copy_move(src, dst, tmp or temporary_name(dst))
-            return
-        if exc.errno not in _LINK_UNSUPPORTED:
+        if exc.errno != errno.EXDEV:
             raise
-        if os.path.lexists(dst):
-            raise FileExistsError(errno.EEXIST, "destination exists", dst) from exc
-        os.rename(src, dst)
-        return
-    os.unlink(src)
+        _copy_move(src, dst, tmp or temporary_name(dst))
 
 
 def _copy_move(src: str, dst: str, tmp: str) -> None:
@@ -162,15 +156,7 @@ def _copy_move(src: str, dst: str, tmp: str) -> None:
         fsync_file(tmp)
         if not same_bytes(tmp, src):
             raise OSError(errno.EIO, "the copy does not match the original", dst)
-        try:
-            os.link(tmp, dst)
-            os.unlink(tmp)
-        except OSError as exc:
-            if exc.errno not in _LINK_UNSUPPORTED:
-                raise
-            if os.path.lexists(dst):
-                raise FileExistsError(errno.EEXIST, "destination exists", dst) from exc
-            os.rename(tmp, dst)
+        rename_paths_noreplace(tmp, dst)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

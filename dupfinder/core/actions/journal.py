@@ -39,6 +39,7 @@ from typing import Any
 from platformdirs import user_data_dir
 
 from dupfinder.core.actions.fileops import FileStamp
+from dupfinder.core.actions.folders import pread
 from dupfinder.core.actions.journal_index import (
     Entry,
     NotRegular,
@@ -721,7 +722,7 @@ class Journal:
             _log.warning("journal %s unreadable (%s); not indexed", self.path, exc)
             return size
         try:
-            if size and os.pread(read_fd, 1, size - 1) != b"\n":
+            if size and pread(read_fd, 1, size - 1) != b"\n":
                 os.write(write_fd, b"\n")
                 size += 1
             self.index.entries(read_fd)

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dupfinder.core.actions.folders import BINARY, CLOEXEC, NONBLOCK, pread
+
 __all__ = [
     "INDEX_VERSION",
     "MAX_LINE",
@@ -60,7 +62,7 @@ class NotRegular(OSError):
 def open_regular(path: Path, *, write: bool = False) -> int:
     """Open ``path`` (to append when ``write``) without ever blocking, and only when it is a
     regular file; raises ``NotRegular`` (a FIFO, a device, a folder) or the OSError met."""
-    flags = os.O_CLOEXEC | os.O_NONBLOCK
+    flags = CLOEXEC | NONBLOCK | BINARY
     flags |= os.O_WRONLY | os.O_APPEND | os.O_CREAT if write else os.O_RDONLY
     try:
         fd = os.open(path, flags, 0o600)
@@ -87,7 +89,7 @@ def read_lines(fd: int, start: int = 0, stop: int | None = None) -> Iterator[tup
     skipping = False
     while stop is None or offset + len(buffer) < stop:
         want = _CHUNK if stop is None else min(_CHUNK, stop - offset - len(buffer))
-        chunk = os.pread(fd, want, offset + len(buffer))
+        chunk = pread(fd, want, offset + len(buffer))
         if not chunk:
             break
         buffer += chunk

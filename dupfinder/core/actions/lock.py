@@ -37,7 +37,11 @@ def _account_home() -> Path:
         import pwd
 
         return Path(pwd.getpwuid(os.getuid()).pw_dir)
-    except (ImportError, KeyError):  # Windows, or an account the database does not know
+    except (
+        ImportError,
+        AttributeError,
+        KeyError,
+    ):  # Windows, or an account the database does not know
         return Path(os.path.expanduser("~"))
 
 

@@ -30,16 +30,24 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from dupfinder.core.actions.folders import NONBLOCK, open_dir, open_file_at, stat_at
 from dupfinder.core.filesystem import inodes_name_files, same_spelling
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
 from dupfinder.core.fingerprints.worker import Task, fingerprint_file
 from dupfinder.core.model import Kind, Member, ScanOptions
 from dupfinder.core.wording import os_error_reason, similarity_percent
 
-try:  # advisory locks between runs; Windows has none of the same kind
+try:  # advisory locks between runs
     import fcntl
-except ImportError:  # pragma: no cover - not on this platform
+except ImportError:  # Windows: a byte-range lock far past the end of the file instead
     fcntl = None  # type: ignore[assignment]
+try:
+    import msvcrt
+except ImportError:
+    msvcrt = None  # type: ignore[assignment]
+
+#: Where a Windows lock sits: past any end of file, so no reader of the file meets it.
+_LOCK_OFFSET = (1 << 62) - 1
 
 __all__ = [
     "Claim",
@@ -102,7 +110,7 @@ class Opened:
 
     def fresh_stat(self) -> os.stat_result:
         """What the name points at now, in the very folder that was opened."""
-        return os.stat(self.name, dir_fd=self.folder, follow_symlinks=False)
+        return stat_at(self.folder, self.name)
 
 
 @dataclass(slots=True)
@@ -169,14 +177,13 @@ def open_in_folder(path: str) -> Opened:
     if not name or name in (".", ".."):
         raise Unproven(f"{path!r} does not name a file")
     try:
-        folder = os.open(folder_path or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        folder = open_dir(folder_path or ".")
     except FileNotFoundError:
         raise Unproven("its folder vanished") from None
     except OSError as exc:
         raise Unproven(f"its folder: {os_error_reason(exc)}") from None
     try:
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-        fd = os.open(name, flags, dir_fd=folder)
+        fd = open_file_at(folder, name, os.O_RDONLY | NONBLOCK)
     except OSError as exc:
         os.close(folder)
         if exc.errno == errno.ELOOP:
@@ -214,12 +221,17 @@ def same_file(a: Opened, b: Opened) -> bool:
 
 
 def _lock(opened: Opened) -> None:
-    if fcntl is None:
-        return
     try:
-        fcntl.flock(opened.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if fcntl is not None:
+            fcntl.flock(opened.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        elif msvcrt is not None:
+            os.lseek(opened.fd, _LOCK_OFFSET, os.SEEK_SET)
+            msvcrt.locking(opened.fd, msvcrt.LK_NBLCK, 1)
     except BlockingIOError:
         raise Unproven("another dupfinder run is acting on it") from None
+    except PermissionError:  # Windows: the byte is locked by another run
+        if fcntl is None:
+            raise Unproven("another dupfinder run is acting on it") from None
     except OSError:  # a file system without locks: the per-user lock still holds
         pass
 

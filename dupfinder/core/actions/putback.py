@@ -13,7 +13,6 @@ was proven; anything else goes straight back.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import secrets
@@ -21,6 +20,17 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from dupfinder.core.actions.folders import (
+    CREATE_NEW,
+    NONBLOCK,
+    exchange,
+    open_dir,
+    open_file_at,
+    rename_noreplace,
+    set_times,
+    stat_at,
+    unlink_at,
+)
 from dupfinder.core.filesystem import inodes_name_files
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
 
@@ -38,66 +48,6 @@ __all__ = [
     "rename_noreplace",
 ]
 
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-_NOREPLACE = 1  # RENAME_NOREPLACE
-_EXCHANGE = 2  # RENAME_EXCHANGE
-_LINK_UNSUPPORTED = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
-
-
-def _renameat2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    try:
-        function = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = (
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_uint,
-    )
-    function.restype = ctypes.c_int
-    return function
-
-
-_RENAMEAT2 = _renameat2()
-
-
-def _call_renameat2(src_fd: int, src: str, dst_fd: int, dst: str, flags: int) -> bool:
-    """True when done; False when this system or file system has no such rename."""
-    if _RENAMEAT2 is None:
-        return False
-    if _RENAMEAT2(src_fd, os.fsencode(src), dst_fd, os.fsencode(dst), flags) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False
-    raise OSError(code, os.strerror(code), dst)
-
-
-def rename_noreplace(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
-    """Rename ``src`` (in the open folder ``src_fd``) to ``dst`` (in ``dst_fd``); raise
-    FileExistsError rather than replace anything. Never copies: another file system is EXDEV."""
-    if _call_renameat2(src_fd, src, dst_fd, dst, _NOREPLACE):
-        return
-    try:
-        os.link(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
-    except OSError as exc:
-        if exc.errno not in _LINK_UNSUPPORTED:
-            raise
-        # FAT and exFAT have neither: the check and the rename are as close as they can be
-        with contextlib.suppress(FileNotFoundError):
-            os.stat(dst, dir_fd=dst_fd, follow_symlinks=False)
-            raise FileExistsError(errno.EEXIST, "a file already exists there", dst) from exc
-        os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
-        return
-    os.unlink(src, dir_fd=src_fd)
-
-
-def exchange(fd_a: int, a: str, fd_b: int, b: str) -> bool:
-    """Swap two names atomically; False where the system cannot (nothing was changed)."""
-    return _call_renameat2(fd_a, a, fd_b, b, _EXCHANGE)
-
 
 @contextlib.contextmanager
 def open_folder(
@@ -114,14 +64,14 @@ def open_folder(
     path = os.path.abspath(path)
     made = False
     try:
-        fd = os.open(path, _DIR)
+        fd = open_dir(path)
     except FileNotFoundError:
         if os.path.islink(path):
             raise OSError(errno.ELOOP, _replaced(path)) from None
         if not create:
             raise OSError(errno.ENOENT, f"its folder {path} no longer exists") from None
         _make_folders(path)
-        fd = os.open(path, _DIR | os.O_NOFOLLOW)
+        fd = open_dir(path, nofollow=True)
         made = True
     except NotADirectoryError:
         raise OSError(errno.ENOTDIR, f"its folder {path} was replaced by a file") from None
@@ -189,7 +139,7 @@ class Expected:
 
 
 def _digest_at(folder: int, name: str) -> str:
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    fd = open_file_at(folder, name, os.O_RDONLY)
     try:
         return _digest_of(fd)
     finally:
@@ -237,9 +187,8 @@ def check_open(fd: int, path: str, expected: Expected) -> os.stat_result:
 @contextlib.contextmanager
 def opened_in(folder: int, name: str) -> Iterator[int]:
     """A file in an open folder, opened without following a link (never blocks on a FIFO)."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
     try:
-        fd = os.open(name, flags, dir_fd=folder)
+        fd = open_file_at(folder, name, os.O_RDONLY | NONBLOCK)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise OSError(errno.ELOOP, f"{name} is a symbolic link now; left alone") from None
@@ -275,7 +224,7 @@ def put_back(
         )
         name = os.path.basename(original)
         try:
-            os.stat(name, dir_fd=dst_folder, follow_symlinks=False)
+            stat_at(dst_folder, name)
         except FileNotFoundError:
             pass
         else:
@@ -284,7 +233,7 @@ def put_back(
             _copy_back(fd, proven, (src_folder, src_name), (dst_folder, name))
             return
         rename_noreplace(src_folder, src_name, dst_folder, name)
-        arrived = os.stat(name, dir_fd=dst_folder, follow_symlinks=False)
+        arrived = stat_at(dst_folder, name)
         if (arrived.st_dev, arrived.st_ino) != (proven.st_dev, proven.st_ino):
             # the name was swapped between the proof and the rename: give it back
             with contextlib.suppress(OSError):
@@ -298,8 +247,7 @@ def _copy_back(
     """Copy the proven open file into place on another file system, then remove it."""
     folder, name = target
     temporary = f".dupfinder-{secrets.token_hex(8)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    out = os.open(temporary, flags, 0o600, dir_fd=folder)
+    out = open_file_at(folder, temporary, CREATE_NEW, 0o600)
     try:
         try:
             os.lseek(fd, 0, os.SEEK_SET)
@@ -307,10 +255,12 @@ def _copy_back(
             while chunk := os.read(fd, CHUNK):
                 state.update(chunk)
                 os.write(out, chunk)
-            os.fchmod(out, stat.S_IMODE(proven.st_mode))
-            with contextlib.suppress(PermissionError):
-                os.fchown(out, proven.st_uid, proven.st_gid)
-            os.utime(out, ns=(proven.st_atime_ns, proven.st_mtime_ns))
+            if hasattr(os, "fchmod"):  # Windows: the mode is one read-only flag
+                os.fchmod(out, stat.S_IMODE(proven.st_mode))
+            if hasattr(os, "fchown"):
+                with contextlib.suppress(PermissionError):
+                    os.fchown(out, proven.st_uid, proven.st_gid)
+            set_times(out, folder, temporary, (proven.st_atime_ns, proven.st_mtime_ns))
             os.fsync(out)
             if _digest_at(folder, temporary) != state.digest(DIGEST_BYTES).hex():
                 raise OSError(errno.EIO, "the copy does not match the original")
@@ -319,7 +269,7 @@ def _copy_back(
         rename_noreplace(folder, temporary, folder, name)
     finally:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary, dir_fd=folder)
-    now = os.stat(source[1], dir_fd=source[0], follow_symlinks=False)
+            unlink_at(folder, temporary)
+    now = stat_at(*source)
     if (now.st_dev, now.st_ino) == (proven.st_dev, proven.st_ino):
-        os.unlink(source[1], dir_fd=source[0])
+        unlink_at(*source)

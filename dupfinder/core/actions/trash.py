@@ -35,7 +35,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from dupfinder.core.actions.putback import Expected, open_folder, put_back, rename_noreplace
+from dupfinder.core.actions.folders import (
+    CREATE_NEW,
+    mkdir_at,
+    open_dir,
+    open_file_at,
+    rename_noreplace,
+    stat_at,
+    unlink_at,
+)
+from dupfinder.core.actions.putback import Expected, open_folder, put_back
 from dupfinder.core.filesystem import mount_of
 
 __all__ = [
@@ -57,7 +66,6 @@ _INFO_SUFFIX = ".trashinfo"
 _NAME_MAX = 255 - len(_INFO_SUFFIX)
 #: A suffix longer than this is part of the name, not a type (kept whole when shortening).
 _SUFFIX_MAX = 16
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
 
 
 class TrashUnavailable(OSError):
@@ -87,6 +95,11 @@ class _Unsafe(Exception):
     """A trash folder that must not be used, and why."""
 
 
+def _uid() -> int:
+    """This user's id, which names a trash at the top of a mount (POSIX only)."""
+    return os.getuid() if hasattr(os, "getuid") else -1
+
+
 def _home_trash() -> Path:
     data_home = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
     return Path(data_home) / "Trash"
@@ -112,9 +125,9 @@ def _private_folder(parent: int, name: str, uid: int, device: int) -> int:
     link, that no one else may write: made (mode 700) when missing, tightened to 700 when it
     is this user's own. Returns the open folder; raises _Unsafe when it must not be used."""
     with contextlib.suppress(FileExistsError):
-        os.mkdir(name, 0o700, dir_fd=parent)
+        mkdir_at(parent, name, 0o700)
     try:
-        fd = os.open(name, _DIR, dir_fd=parent)
+        fd = _open_in(parent, name)
     except OSError as exc:
         raise _Unsafe(f"{name}: not a folder ({os.strerror(exc.errno or 0)})") from None
     try:
@@ -123,7 +136,7 @@ def _private_folder(parent: int, name: str, uid: int, device: int) -> int:
             raise _Unsafe(f"{name} belongs to another account")
         if st.st_dev != device:
             raise _Unsafe(f"{name} is on another file system")
-        if st.st_mode & 0o077:
+        if st.st_mode & 0o077 and hasattr(os, "fchmod"):
             with contextlib.suppress(OSError):
                 os.fchmod(fd, 0o700)
             if os.fstat(fd).st_mode & 0o022:
@@ -137,7 +150,7 @@ def _private_folder(parent: int, name: str, uid: int, device: int) -> int:
 def _sticky_folder(parent: int, name: str, device: int) -> int:
     """Open the administrator's shared ``$topdir/.Trash``: sticky, not a link."""
     try:
-        fd = os.open(name, _DIR, dir_fd=parent)
+        fd = _open_in(parent, name)
     except OSError as exc:
         raise _Unsafe(f"{name}: not a folder ({os.strerror(exc.errno or 0)})") from None
     st = os.fstat(fd)
@@ -147,14 +160,23 @@ def _sticky_folder(parent: int, name: str, device: int) -> int:
     return fd
 
 
+def _open_in(parent: int, name: str) -> int:
+    """The folder ``name`` in the open folder ``parent``, not through a link."""
+    fd = open_file_at(parent, name, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    if not stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", name)
+    return fd
+
+
 @contextlib.contextmanager
 def _volume_folders(trash: _TrashDir) -> Iterator[tuple[int, int]]:
     """``files`` and ``info`` of a trash at the top of a mount, each folder on the way
     opened inside the one before and checked (the specification's rules)."""
-    uid, device, top = os.getuid(), trash.device, trash.topdir or "/"
+    uid, device, top = _uid(), trash.device, trash.topdir or "/"
     parts = trash.root.relative_to(top).parts
     with contextlib.ExitStack() as stack:
-        folder = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        folder = open_dir(top)
         stack.callback(os.close, folder)
         if parts[0] == ".Trash":
             folder = _sticky_folder(folder, ".Trash", device)
@@ -186,7 +208,7 @@ def _trash_folders(trash: _TrashDir) -> Iterator[tuple[int, int]]:
 
 def _volume_trash(top: str, device: int, path: str) -> _TrashDir:
     """The trash at the top of a mount, as the specification orders them; checked."""
-    uid = os.getuid()
+    uid = _uid()
     candidates = (
         _TrashDir(Path(top) / ".Trash" / str(uid), top, device),
         _TrashDir(Path(top) / f".Trash-{uid}", top, device),
@@ -277,13 +299,12 @@ def _claim(trash: _TrashDir, entry: TrashEntry, info_fd: int, original: str) -> 
     """Create the ``.trashinfo`` with O_EXCL: the specification's atomic name reservation."""
     if entry.info.parent != trash.root / "info" or entry.files.parent != trash.root / "files":
         raise OSError(errno.EXDEV, "the trash planned for it is not on its filesystem", original)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(entry.info.name, flags, 0o600, dir_fd=info_fd)
+    fd = open_file_at(info_fd, entry.info.name, CREATE_NEW, 0o600)
     try:  # no fsync: the journal's intent already names this entry if the system crashes
         os.write(fd, _info_text(original, trash.topdir))
     except OSError:
         os.close(fd)
-        os.unlink(entry.info.name, dir_fd=info_fd)
+        unlink_at(info_fd, entry.info.name)
         raise
     os.close(fd)
 
@@ -296,7 +317,7 @@ def _into(trash: _TrashDir, entry: TrashEntry, source: tuple[int, str], original
             rename_noreplace(source[0], source[1], files_fd, entry.files.name)
         except OSError:
             with contextlib.suppress(OSError):
-                os.unlink(entry.info.name, dir_fd=info_fd)
+                unlink_at(info_fd, entry.info.name)
             raise
 
 
@@ -322,6 +343,10 @@ def send_to_trash(
     if not NATIVE_TRASH:
         from send2trash import send2trash
 
+        if dir_fd is not None:  # the system's trash takes a path: it must name that file
+            here, there = stat_at(dir_fd, path), os.lstat(original)
+            if (here.st_dev, here.st_ino) != (there.st_dev, there.st_ino):
+                raise OSError(errno.EXDEV, "its path now names another file", original)
         send2trash(path if dir_fd is None else original)
         return None
     trash = _trash_for(original)
@@ -396,7 +421,7 @@ def find_trash_entry(
     candidates = [(home, str(home.parent))]
     with contextlib.suppress(OSError):
         top = mount_of(_existing(Path(os.path.dirname(original) or "."))).point
-        uid = os.getuid()
+        uid = _uid()
         candidates += [(Path(top) / ".Trash" / str(uid), top), (Path(top) / f".Trash-{uid}", top)]
     fallback: TrashEntry | None = None
     for trash, topdir in candidates:
