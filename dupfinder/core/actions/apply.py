@@ -31,6 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dupfinder.core.actions.fileops import FileStamp, move_no_overwrite, temporary_name
+from dupfinder.core.actions.folders import (
+    link_at,
+    link_into,
+    open_dir,
+    rename_at,
+    stat_at,
+    symlink_at,
+    unlink_at,
+)
 from dupfinder.core.actions.journal import FileState, Intent, Journal, JournalSession, SessionKind
 from dupfinder.core.actions.lock import hold_action_lock
 from dupfinder.core.actions.outcome import FileOutcome, FileStatus, with_status
@@ -428,8 +437,8 @@ def _move(path: str, intent: Intent, proof: Proof | None) -> dict[str, str | Non
 def _claim(folder: int, name: str, claim: str, proof: Proof | None) -> None:
     """Take the file away from its name under a private one in the same folder, and make
     sure the file taken is the one proven (a name swapped meanwhile is given back)."""
-    os.rename(name, claim, src_dir_fd=folder, dst_dir_fd=folder)
-    taken = os.stat(claim, dir_fd=folder, follow_symlinks=False)
+    rename_at(folder, name, folder, claim)
+    taken = stat_at(folder, claim)
     if proof is not None and _identity(taken) != proof.target.identity:
         _unclaim(folder, name, claim)
         raise _SkipError("another file took its name while acting; that file was put back")
@@ -438,20 +447,20 @@ def _claim(folder: int, name: str, claim: str, proof: Proof | None) -> None:
 def _unclaim(folder: int, name: str, claim: str) -> None:
     """Give a claimed file its name back, never over another file."""
     try:
-        os.link(claim, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        link_at(folder, claim, folder, name)
     except FileExistsError:
         raise
     except OSError:  # no hard links on this file system (FAT, exFAT): rename to a free name
         if _exists_in(folder, name):
             raise FileExistsError(errno.EEXIST, "its name was taken meanwhile", name) from None
-        os.rename(claim, name, src_dir_fd=folder, dst_dir_fd=folder)
+        rename_at(folder, claim, folder, name)
         return
-    os.unlink(claim, dir_fd=folder)
+    unlink_at(folder, claim)
 
 
 def _exists_in(folder: int, name: str) -> bool:
     try:
-        os.stat(name, dir_fd=folder, follow_symlinks=False)
+        stat_at(folder, name)
     except FileNotFoundError:
         return False
     return True
@@ -462,7 +471,7 @@ def _delete(path: str, intent: Intent, proof: Proof | None) -> None:
     out to be this very file, or was rewritten meanwhile, gets the file back."""
     folder_path, name = os.path.split(path)
     claim = os.path.basename(str(intent.claim))
-    folder = proof.target.folder if proof is not None else os.open(folder_path or ".", _DIR_FLAGS)
+    folder = proof.target.folder if proof is not None else open_dir(folder_path or ".")
     try:
         _claim(folder, name, claim, proof)
         if proof is not None:
@@ -470,7 +479,7 @@ def _delete(path: str, intent: Intent, proof: Proof | None) -> None:
             if problem is not None:
                 _unclaim(folder, name, claim)
                 raise _FailError(f"{problem}; the file was put back")
-        os.unlink(claim, dir_fd=folder)
+        unlink_at(folder, claim)
     finally:
         if proof is None:
             os.close(folder)
@@ -497,20 +506,20 @@ def _link(kind: ActionKind, intent: Intent, proof: Proof) -> dict[str, str | Non
             if not os.path.exists(source):  # no /proc: link the kept name, checked below
                 source = proof.kept.path
             try:
-                os.link(source, name, dst_dir_fd=folder, follow_symlinks=True)
+                link_into(source, folder, name)
             except OSError as exc:
                 if exc.errno == errno.EXDEV:
                     raise _FailError("the kept file is on another device") from exc
                 raise
-            made = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            made = stat_at(folder, name)
         else:
-            os.symlink(os.path.abspath(proof.kept.path), name, dir_fd=folder)
-            made = os.stat(name, dir_fd=folder, follow_symlinks=True)
+            symlink_at(os.path.abspath(proof.kept.path), folder, name)
+            made = stat_at(folder, name, follow=True)
         problem = proof.kept_intact()
         if _identity(made) != proof.kept.identity:
             problem = "the link is not the kept file that was compared"
         if problem is not None:
-            os.unlink(name, dir_fd=folder)
+            unlink_at(folder, name)
             raise _FailError(f"{problem}; the file was put back")
     except BaseException:
         if intent.identical:
@@ -521,11 +530,8 @@ def _link(kind: ActionKind, intent: Intent, proof: Proof) -> dict[str, str | Non
                 restore(TrashEntry(Path(intent.trash_files), Path(intent.trash_info)), intent.path)
         raise
     if intent.identical:
-        os.unlink(claim, dir_fd=folder)
+        unlink_at(folder, claim)
     return {"trash_entry": original}
-
-
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _reserved(intent: Intent) -> TrashEntry | None:
