@@ -41,6 +41,15 @@ from pathlib import Path
 from typing import Any
 
 from dupfinder.core.actions.fileops import FileStamp
+from dupfinder.core.actions.folders import (
+    CREATE_NEW,
+    open_file_at,
+    readlink_at,
+    rename_at,
+    set_times,
+    stat_at,
+    unlink_at,
+)
 from dupfinder.core.actions.journal import (
     FileLog,
     FileState,
@@ -246,36 +255,35 @@ def _restore_moved(item: FileLog, intent: Intent, restore_edited: bool) -> str |
 def _our_link(folder: int, name: str, item: FileLog, intent: Intent) -> bool:
     """Whether ``name`` in the open folder is still the link the apply made."""
     try:
-        st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        st = stat_at(folder, name)
     except FileNotFoundError:
         return False
     if item.op is ActionKind.SYMLINK:
         kept = os.path.abspath(intent.kept or "")
-        return stat.S_ISLNK(st.st_mode) and os.readlink(name, dir_fd=folder) == kept
+        return stat.S_ISLNK(st.st_mode) and readlink_at(folder, name) == kept
     return stat.S_ISREG(st.st_mode) and st.st_ino == intent.kept_ino
 
 
-def _put_back_attributes(fd: int, stamp: FileStamp) -> None:
+def _put_back_attributes(fd: int, folder: int, name: str, stamp: FileStamp) -> None:
     """Mode, owner and times of the replaced file (owner only where the OS allows it)."""
-    if stamp.mode:
+    if stamp.mode and hasattr(os, "fchmod"):  # Windows: the mode is one read-only flag
         os.fchmod(fd, stamp.mode & 0o7777)
     if stamp.uid >= 0 and hasattr(os, "fchown"):
         with contextlib.suppress(PermissionError):
             os.fchown(fd, stamp.uid, stamp.gid)
-    os.utime(fd, ns=(stamp.atime_ns, stamp.mtime_ns))
+    set_times(fd, folder, name, (stamp.atime_ns, stamp.mtime_ns))
 
 
 def _copy_of_kept(kept: str, folder: int, temporary: str, stamp: FileStamp) -> str:
     """Copy the kept file under ``temporary`` in the open folder; returns its SHA-256."""
     digest = hashlib.sha256()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     with open(kept, "rb") as source:
-        out = os.open(temporary, flags, 0o600, dir_fd=folder)
+        out = open_file_at(folder, temporary, CREATE_NEW, 0o600)
         try:
             for chunk in iter(lambda: source.read(_CHUNK), b""):
                 digest.update(chunk)
                 os.write(out, chunk)
-            _put_back_attributes(out, stamp)
+            _put_back_attributes(out, folder, temporary, stamp)
             os.fsync(out)
         finally:
             os.close(out)
@@ -303,7 +311,7 @@ def _restore_linked(item: FileLog, intent: Intent, restore_edited: bool) -> str 
                     raise OSError(
                         errno.EEXIST, "the link was replaced since; nothing was overwritten"
                     )
-                os.unlink(name, dir_fd=folder)
+                unlink_at(folder, name)
         restore(original, item.path, expected, folder=_folder(intent))
         return "the original put back from the trash"
     if not intent.sha256 or intent.kept is None:
@@ -323,7 +331,7 @@ def _restore_linked(item: FileLog, intent: Intent, restore_edited: bool) -> str 
             _replace_link(folder, temporary, name, item, intent)
         finally:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary, dir_fd=folder)
+                unlink_at(folder, temporary)
     return "restored as a copy of the kept file (same SHA-256)"
 
 
@@ -331,13 +339,13 @@ def _replace_link(folder: int, temporary: str, name: str, item: FileLog, intent:
     """Put the copy where the link is, and only where the link still is."""
     if exchange(folder, temporary, folder, name):
         if _our_link(folder, temporary, item, intent):
-            os.unlink(temporary, dir_fd=folder)
+            unlink_at(folder, temporary)
             return
         exchange(folder, temporary, folder, name)  # another file took the name: give it back
         raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
     if not _our_link(folder, name, item, intent):
         raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
-    os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    rename_at(folder, temporary, folder, name, replace=True)
 
 
 _RESTORERS: dict[ActionKind, Callable[[FileLog, Intent, bool], str | None]] = {
