@@ -42,6 +42,9 @@ POSIX_ONLY = {
         "lchown",
         "fchown",
         "getloadavg",
+        "pread",
+        "pwrite",
+        "fchmod",
         "O_NOFOLLOW",
         "O_DIRECTORY",
         "O_CLOEXEC",
@@ -75,29 +78,37 @@ POSIX_ONLY = {
     },
 }
 POSIX_MODULES = {"fcntl", "pwd", "grp", "resource", "termios", "posix", "pty", "tty"}
-#: Exceptions that a guard may catch for a missing function or file.
-CAUGHT = {"AttributeError", "ImportError", "ModuleNotFoundError", "OSError", "NotImplementedError"}
-#: Names a platform test reads.
-PLATFORM_WORDS = ("platform", "os.name", "hasattr", "getattr", "POSIX", "WINDOWS", "LINUX")
+#: Keyword arguments that name a file relative to an open folder: Windows has none.
+DIR_FD_KEYWORDS = {"dir_fd", "src_dir_fd", "dst_dir_fd"}
+#: What a ``try`` must catch to guard each kind of use: a missing function or constant
+#: (AttributeError), a missing module (ImportError), a dir_fd the system cannot take
+#: (NotImplementedError), a path that is not there (OSError).
+CAUGHT = {
+    "attribute": {"AttributeError"},
+    "import": {"ImportError", "ModuleNotFoundError"},
+    "dir_fd": {"NotImplementedError"},
+    "path": {"OSError", "FileNotFoundError"},
+}
+#: Names a platform test reads (``FOLDER_FDS``: whether folders open as descriptors).
+PLATFORM_WORDS = (
+    "platform",
+    "os.name",
+    "hasattr",
+    "getattr",
+    "POSIX",
+    "WINDOWS",
+    "LINUX",
+    "FOLDER_FDS",
+    "supports_dir_fd",
+)
 
-#: (module, what) -> why it is still unguarded. The actions' proofs, trash and put-back open
-#: folders with POSIX flags and dir_fd; their Windows and macOS path (send2trash's trash and
-#: its undo) is the safety engineer's issue.
+#: (module, what) -> why it is still unguarded. The actions name files through
+#: ``core/actions/folders.py``, which holds every use of dir_fd and the POSIX open flags
+#: behind ``FOLDER_FDS``; this list is for what a test cannot see is guarded.
 KNOWN: dict[tuple[str, str], str] = {
-    ("dupfinder/core/actions/journal_index.py", "os.O_CLOEXEC"): "the journal's index file",
-    ("dupfinder/core/actions/journal_index.py", "os.O_NONBLOCK"): "the journal's index file",
-    ("dupfinder/core/filesystem.py", "/proc/"): "the mount table (Linux)",
-    ("dupfinder/core/actions/putback.py", "os.O_CLOEXEC"): "restore through open folders",
-    ("dupfinder/core/actions/putback.py", "os.O_DIRECTORY"): "restore through open folders",
-    ("dupfinder/core/actions/putback.py", "os.O_NOFOLLOW"): "restore through open folders",
-    ("dupfinder/core/actions/putback.py", "os.O_NONBLOCK"): "restore through open folders",
-    ("dupfinder/core/actions/putback.py", "os.fchown"): "restore through open folders",
-    ("dupfinder/core/actions/trash.py", "os.O_CLOEXEC"): "the freedesktop trash",
-    ("dupfinder/core/actions/trash.py", "os.O_DIRECTORY"): "the freedesktop trash",
-    ("dupfinder/core/actions/trash.py", "os.O_NOFOLLOW"): "the freedesktop trash",
-    ("dupfinder/core/actions/trash.py", "os.getuid"): "the freedesktop trash",
-    ("dupfinder/core/actions/undo.py", "os.O_CLOEXEC"): "restoring a copy",
-    ("dupfinder/core/actions/undo.py", "os.O_NOFOLLOW"): "restoring a copy",
+    ("dupfinder/core/media/tools.py", "import resource"): (
+        "the memory limit runs as preexec_fn, which its caller passes only on POSIX"
+    ),
 }
 
 
@@ -106,14 +117,14 @@ def _mentions_platform(node: ast.AST) -> bool:
     return any(word in text for word in PLATFORM_WORDS)
 
 
-def _catches(handler: ast.ExceptHandler) -> bool:
+def _catches(handler: ast.ExceptHandler, kind: str) -> bool:
     if handler.type is None:
         return True
     names = {ast.unparse(n) for n in ast.walk(handler.type) if isinstance(n, ast.Name)}
-    return bool(names & (CAUGHT | {"Exception", "BaseException"}))
+    return bool(names & (CAUGHT[kind] | {"Exception", "BaseException"}))
 
 
-def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST], kind: str) -> bool:
     child, parent = node, parents.get(node)
     while parent is not None:
         if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and _mentions_platform(parent.test):
@@ -123,7 +134,7 @@ def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
         if (
             isinstance(parent, ast.Try)
             and child in parent.body
-            and any(map(_catches, parent.handlers))
+            and any(_catches(handler, kind) for handler in parent.handlers)
         ):
             return True
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -146,22 +157,32 @@ def unguarded_uses(path: Path) -> set[str]:
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found = set()
     for node in ast.walk(tree):
-        what = None
+        what, kind = None, "attribute"
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.attr in POSIX_ONLY.get(node.value.id, ()):
                 what = f"{node.value.id}.{node.attr}"
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names if a.name.split(".")[0] in POSIX_MODULES]
-            what = f"import {names[0]}" if names else None
+            what, kind = (f"import {names[0]}" if names else None), "import"
         elif (
             isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in POSIX_MODULES
         ):
-            what = f"import {node.module}"
+            what, kind = f"import {node.module}", "import"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            what = "/proc/" if node.value.startswith("/proc/") else None
-        if what and not _guarded(node, parents):
+            what, kind = ("/proc/" if node.value.startswith("/proc/") else None), "path"
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func).startswith("os.")
+            and any(k.arg in DIR_FD_KEYWORDS and not _is_none(k.value) for k in node.keywords)
+        ):
+            what, kind = "dir_fd", "dir_fd"
+        if what and not _guarded(node, parents, kind):
             found.add(what)
     return found
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def test_posix_only_calls_are_guarded() -> None:
@@ -187,7 +208,10 @@ def test_the_guard_finder_sees_a_planted_use(tmp_path: Path) -> None:
         "def tried():\n    try:\n        return os.getuid()\n    except AttributeError:\n"
         "        return 0\n"
         "FLAGS = os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0)\n"
-        "BAD = os.O_RDONLY | os.O_DIRECTORY\n",
+        "BAD = os.O_RDONLY | os.O_DIRECTORY\n"
+        "def at(fd):\n    return os.stat('x', dir_fd=fd)\n"
+        "def wrong_catch(fd):\n    try:\n        os.fchmod(fd, 0o600)\n"
+        "    except FileNotFoundError:\n        pass\n",
         encoding="utf-8",
     )
-    assert unguarded_uses(module) == {"os.nice", "os.O_DIRECTORY"}
+    assert unguarded_uses(module) == {"os.nice", "os.O_DIRECTORY", "dir_fd", "os.fchmod"}

@@ -37,11 +37,7 @@ def _account_home() -> Path:
         import pwd
 
         return Path(pwd.getpwuid(os.getuid()).pw_dir)
-    except (
-        ImportError,
-        AttributeError,
-        KeyError,
-    ):  # Windows, or an account the database does not know
+    except (ImportError, AttributeError, KeyError):  # Windows; an account it does not know
         return Path(os.path.expanduser("~"))
 
 

@@ -99,16 +99,12 @@ def _time_limit(seconds: float) -> Iterator[None]:
     """
     if threading.current_thread() is not threading.main_thread() or seconds <= 0:
         yield
-    elif hasattr(signal, "setitimer"):
-        with _alarm(seconds):
-            yield
-    else:
+        return
+    if not hasattr(signal, "setitimer"):
         with _watchdog(seconds):
             yield
+        return
 
-
-@contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
     def _expire(signum: int, frame: object) -> None:
         raise _FileTimeoutError
 
