@@ -49,8 +49,26 @@ def copies_of(
         kind = named.pop() if by_suffix and len(named) == 1 else Kind.OTHER
         fingerprint = Fingerprint(kind, int.from_bytes(found.digest[:8], "big"))
         width = height = None
-    copy = Member("", 0, 0, 0, fingerprint, width, height, content_hash=found.content_hash)
-    members = [_placed(copy, files.entry(row)) for row in rows]
+    digest = found.content_hash
+    members = []
+    for row in rows:
+        entry = files.entry(row)
+        members.append(
+            Member(
+                entry.path,
+                entry.size,
+                entry.mtime_ns,
+                0,
+                fingerprint,
+                width,
+                height,
+                dev=entry.dev,
+                ino=entry.ino,
+                ctime_ns=entry.ctime_ns,
+                links=entry.links,
+                content_hash=digest,
+            )
+        )
     return Copies(kind, tuple(members))
 
 

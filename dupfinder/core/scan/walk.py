@@ -20,7 +20,6 @@ from pathlib import Path
 from dupfinder.core.filesystem import file_key, is_trash_folder
 from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
-from dupfinder.core.scan.patterns import path_patterns
 from dupfinder.core.wording import describe_os_error
 
 __all__ = [
@@ -42,6 +41,10 @@ class WalkReport:
     same_file_again: int = 0
 
 
+#: The walk tells its caller the count of files found at the first and then every this many.
+_TELL_EVERY = 64
+
+
 def normalise_roots(roots: tuple[Path, ...]) -> list[str]:
     """Absolute, de-duplicated roots; a root inside another root is dropped (walked once).
 
@@ -59,7 +62,10 @@ def normalise_roots(roots: tuple[Path, ...]) -> list[str]:
 def _matches(
     patterns: tuple[str, ...], options: ScanOptions, path: str, is_dir: bool = False
 ) -> bool:
-    """gitignore-style patterns, relative to the scanned folder (``core.patterns``)."""
+    """gitignore-style patterns, relative to the scanned folder (``core.patterns``: imported
+    when a scan has patterns, since pathspec takes longer to import than a small scan runs)."""
+    from dupfinder.core.scan.patterns import path_patterns
+
     return path_patterns(patterns, tuple(map(os.fspath, options.roots))).matches(path, is_dir)
 
 
@@ -165,9 +171,21 @@ class _Walker:
                 elif stat.S_ISDIR(info.st_mode):
                     if self._folder_wanted(child.name, child.path, info):
                         folders.append(child.path)
-                else:
-                    yield from self.admit(child.path, child.name, info)
+                else:  # what ``admit`` does for a file, without a generator per file
+                    entry = _entry_for(
+                        child.path, child.name, info, self.options, self.report, self.seen
+                    )
+                    if entry is not None:
+                        self._found_one()
+                        yield entry
             stack.extend(reversed(folders))
+
+    def _found_one(self) -> None:
+        """Count a file; the caller hears of every ``_TELL_EVERY``-th (its progress is
+        sampled anyway, and a call per file cost more than the file's stat)."""
+        self.found += 1
+        if self.on_file is not None and self.found % _TELL_EVERY == 1:
+            self.on_file(self.found)
 
     def admit(self, path: str, name: str, info: os.stat_result) -> Iterator[FileEntry]:
         """A file is yielded (once per identity); a folder is walked (once per identity)."""
@@ -177,9 +195,7 @@ class _Walker:
             return
         entry = _entry_for(path, name, info, self.options, self.report, self.seen)
         if entry is not None:
-            self.found += 1
-            if self.on_file is not None:
-                self.on_file(self.found)
+            self._found_one()
             yield entry
 
     def _folder_wanted(self, name: str, path: str, info: os.stat_result) -> bool:
