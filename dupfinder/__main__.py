@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    multiprocessing.freeze_support()  # the bundled app's worker processes start here
+    if getattr(sys, "frozen", False):  # the bundled app's worker processes start here
+        import multiprocessing  # (40 ms a command without a worker would pay)
+
+        multiprocessing.freeze_support()
     from dupfinder.cli import main as cli_main
 
     return cli_main(argv)
