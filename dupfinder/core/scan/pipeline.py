@@ -10,15 +10,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import multiprocessing
 import os
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,7 +45,6 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
-from dupfinder.core.scan import isolated
 from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
 from dupfinder.core.scan.identical_cache import CachedDigests
@@ -56,6 +52,9 @@ from dupfinder.core.scan.identical_groups import copies_of, merge
 from dupfinder.core.scan.walk import WalkReport, walk
 
 if TYPE_CHECKING:
+    import multiprocessing.context
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     from dupfinder.core.grouping.groups import CheckMemory, KindGroups, PairFinder
 
 __all__ = ["PairFinder", "fingerprint_files", "group_files", "run"]
@@ -470,6 +469,8 @@ def _mp_context() -> multiprocessing.context.BaseContext:
     Beside a window the fork server imports the grouping before it forks: a grouping process
     then starts in about 40 ms instead of 270. The command line starts a fork server per
     run, where importing first would only delay the first workers."""
+    import multiprocessing
+
     if getattr(sys, "frozen", False) or sys.platform in ("win32", "darwin"):
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
@@ -485,7 +486,11 @@ def _pool_outcomes(
 
     When a worker dies, every chunk in flight fails with it, so those files are retried one
     at a time with a single file in flight: the one that breaks the pool then is the culprit.
+    (The pool's modules are imported here: a scan that starts no worker never loads them.)
     """
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     pending: deque[tuple[int, int]] = deque(tasks.balanced(options.jobs))  # (start, stop)
     suspects: deque[Task] = deque()
     while pending or suspects:
@@ -566,6 +571,7 @@ def _compare(
     process, so the window's thread never waits for the interpreter lock behind it, and a
     cancel stops it at once; if that process fails, the grouping runs here instead."""
     from dupfinder.core.grouping.groups import compared_rows, group_rows, groups_from
+    from dupfinder.core.scan import isolated
 
     progress = functools.partial(sample, force=True)
     found: tuple[list[KindGroups], int] | None = None
