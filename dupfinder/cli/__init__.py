@@ -25,6 +25,7 @@ from dupfinder.cli.exit_codes import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
 )
+from dupfinder.cli.paths import COMPLETE_FILE, COMPLETE_FOLDER
 
 __all__ = [
     "COMMANDS",
@@ -159,7 +160,23 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
             importlib.import_module(f"dupfinder.cli.{module}").register(wanted)
         elif command != "*":
             commands.add_parser(name, help=summary)
+    if command == "*":
+        _complete_paths(parser)
     return parser
+
+
+def _complete_paths(parser: argparse.ArgumentParser) -> None:
+    """Turn the path arguments' completion marks (``paths.COMPLETE_FILE``...) into shtab's."""
+    import shtab
+
+    offered = {COMPLETE_FILE: shtab.FILE, COMPLETE_FOLDER: shtab.DIRECTORY}
+    for action in parser._actions:
+        mark = getattr(action, "complete", None)
+        if isinstance(mark, str):
+            action.complete = offered[mark]  # type: ignore[attr-defined]
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                _complete_paths(command)
 
 
 def _command_of(args_list: Sequence[str]) -> str | None:

@@ -17,11 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-import shtab
-
 from dupfinder.cli import scan_cmd
 from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_USAGE
-from dupfinder.cli.paths import path_argument
+from dupfinder.cli.paths import COMPLETE_FILE, COMPLETE_FOLDER, path_argument
 from dupfinder.core.errors import DupfinderError, ExtraMissing
 from dupfinder.core.model import FINGERPRINTED_KINDS, Kind
 from dupfinder.core.wording import escaped
@@ -48,14 +46,14 @@ def register(commands: Any) -> None:
         metavar="PATH",
         help="folders or files",
     )
-    paths.complete = shtab.FILE
+    paths.complete = COMPLETE_FILE
     listing = source.add_argument(
         "--files-from",
         type=path_argument,
         metavar="LIST",
         help="read paths from this file, one per line ('-': stdin)",
     )
-    listing.complete = shtab.FILE
+    listing.complete = COMPLETE_FILE
     fingerprint.add_argument(
         "--null", "-0", action="store_true", help="paths in LIST end with NUL (find -print0)"
     )
@@ -127,7 +125,7 @@ def _reader(commands: Any, name: str, summary: str, description: str) -> argpars
 def _folder(parser: argparse.ArgumentParser, *flags: str, **options: Any) -> None:
     """An argument naming a folder (shell completion offers folders)."""
     action = parser.add_argument(*flags, type=path_argument, **options)
-    action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
+    action.complete = COMPLETE_FOLDER  # type: ignore[attr-defined]
 
 
 def _positive(text: str) -> int:

@@ -11,12 +11,18 @@ from __future__ import annotations
 import argparse
 import os
 
-__all__ = ["NAME_MAX", "PATH_MAX", "path_argument"]
+__all__ = ["COMPLETE_FILE", "COMPLETE_FOLDER", "NAME_MAX", "PATH_MAX", "path_argument"]
 
 #: Longest path the system calls take (Linux ``PATH_MAX``, with its closing NUL).
 PATH_MAX = 4096
 #: Longest single name in a path on the file systems dupfinder meets.
 NAME_MAX = 255
+#: What an argument's shell completion offers (``action.complete``), as marks that the full
+#: parser, the one completion scripts and the manual are made from, turns into shtab's:
+#: building one command's parser then never imports shtab (and, through it, logging and
+#: package metadata).
+COMPLETE_FILE = "file"
+COMPLETE_FOLDER = "folder"
 
 
 def path_argument(text: str) -> str:

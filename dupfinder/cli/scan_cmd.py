@@ -11,11 +11,9 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-import shtab
-
 from dupfinder.cli.cancellable import run_cancellable
 from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_CODES, EXIT_FATAL, EXIT_OK, EXIT_USAGE
-from dupfinder.cli.paths import path_argument
+from dupfinder.cli.paths import COMPLETE_FILE, COMPLETE_FOLDER, path_argument
 from dupfinder.cli.progress import TerminalProgress
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
@@ -117,7 +115,7 @@ def register(commands: Any) -> None:
     paths = parser.add_argument(
         "paths", nargs="+", type=path_argument, metavar="PATH", help="folders or files to scan"
     )
-    paths.complete = shtab.FILE
+    paths.complete = COMPLETE_FILE
     add_output_options(parser)
     add_kind_option(parser)
     parser.add_argument(
@@ -154,7 +152,7 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
     output = parser.add_argument(
         "--output", "-o", type=path_argument, metavar="FILE", help="write the result here"
     )
-    output.complete = shtab.FILE  # type: ignore[attr-defined]
+    output.complete = COMPLETE_FILE  # type: ignore[attr-defined]
 
 
 def add_kind_option(parser: argparse.ArgumentParser) -> None:
@@ -270,7 +268,7 @@ def add_file_options(parser: argparse.ArgumentParser) -> None:
     cache_dir = parser.add_argument(
         "--cache-dir", type=path_argument, metavar="DIR", help="where the fingerprint cache lives"
     )
-    cache_dir.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
+    cache_dir.complete = COMPLETE_FOLDER  # type: ignore[attr-defined]
 
 
 #: ScanOptions fields set by the options above (argument name: field name).

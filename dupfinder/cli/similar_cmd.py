@@ -6,11 +6,9 @@ import argparse
 import json
 from typing import Any, TextIO
 
-import shtab
-
 from dupfinder.cli import scan_cmd
 from dupfinder.cli.exit_codes import EXIT_CODES, EXIT_FATAL, EXIT_OK, EXIT_USAGE
-from dupfinder.cli.paths import path_argument
+from dupfinder.cli.paths import COMPLETE_FILE, COMPLETE_FOLDER, path_argument
 from dupfinder.core.scan.similar import Match, NoFolders, SimilarResult
 from dupfinder.core.wording import count, escaped, similarity_percent
 
@@ -35,11 +33,11 @@ def register(commands: Any) -> None:
     target = parser.add_argument(
         "file", type=path_argument, metavar="FILE", help="the document or picture"
     )
-    target.complete = shtab.FILE
+    target.complete = COMPLETE_FILE
     folders = parser.add_argument(
         "folders", nargs="*", type=path_argument, metavar="FOLDER", help="where to look"
     )
-    folders.complete = shtab.DIRECTORY
+    folders.complete = COMPLETE_FOLDER
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="text (default) or json"
     )

@@ -90,3 +90,11 @@ def test_a_scan_imports_nothing_that_acts(tmp_path: Path) -> None:
     assert "dupfinder.core.scan.pipeline" in modules
     acting = ("dupfinder.core.actions.apply", "dupfinder.core.actions.journal", "send2trash")
     assert [m for m in modules if m.startswith(acting)] == []
+    assert "shtab" not in modules  # completion marks become shtab's only for the scripts
+
+
+def test_completion_scripts_complete_paths(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--print-completion", "zsh"], io.StringIO(), io.StringIO())
+    script = capsys.readouterr().out
+    assert "--cache-dir[" in script
+    assert "_files -/" in script  # folders, the way shtab offers them
