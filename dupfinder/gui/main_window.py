@@ -63,6 +63,7 @@ from dupfinder.gui.file_preview import FileInfoPreview
 from dupfinder.gui.icons import app_icon
 from dupfinder.gui.image_preview import ImagePreview
 from dupfinder.gui.latency import keep_window_responsive
+from dupfinder.gui.media_preview import MediaPreview
 from dupfinder.gui.results_model import ResultsModel
 from dupfinder.gui.results_view import ResultsView
 from dupfinder.gui.runner import ThreadRunner
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         self.text_preview = TextPreview()
         self.image_preview = ImagePreview()
         self.file_preview = FileInfoPreview()
+        self.media_preview = MediaPreview()
         self.preview_hint = QLabel(
             translate("Window", "Select a file to compare it with the file its group keeps.")
         )
@@ -119,6 +121,7 @@ class MainWindow(QMainWindow):
         self.preview = QStackedWidget()
         for page in (self.preview_hint, self.text_preview, self.image_preview, self.file_preview):
             self.preview.addWidget(page)
+        self.preview.addWidget(self.media_preview)
         self._build_layout()
         self.commands = build_commands(self)
         mark_menu = build_menus(self, self.commands)
@@ -481,6 +484,7 @@ class MainWindow(QMainWindow):
         if g is None:
             self.text_preview.clear()
             self.image_preview.clear()
+            self.media_preview.clear()
             self.preview.setCurrentWidget(self.preview_hint)
             self._update_actions()
             return
@@ -489,6 +493,12 @@ class MainWindow(QMainWindow):
         member = self.model.member_at(current)
         if member is None or member is keeper:
             member = next(m for m in group.members if m is not keeper)
+        if group.kind in (Kind.AUDIO, Kind.VIDEO):  # tags, lengths, waveforms, frames
+            self.preview.setCurrentWidget(self.media_preview)
+            self.media_preview.show_group(group, keeper, member, self.app.keeper_reason(g))
+            self._update_actions()
+            return
+        self.media_preview.clear()  # a clip playing stops with its group's preview
         if group.kind is Kind.TEXT:
             self.preview.setCurrentWidget(self.text_preview)
             self.text_preview.show_pair(keeper.path, member.path)
@@ -751,5 +761,6 @@ class MainWindow(QMainWindow):
         self.runner.stop()
         self.text_preview.stop()
         self.image_preview.stop()
+        self.media_preview.stop()
         self.model.thumbnails.stop()
         self.save_settings()
