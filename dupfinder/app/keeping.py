@@ -50,6 +50,8 @@ def _reason_word(reason: KeepReason) -> str:
         KeepReason.FEWEST_COPY_MARKS: translate("Keeping", "fewest copy marks"),
         KeepReason.MOST_PIXELS: translate("Keeping", "most pixels"),
         KeepReason.LOSSLESS: translate("Keeping", "lossless"),
+        KeepReason.HIGHEST_BITRATE: translate("Keeping", "highest bitrate"),
+        KeepReason.LONGEST: translate("Keeping", "longest"),
         KeepReason.LEAST_COMPRESSED: translate("Keeping", "least compressed"),
         KeepReason.OLDEST: translate("Keeping", "oldest"),
         KeepReason.SHALLOWEST: translate("Keeping", "least deep folder"),
