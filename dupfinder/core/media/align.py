@@ -8,14 +8,26 @@ mask count for nothing, so two files do not meet on their silence or their black
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Alignment", "align", "bit_rows", "lsh64", "simhash", "window_simhashes"]
+__all__ = [
+    "Alignment",
+    "align",
+    "bit_rows",
+    "decode_both",
+    "lsh64",
+    "pack",
+    "simhash",
+    "unpack",
+    "window_simhashes",
+]
 
+T = TypeVar("T")
 U64 = npt.NDArray[np.uint64]
 Bools = npt.NDArray[np.bool_]
 
@@ -27,6 +39,32 @@ def bit_rows(hashes: npt.NDArray[np.unsignedinteger], bits: int) -> Bools:
         raw.view(np.uint8).reshape(-1, bits // 8), axis=1, bitorder="little"
     ).astype(bool)
     return rows
+
+
+def pack(head: bytes, values: npt.NDArray[np.unsignedinteger], mask: Bools, dtype: str) -> bytes:
+    """A serialised sequence: its header, the hashes (little-endian ``dtype``), the mask bits."""
+    return head + values.astype(dtype).tobytes() + np.packbits(mask, bitorder="little").tobytes()
+
+
+def unpack(
+    sequence: bytes, offset: int, count: int, dtype: str
+) -> tuple[npt.NDArray[np.uint64], Bools]:
+    """The hashes (as uint64) and mask of ``pack``; ValueError when the length is wrong."""
+    size = np.dtype(dtype).itemsize
+    end = offset + size * count
+    if len(sequence) != end + (count + 7) // 8:
+        raise ValueError("a truncated sequence")
+    values = np.frombuffer(sequence, dtype=dtype, count=count, offset=offset).astype(np.uint64)
+    mask = np.unpackbits(np.frombuffer(sequence, dtype=np.uint8, offset=end), bitorder="little")
+    return values, mask[:count].astype(bool)
+
+
+def decode_both(decode: Callable[[bytes], T], a: bytes, b: bytes) -> tuple[T, T] | None:
+    """Both sequences decoded, or None when either is of another format or damaged."""
+    try:
+        return decode(a), decode(b)
+    except ValueError:
+        return None
 
 
 def _splitmix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:

@@ -27,7 +27,15 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.errors import TooLittleContent
-from dupfinder.core.media.align import align, lsh64, simhash, window_simhashes
+from dupfinder.core.media.align import (
+    align,
+    decode_both,
+    lsh64,
+    pack,
+    simhash,
+    unpack,
+    window_simhashes,
+)
 from dupfinder.core.media.match import MediaMatch
 from dupfinder.core.media.tools import FILE_LIMIT_S, input_url, require_tools, run_tool
 
@@ -141,7 +149,7 @@ def print_samples(samples: npt.NDArray[np.float32]) -> Frames:
 def encode(values: npt.NDArray[np.uint32], mask: npt.NDArray[np.bool_]) -> bytes:
     """The self-describing serialised sequence (format, rate, frame, hop, count, bits, mask)."""
     head = _HEADER.pack(_MAGIC, _FORMAT, SAMPLE_RATE, FRAME, HOP, values.size)
-    return head + values.astype("<u4").tobytes() + np.packbits(mask, bitorder="little").tobytes()
+    return pack(head, values, mask, "<u4")
 
 
 def decode(sequence: bytes) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.bool_], float]:
@@ -151,12 +159,8 @@ def decode(sequence: bytes) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.bool
     magic, version, rate, frame, hop, count = _HEADER.unpack_from(sequence)
     if (magic, version, rate, frame, hop) != (_MAGIC, _FORMAT, SAMPLE_RATE, FRAME, HOP):
         raise ValueError("an audio sequence of another format")
-    end = _HEADER.size + 4 * count
-    if len(sequence) != end + (count + 7) // 8:
-        raise ValueError("a truncated audio sequence")
-    values = np.frombuffer(sequence, dtype="<u4", count=count, offset=_HEADER.size)
-    mask = np.unpackbits(np.frombuffer(sequence, dtype=np.uint8, offset=end), bitorder="little")
-    return values.astype(np.uint32), mask[:count].astype(bool), HOP / SAMPLE_RATE
+    values, mask = unpack(sequence, _HEADER.size, count, "<u4")
+    return values.astype(np.uint32), mask, HOP / SAMPLE_RATE
 
 
 def decode_samples(path: str, *, time_limit_s: float) -> npt.NDArray[np.float32]:
@@ -227,11 +231,10 @@ def _long_runs(flags: npt.NDArray[np.bool_], shortest: int) -> npt.NDArray[np.bo
 def compare(a: bytes, b: bytes) -> MediaMatch | None:
     """Align two sequences and measure them; None when they cannot be aligned (too little
     shared sound, or sequences of another format)."""
-    try:
-        va, ma, step = decode(a)
-        vb, mb, _ = decode(b)
-    except ValueError:
+    both = decode_both(decode, a, b)
+    if both is None:
         return None
+    (va, ma, step), (vb, mb, _) = both
     found = align(va, ma, vb, mb, bits=32, min_overlap=MIN_OVERLAP_FRAMES)
     if found is None or found.a_steps.size == 0:
         return None

@@ -7,15 +7,41 @@ import functools
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Protocol
 
 import pytest
+
+from dupfinder.core.media.match import MediaMatch
 
 needs_ffmpeg = pytest.mark.skipif(
     shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None,
     reason="ffmpeg is not installed",
 )
+
+
+class Print(Protocol):
+    @property
+    def value(self) -> int: ...
+    @property
+    def windows(self) -> tuple[int, ...]: ...
+    @property
+    def sequence(self) -> bytes: ...
+
+
+def meets_in_index(a: Print, b: Print, radius: int) -> bool:
+    """Some window (or the whole value) of one is within ``radius`` of one of the other's."""
+    left, right = (a.value, *a.windows), (b.value, *b.windows)
+    return min((x ^ y).bit_count() for x in left for y in right) <= radius
+
+
+def match(compare: Callable[[bytes, bytes], MediaMatch | None], a: Print, b: Print) -> MediaMatch:
+    """What ``compare`` finds for two prints (it must find an alignment)."""
+    found = compare(a.sequence, b.sequence)
+    assert found is not None
+    return found
 
 
 def make(*args: str) -> None:
@@ -105,3 +131,111 @@ SPEECH = {
     "speech-two": "Seven silver ships sailed across the northern sea at dawn. "
     "Their captains wrote long letters home about the storms and the whales they saw.",
 }
+
+
+#: Size and frame rate of the test videos.
+VIDEO_SIZE, VIDEO_RATE = "240x180", 12
+#: Keyframes at least every 10 s, as encoders at 25 frames a second place them by default.
+_GOP = ("-g", str(10 * VIDEO_RATE))
+#: The shared intro's length; each film is 2 s black, the intro, 2 s black, then its own shots.
+INTRO_S = 20
+
+
+def _pictures(folder: Path, count: int, offset: int) -> list[Path]:
+    """``count`` real pictures (Debian's wallpapers and icons when installed, else generated
+    patterns) as PNGs a little larger than the video, for slow pans."""
+    from PIL import Image
+
+    found = sorted(Path("/usr/share/wallpapers").glob("*/contents/images/*.jpg"))
+    found += sorted(Path("/usr/share/icons").glob("*/256x256/apps/*.png"))[:20]
+    paths = []
+    for i in range(count):
+        path = folder / f"picture-{offset + i}.png"
+        if found:
+            with Image.open(found[(offset + i) * 7 % len(found)]) as source:
+                source.draft("RGB", (320, 240))
+                source.convert("RGB").resize((320, 240)).save(path)
+        else:
+            make("-f", "lavfi", "-i", "testsrc2=s=320x240:d=1", "-vf",
+                 f"hue=h={(offset + i) * 50}", "-frames:v", "1", str(path))  # fmt: skip
+        paths.append(path)
+    return paths
+
+
+def _shot(kind: str, seconds: float, picture: Path | None = None, seed: int = 0) -> list[str]:
+    """ffmpeg input options for one shot of ``seconds``."""
+    size, rate = VIDEO_SIZE, VIDEO_RATE
+    frames = int(seconds * rate)
+    sources = {
+        "black": f"color=c=black:s={size}:r={rate}:d={seconds:g}",
+        "zoom": f"mandelbrot=s={size}:r={rate}:maxiter=96,trim=duration={seconds:g}",
+        "life": f"life=s={size}:r={rate}:seed={seed}:mold=10,trim=duration={seconds:g}",
+        "cells": f"cellauto=s={size}:r={rate}:rule={30 + 60 * seed}:random_seed={seed},"
+        f"trim=duration={seconds:g}",
+        "pattern": f"testsrc2=s={size}:r={rate}:d={seconds:g},hue=h={seed * 40}",
+    }
+    if kind == "pan":  # a slow push-in over a picture, as a camera would film it
+        assert picture is not None
+        zoom = f"zoompan=z='1+on*0.15/{frames}':d={frames}:s={size}:fps={rate}"
+        return ["-f", "lavfi", "-i", f"movie={picture},{zoom},trim=duration={seconds:g}"]
+    return ["-f", "lavfi", "-i", sources[kind]]
+
+
+def film(path: Path, seed: int, intro: list[Path]) -> Path:
+    """A 48-s film of shots: black, the intro (a zoom, two pictures filmed, a pattern),
+    black, then 24 s of shots of its own (pictures filmed, Games of Life and a cellular
+    automaton grown from ``seed``)."""
+    own = _pictures(path.parent, 3, 10 + 3 * seed)
+    shots = [
+        _shot("black", 2),
+        _shot("zoom", 5),
+        _shot("pan", 5, intro[0]),
+        _shot("pan", 5, intro[1]),
+        _shot("pattern", 5),
+        _shot("black", 2),
+        _shot("pan", 5, own[0]),
+        _shot("life", 3, seed=seed),
+        _shot("pan", 5, own[1]),
+        _shot("cells", 3, seed=seed),
+        _shot("pan", 4, own[2]),
+        _shot("life", 4, seed=seed + 7),
+    ]
+    args = [option for shot in shots for option in shot]
+    chain = "".join(f"[{i}:v]format=yuv420p,setsar=1[v{i}];" for i in range(len(shots)))
+    joined = "".join(f"[v{i}]" for i in range(len(shots)))
+    make(*args, "-filter_complex", f"{chain}{joined}concat=n={len(shots)}:v=1[out]",
+         "-map", "[out]", "-c:v", "libx264", "-preset", "veryfast", *_GOP, str(path))  # fmt: skip
+    return path
+
+
+#: Edits of one film: output name and ffmpeg options (all found as the same video).
+FILM_EDITS: dict[str, tuple[str, ...]] = {
+    "h264-crf32.mp4": ("-c:v", "libx264", "-preset", "veryfast", "-crf", "32", *_GOP),
+    "vp9.webm": ("-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "300k"),
+    "mpeg4.avi": ("-c:v", "mpeg4", "-q:v", "8"),
+    "smaller.mp4": ("-vf", "scale=160:120", "-preset", "veryfast", *_GOP),
+    "cropped.mkv": ("-vf", "crop=iw*0.94:ih*0.94", "-preset", "veryfast", *_GOP),
+    "letterboxed.mp4": ("-vf", "pad=iw:ih*4/3:0:(oh-ih)/2", "-preset", "veryfast", *_GOP),
+    "trimmed.mp4": ("-ss", "8", "-preset", "veryfast", *_GOP),
+}
+#: Where the clip of the film starts and how long it is.
+FILM_CLIP_START_S, FILM_CLIP_S = 26.0, 18.0
+
+
+@functools.cache
+def films() -> dict[str, Path]:
+    """A film, its edits, a clip of it, and another film with the same intro and black frames:
+    made once per test session."""
+    folder = Path(tempfile.mkdtemp(prefix="dupfinder-media-films-"))
+    atexit.register(shutil.rmtree, folder, True)
+    intro = _pictures(folder, 2, 0)
+    with ThreadPoolExecutor(2) as pool:
+        other = pool.submit(film, folder / "other.mp4", 2, intro)
+        files = {"film": film(folder / "film.mp4", 1, intro)}
+        jobs = [(name, ("-i", str(files["film"]), *opts)) for name, opts in FILM_EDITS.items()]
+        clip = ("-ss", f"{FILM_CLIP_START_S:g}", "-t", f"{FILM_CLIP_S:g}", "-i", str(files["film"]))
+        jobs.append(("clip.mp4", (*clip, "-preset", "veryfast", *_GOP)))
+        files.update({name: folder / name for name, _ in jobs})
+        list(pool.map(lambda job: make(*job[1], str(folder / job[0])), jobs))
+        files["other"] = other.result()
+    return files

@@ -6,11 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from media_samples import CLIP_S, CLIP_START_S, SONG_EDITS, needs_ffmpeg, songs
+from media_samples import (
+    CLIP_S,
+    CLIP_START_S,
+    SONG_EDITS,
+    match,
+    meets_in_index,
+    needs_ffmpeg,
+    songs,
+)
 
 from dupfinder.core.errors import CorruptFile, TooLittleContent
 from dupfinder.core.media import audio
-from dupfinder.core.media.match import MediaMatch
 
 pytestmark = needs_ffmpeg
 
@@ -20,33 +27,21 @@ def prints() -> dict[str, audio.AudioPrint]:
     return {name: audio.audio_print(str(path)) for name, path in songs().items()}
 
 
-def _distance(a: int, b: int) -> int:
-    return (a ^ b).bit_count()
-
-
 def _meets_in_index(a: audio.AudioPrint, b: audio.AudioPrint) -> bool:
-    """Some window (or whole value) of one is within the index radius of one of the other."""
-    left, right = (a.value, *a.windows), (b.value, *b.windows)
-    return min(_distance(x, y) for x in left for y in right) <= audio.INDEX_RADIUS
-
-
-def _match(a: audio.AudioPrint, b: audio.AudioPrint) -> MediaMatch:
-    found = audio.compare(a.sequence, b.sequence)
-    assert found is not None
-    return found
+    return meets_in_index(a, b, audio.INDEX_RADIUS)
 
 
 @pytest.mark.parametrize("edit", sorted(SONG_EDITS))
 def test_an_edited_copy_is_the_same_song(prints: dict[str, audio.AudioPrint], edit: str) -> None:
     original, copy = prints["song"], prints[edit]
     assert _meets_in_index(original, copy)
-    found = _match(original, copy)
+    found = match(audio.compare, original, copy)
     assert found.similarity >= audio.MIN_SIMILARITY
     assert found.overlap_s > 25
 
 
 def test_a_trimmed_copy_matches_from_where_it_starts(prints: dict[str, audio.AudioPrint]) -> None:
-    found = _match(prints["song"], prints["trimmed.mp3"])
+    found = match(audio.compare, prints["song"], prints["trimmed.mp3"])
     assert found.a_start_s == pytest.approx(8.0, abs=0.5)
     assert found.b_start_s == pytest.approx(0.0, abs=0.5)
     coverage = found.coverage(prints["song"].duration_s, prints["trimmed.mp3"].duration_s)
@@ -57,7 +52,7 @@ def test_a_trimmed_copy_matches_from_where_it_starts(prints: dict[str, audio.Aud
 def test_a_clip_is_found_at_its_place_in_the_song(prints: dict[str, audio.AudioPrint]) -> None:
     song, clip = prints["song"], prints["clip.mp3"]
     assert _meets_in_index(song, clip)
-    found = _match(clip, song)  # either order
+    found = match(audio.compare, clip, song)  # either order
     assert found.similarity >= audio.MIN_SIMILARITY
     assert found.b_start_s == pytest.approx(CLIP_START_S, abs=0.5)
     assert found.b_end_s == pytest.approx(CLIP_START_S + CLIP_S, abs=0.7)
