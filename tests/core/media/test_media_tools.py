@@ -4,9 +4,12 @@ damaged files reported with a reason."""
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from media_samples import make, needs_ffmpeg
@@ -132,3 +135,51 @@ def test_probe_reads_streams_and_tags(tmp_path: Path) -> None:
     assert abs(found.duration_s - 2.0) < 0.1
     assert found.tags["title"] == "Tune"
     assert found.tags["artist"] == "Band"
+
+
+class _Interrupted(Exception):
+    pass
+
+
+@needs_ffmpeg
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no SIGALRM here")
+def test_a_wait_interrupted_by_the_workers_time_limit_kills_the_decoder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[subprocess.Popen[bytes]] = []
+    real = subprocess.Popen
+
+    def spy(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        process = real(*args, **kwargs)
+        started.append(process)
+        return process
+
+    monkeypatch.setattr(subprocess, "Popen", spy)
+
+    def expire(signum: int, frame: object) -> None:
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(_Interrupted):
+            tools.run_tool(
+                [
+                    tools.require_tools().ffmpeg,
+                    "-v",
+                    "error",
+                    "-f",
+                    "lavfi",
+                    "-i",
+                    "anoisesrc",
+                    "-f",
+                    "null",
+                    "-",
+                ],
+                time_limit_s=60.0,
+            )
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert len(started) == 1
+    assert started[0].returncode is not None  # killed and reaped, not left running
