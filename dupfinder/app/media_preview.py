@@ -34,6 +34,7 @@ __all__ = [
     "length_text",
     "media_view",
     "playback_hint",
+    "player_problem",
     "quality_text",
     "resolution_text",
 ]
@@ -356,13 +357,21 @@ def ffplay_arguments(path: str, start_s: float, seconds: float = CLIP_S) -> list
         "-nodisp",
         "-autoexit",
         "-loglevel",
-        "quiet",
+        "error",
         "-ss",
         f"{start_s:.2f}",
         "-t",
         f"{seconds:g}",
         input_url(path),
     ]
+
+
+def player_problem(stderr: str) -> str:
+    """What ffplay said when it could not play (e.g. no sound device), without the sound
+    library's own chatter; empty when it said nothing."""
+    lines = [line.strip() for line in stderr.splitlines()]
+    said = [line for line in lines if line and not line.startswith("ALSA lib ")]
+    return said[0] if said else ""
 
 
 def playback_hint(playback: Playback) -> str:

@@ -11,13 +11,11 @@ queued. Without FFmpeg a one-line hint stands where the previews would be.
 
 from __future__ import annotations
 
-import importlib
 import os
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +43,7 @@ from dupfinder.app.media_preview import (
     file_key,
     media_view,
     playback_hint,
+    player_problem,
 )
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.model import Group, Member, Progress
@@ -106,14 +105,10 @@ def _task(
     return job
 
 
-def _waveform_module() -> Any:
-    """``dupfinder.core.media.waveform``, imported when a preview first needs it."""
-    return importlib.import_module("dupfinder.core.media.waveform")
-
-
 def _waveform(path: str) -> Callable[[threading.Event], object]:
     def decode(_cancel: threading.Event) -> npt.NDArray[np.floating]:
-        waveform = _waveform_module()
+        from dupfinder.core.media import waveform  # loaded when a song is first shown
+
         return np.asarray(waveform.waveform(path, points=WAVE_POINTS), dtype=np.float32)
 
     return decode
@@ -136,7 +131,9 @@ def _frames(path: str, times: tuple[float, ...]) -> Callable[[threading.Event], 
 
 def _clip(path: str, start_s: float, folder: str) -> Callable[[threading.Event], object]:
     def decode(_cancel: threading.Event) -> str:
-        data = _waveform_module().clip_wav(path, start_s, CLIP_S)
+        from dupfinder.core.media import waveform
+
+        data = waveform.clip_wav(path, start_s, CLIP_S)
         stem = os.path.splitext(os.path.basename(path))[0]
         target = os.path.join(folder, f"{stem} ({format_duration(start_s).replace(':', '.')}).wav")
         with open(target, "wb") as out:
@@ -429,6 +426,7 @@ class MediaPreview(QWidget):
             self._show_tools_state()
             return
         self._ffmpeg = decoded.ffmpeg
+        self._show_tools_state()
         if decoded.problem is not None:
             self._problems.put(decoded.key, decoded.problem)
         elif isinstance(decoded.value, str):  # a clip written for the system's player
@@ -440,7 +438,6 @@ class MediaPreview(QWidget):
             self.frames.put(decoded.key, decoded.value)
         else:  # cancelled part way: decoded again when shown again
             return
-        self._show_tools_state()
         self._redraw(decoded.key)
 
     def _redraw(self, key: Key) -> None:
@@ -480,8 +477,8 @@ class MediaPreview(QWidget):
         ffplay = ffplay_beside(self._ffmpeg) if self._ffmpeg else None
         if ffplay is not None:
             player = QProcess(self)
-            player.finished.connect(self.stop_playing)
-            player.errorOccurred.connect(self.stop_playing)
+            player.finished.connect(self._player_finished)
+            player.errorOccurred.connect(self._player_finished)
             player.start(ffplay, ffplay_arguments(card.member.path, card.play_from_s))
             self._player = player
             self._playing = widgets.play
@@ -493,12 +490,31 @@ class MediaPreview(QWidget):
         self._next()
 
     @Slot()
+    def _player_finished(self) -> None:
+        """ffplay ended: the clip played out, or it could not play (said in the hint line)."""
+        player = self._player
+        if player is None:
+            return
+        said = bytes(player.readAllStandardError().data()).decode("utf-8", "replace")
+        problem = player_problem(said) or (
+            player.errorString() if player.error() is not QProcess.ProcessError.UnknownError else ""
+        )
+        self.stop_playing()
+        if problem:
+            self.hint.setText(
+                translate("Media", "ffplay could not play the file: {problem}").format(
+                    problem=problem
+                )
+            )
+            self.hint.show()
+
+    @Slot()
     def stop_playing(self) -> None:
         player, self._player = self._player, None
         button, self._playing = self._playing, None
         if player is not None:
-            player.finished.disconnect(self.stop_playing)
-            player.errorOccurred.disconnect(self.stop_playing)
+            player.finished.disconnect(self._player_finished)
+            player.errorOccurred.disconnect(self._player_finished)
             if player.state() is not QProcess.ProcessState.NotRunning:
                 player.kill()
                 player.waitForFinished(2000)
