@@ -18,7 +18,12 @@ from dataclasses import dataclass
 
 from dupfinder.app.i18n import translate
 from dupfinder.core.model import Group, Kind, MatchedSpan, MediaFacts, Member
-from dupfinder.core.wording import format_bitrate, format_duration, format_span
+from dupfinder.core.wording import (
+    format_bitrate,
+    format_duration,
+    format_span,
+    similarity_percent,
+)
 
 __all__ = [
     "CLIP_S",
@@ -161,9 +166,12 @@ def match_text(member: Member, first: Member, first_is_kept: bool) -> str:
         if first_is_kept
         else translate("Media", "“{name}”").format(name=os.path.basename(first.path))
     )
-    alike = translate("Media", "{percent} % alike").format(percent=f"{member.similarity * 100:.0f}")
     if first.content_hash is not None and member.content_hash == first.content_hash:
         return translate("Media", "the same bytes as {other}").format(other=other)
+    # the list's own figure: rounded down, "100%" only for the same bytes
+    alike = translate("Media", "{percent} alike").format(
+        percent=similarity_percent(member.similarity, same_bytes=False)
+    )
     span = member.span
     if span is None:
         return alike
@@ -226,6 +234,9 @@ class MediaCard:
     frame_times: tuple[float, ...]
     #: Where "Play" starts in this file: the same moment on every card.
     play_from_s: float
+    #: Where this file's start lies on the group's shared timeline (seconds from the first
+    #: file's start): a copy cut 8 s later starts at 8, so the same moments line up.
+    offset_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,8 +248,9 @@ class MediaView:
     cards: tuple[MediaCard, ...]
     #: Why the kept file is kept ("Kept as the original: lossless, highest bitrate").
     keeper_reason: str
-    #: The longest member's length: every waveform is drawn on this one time scale.
-    longest_s: float
+    #: The shared timeline every strip is drawn on (seconds of the first file; it starts
+    #: before 0 when a member holds more before the matched part than the first file).
+    timeline: tuple[float, float]
 
     @property
     def is_video(self) -> bool:
@@ -319,10 +331,13 @@ def media_view(group: Group, keeper: Member, selected: Member, keeper_reason: st
                 duration_s=duration,
                 frame_times=tuple(_map(t, span, duration) for t in moments),
                 play_from_s=play_from,
+                offset_s=span.keeper_start_s - span.start_s if span is not None else 0.0,
             )
         )
-    longest = max((c.duration_s or 0.0 for c in cards), default=0.0)
-    return MediaView(group.kind, tuple(cards), keeper_reason, longest)
+    starts = [c.offset_s for c in cards]
+    ends = [c.offset_s + (c.duration_s or 0.0) for c in cards]
+    timeline = (min(starts, default=0.0), max(ends, default=0.0))
+    return MediaView(group.kind, tuple(cards), keeper_reason, timeline)
 
 
 # --- playing a few seconds ---------------------------------------------------------------

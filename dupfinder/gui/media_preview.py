@@ -333,7 +333,7 @@ class MediaPreview(QWidget):
                 self.grid.addWidget(widgets.play, row + 1, 0, Qt.AlignmentFlag.AlignTop)
                 widgets.waveform = WaveformView()
                 widgets.waveform.set_timing(
-                    card.duration_s, view.longest_s, card.matched, card.play_from_s
+                    card.duration_s, view.timeline, card.offset_s, card.matched, card.play_from_s
                 )
                 widgets.waveform.set_peaks(None, translate("Media", "Loading…"))
                 self.grid.addWidget(widgets.waveform, row + 1, 1, 1, 3)

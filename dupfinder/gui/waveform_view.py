@@ -1,7 +1,8 @@
 """One member's waveform: peaks over the file's length, its matched part shaded.
 
-Every strip of a group shares one time scale (the longest member's length fills the width),
-so a trimmed copy or a clip is drawn shorter than its original, under the same moments.
+Every strip of a group is drawn on one shared timeline, each file placed where its matched
+part meets the first file's: a copy cut 8 s later starts 8 s to the right, a clip sits under
+the part of the song it was cut from, and the same moment stands at the same x in every strip.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ class WaveformView(QWidget):
         self.setMinimumWidth(120)
         self._peaks: npt.NDArray[np.floating] | None = None
         self._duration = 0.0
-        self._longest = 0.0
+        self._timeline = (0.0, 0.0)
+        self._offset = 0.0
         self._matched: tuple[float, float] | None = None
         self._marker: float | None = None
         self._text = ""
@@ -40,14 +42,16 @@ class WaveformView(QWidget):
     def set_timing(
         self,
         duration_s: float | None,
-        longest_s: float,
+        timeline: tuple[float, float],
+        offset_s: float,
         matched: tuple[float, float] | None,
         marker_s: float | None,
     ) -> None:
-        """The file's length on the group's scale, the part that matched and where Play
-        starts."""
-        self._duration = duration_s or longest_s
-        self._longest = max(longest_s, self._duration)
+        """The file on the group's shared ``timeline`` (its start at ``offset_s``), the part
+        of it that matched and where Play starts (seconds of this file)."""
+        self._duration = duration_s or 0.0
+        self._timeline = timeline
+        self._offset = offset_s
         self._matched = matched
         self._marker = marker_s
         self.update()
@@ -62,20 +66,29 @@ class WaveformView(QWidget):
         return self._peaks
 
     def _x(self, seconds: float, width: float) -> float:
-        return width * seconds / self._longest if self._longest > 0 else 0.0
+        """Where a time of this file lies across the strip."""
+        start, end = self._timeline
+        if end <= start:
+            return 0.0
+        return width * (self._offset + seconds - start) / (end - start)
 
     def paintEvent(self, _event: object) -> None:  # noqa: N802
         painter = QPainter(self)
         palette = self.palette()
         width, height = float(self.width()), float(self.height())
-        file_width = self._x(self._duration, width) if self._longest else width
-        painter.fillRect(QRectF(0, 0, file_width, height), palette.color(QPalette.ColorRole.Base))
-        if self._matched is not None and self._longest > 0:
-            left = self._x(self._matched[0], width)
-            right = self._x(self._matched[1], width)
+        known = self._duration > 0 and self._timeline[1] > self._timeline[0]
+        left = self._x(0.0, width) if known else 0.0
+        right = self._x(self._duration, width) if known else width
+        file_width = max(1.0, right - left)
+        painter.fillRect(
+            QRectF(left, 0, file_width, height), palette.color(QPalette.ColorRole.Base)
+        )
+        if self._matched is not None and known:
+            start = self._x(self._matched[0], width)
+            end = self._x(self._matched[1], width)
             shade = QColor(palette.color(QPalette.ColorRole.Highlight))
             shade.setAlpha(60)
-            painter.fillRect(QRectF(left, 0, max(1.0, right - left), height), shade)
+            painter.fillRect(QRectF(start, 0, max(1.0, end - start), height), shade)
         peaks = self._peaks
         if peaks is not None and len(peaks) and file_width >= 1:
             pen = QPen(palette.color(QPalette.ColorRole.Text))
@@ -85,7 +98,8 @@ class WaveformView(QWidget):
             index = np.minimum((np.arange(columns) * len(peaks)) // columns, len(peaks) - 1)
             for x, value in enumerate(peaks[index]):
                 half = max(0.5, float(value) * (middle - 2))
-                painter.drawLine(x, int(middle - half), x, int(middle + half))
+                at = int(left) + x
+                painter.drawLine(at, int(middle - half), at, int(middle + half))
         elif self._text:
             painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
             painter.drawText(
@@ -93,12 +107,12 @@ class WaveformView(QWidget):
                 int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
                 self._text,
             )
-        if self._marker is not None and self._longest > 0:
+        if self._marker is not None and known:
             marker = QPen(palette.color(QPalette.ColorRole.Highlight))
             marker.setWidth(2)
             painter.setPen(marker)
             at = int(self._x(self._marker, width))
             painter.drawLine(at, 0, at, int(height))
         painter.setPen(palette.color(QPalette.ColorRole.Mid))
-        painter.drawRect(QRectF(0, 0, file_width - 1, height - 1))
+        painter.drawRect(QRectF(left, 0, file_width - 1, height - 1))
         painter.end()

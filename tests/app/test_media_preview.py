@@ -82,15 +82,15 @@ def test_the_matched_span_says_which_part_of_which_file_matched() -> None:
     trimmed = member("song-trimmed.mp3", MediaFacts(32.0), MatchedSpan(0, 32, 8, 40), 0.95)
     longer = member("song-long.mp3", MediaFacts(60.0), MatchedSpan(12, 52, 0, 40), 0.9)
     clip = member("clip.mp3", MediaFacts(30.0), MatchedSpan(5, 20, 13, 28), 0.9)
-    assert match_text(whole, kept, True) == "97 % alike: the whole file matches the kept file"
+    assert match_text(whole, kept, True) == "97% alike: the whole file matches the kept file"
     assert match_text(trimmed, kept, True) == (
-        "95 % alike: all of it matches 0:08–0:40 of 0:40 of the kept file"
+        "95% alike: all of it matches 0:08–0:40 of 0:40 of the kept file"
     )
     assert match_text(longer, kept, True) == (
-        "90 % alike: 0:12–0:52 of 1:00 matches all of the kept file"
+        "90% alike: 0:12–0:52 of 1:00 matches all of the kept file"
     )
     assert match_text(clip, kept, True) == (
-        "90 % alike: 0:05–0:20 of 0:30 matches 0:13–0:28 of 0:40 of the kept file"
+        "90% alike: 0:05–0:20 of 0:30 matches 0:13–0:28 of 0:40 of the kept file"
     )
     # the spans refer to the group's first file: when another is kept, it is named
     assert match_text(whole, kept, False).endswith("matches “song.flac”")
@@ -130,7 +130,9 @@ def test_every_card_shows_the_same_moments_of_the_song() -> None:
     assert view.cards[0].play_from_s - view.cards[1].play_from_s == pytest.approx(8)
     assert view.cards[0].matched == (8, 40)
     assert view.cards[1].matched == (0, 32)
-    assert view.longest_s == 40
+    # on the shared timeline the cut copy starts 8 s in, under the moment it matches
+    assert [c.offset_s for c in view.cards] == [0, 8, 0]
+    assert view.timeline == (0, 40)
     assert view.keeper_reason == "Kept as the original: lossless"
 
 
@@ -211,3 +213,13 @@ def test_real_encodings_read_as_a_person_compares_them() -> None:
     assert film.length == small.length == f"0:{FILM_S:02.0f}"
     assert small.frame_times == pytest.approx(film.frame_times)
     assert os.path.basename(small.member.path) == small.name == "film-small.avi"
+
+
+def test_a_longer_version_puts_the_first_file_later_on_the_timeline() -> None:
+    kept = member("song.flac", MediaFacts(40.0))
+    longer = member("song-live.mp3", MediaFacts(60.0), MatchedSpan(12, 52, 0, 40), 0.999)
+    view = media_view(Group(Kind.AUDIO, (kept, longer)), kept, longer, "")
+    assert [c.offset_s for c in view.cards] == [0, -12]
+    assert view.timeline == (-12, 48)
+    # an estimate of 0.999 never reads as the same file
+    assert view.cards[1].match.startswith("99% alike")
