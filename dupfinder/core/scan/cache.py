@@ -31,8 +31,11 @@ log = logging.getLogger(__name__)
 #: 4: the device joined the key (version-3 caches are rebuilt).
 SCHEMA_VERSION = 4
 _LOOKUP_CHUNK = 500
+#: What ``lookup`` reads of a row besides its key.
+_OUTCOME_COLUMNS = "value, width, height, variants, sketch, error, code"
 _SIGN_BIT = 1 << 63
 _WRAP = 1 << 64
+_MASK = _WRAP - 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS fingerprints (
@@ -168,7 +171,22 @@ class FingerprintCache:
     def lookup(self, algorithm: str, keys: Sequence[CacheKey]) -> dict[int, FingerprintOutcome]:
         """Cached outcomes for ``keys``, by position in ``keys``; a row counts only when every
         part of its key matches the file as the walk saw it."""
-        found: dict[int, FingerprintOutcome] = {}
+        found = self._matching(algorithm, keys, _OUTCOME_COLUMNS)
+        return {position: _outcome_from_row(position, row) for position, row in found.items()}
+
+    def lookup_blobs(self, algorithm: str, keys: Sequence[CacheKey]) -> dict[int, bytes]:
+        """The blob (``sketch`` column) cached for each of ``keys`` that has one, by position:
+        content digests, read without building an outcome per file (a rescan asks this of
+        every file whose size another file has)."""
+        found = self._matching(algorithm, keys, "sketch")
+        blobs = {position: row[0] for position, row in found.items()}
+        return {position: blob for position, blob in blobs.items() if isinstance(blob, bytes)}
+
+    def _matching(
+        self, algorithm: str, keys: Sequence[CacheKey], columns: str
+    ) -> dict[int, tuple[object, ...]]:
+        """``columns`` of the rows whose whole key matches, by position in ``keys``."""
+        found: dict[int, tuple[object, ...]] = {}
         if self._db is None:
             return found
         try:
@@ -177,26 +195,50 @@ class FingerprintCache:
                 encoded = [os.fsencode(key.path) for key in chunk]
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    "SELECT path, size, mtime_ns, ctime_ns, ino, dev, "
-                    "value, width, height, variants, sketch, error, code "
+                    f"SELECT path, size, mtime_ns, ctime_ns, ino, dev, {columns} "
                     f"FROM fingerprints WHERE algorithm = ? AND path IN ({marks})",
                     [algorithm, *encoded],
                 ).fetchall()
                 by_path = {row[0]: row for row in rows}
                 for offset, (raw, key) in enumerate(zip(encoded, chunk, strict=True)):
                     row = by_path.get(raw)
-                    if row is None or tuple(row[1:6]) != (
-                        key.size,
-                        key.mtime_ns,
-                        key.ctime_ns,
-                        _to_signed(key.ino),
-                        _to_signed(key.dev),
+                    if (
+                        row is not None
+                        and row[1] == key.size
+                        and row[2] == key.mtime_ns
+                        and row[3] == key.ctime_ns
+                        and row[4] == _to_signed(key.ino)
+                        and row[5] == _to_signed(key.dev)
                     ):
-                        continue
-                    found[start + offset] = _outcome_from_row(start + offset, row[6:])
+                        found[start + offset] = row[6:]
         except sqlite3.DatabaseError as exc:
             self._disable(exc)
         return found
+
+    def store_blobs(self, algorithm: str, items: Iterable[tuple[CacheKey, bytes]]) -> None:
+        """Save blobs (content digests) in one transaction; the value column holds the first
+        8 bytes of each as a number."""
+        self._insert(
+            [
+                (
+                    os.fsencode(key.path),
+                    algorithm,
+                    key.size,
+                    key.mtime_ns,
+                    key.ctime_ns,
+                    _to_signed(key.ino),
+                    _to_signed(key.dev),
+                    int.from_bytes(blob[:8], "big", signed=True),
+                    None,
+                    None,
+                    None,
+                    blob,
+                    None,
+                    None,
+                )
+                for key, blob in items
+            ]
+        )
 
     def store(
         self,
@@ -226,7 +268,10 @@ class FingerprintCache:
             for key, o in items
             if o.cacheable
         ]
-        if not rows:
+        self._insert(rows)
+
+    def _insert(self, rows: Sequence[tuple[object, ...]]) -> None:
+        if not rows or self._db is None:
             return
         try:
             with self._db:
@@ -269,15 +314,19 @@ class FingerprintCache:
         self.close()
 
 
+def _blob(value: object) -> bytes | None:
+    return bytes(value) if isinstance(value, memoryview) else None
+
+
 def _outcome_from_row(position: int, row: tuple[object, ...]) -> FingerprintOutcome:
     value, width, height, variants, sketch, error, code = row
     return FingerprintOutcome(
-        row=position,
-        value=None if value is None else _to_unsigned(int(value)),  # type: ignore[call-overload]
-        width=width,  # type: ignore[arg-type]
-        height=height,  # type: ignore[arg-type]
-        variants=tuple(int(v, 16) for v in str(variants).split(",")) if variants else (),
-        sketch=bytes(sketch) if isinstance(sketch, bytes | memoryview) else None,
-        error=error,  # type: ignore[arg-type]
-        code=code,  # type: ignore[arg-type]
+        position,
+        None if value is None else int(value) & _MASK,  # type: ignore[call-overload]
+        width,  # type: ignore[arg-type]
+        height,  # type: ignore[arg-type]
+        tuple(int(v, 16) for v in str(variants).split(",")) if variants else (),
+        sketch if isinstance(sketch, bytes) else _blob(sketch),
+        error,  # type: ignore[arg-type]
+        code,  # type: ignore[arg-type]
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dupfinder.core.fingerprints.columns import FileColumns
 from dupfinder.core.fingerprints.digest import DIGEST_BYTES
-from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.scan.cache import FingerprintCache
 
 __all__ = ["CachedDigests"]
@@ -26,21 +25,16 @@ class CachedDigests:
         self._files = files
 
     def lookup(self, whole: bool, rows: list[int]) -> dict[int, bytes]:
-        found = self._cache.lookup(_ALGORITHMS[whole], [self._files.key(row) for row in rows])
+        keys = [self._files.key(row) for row in rows]
+        found = self._cache.lookup_blobs(_ALGORITHMS[whole], keys)
         return {
-            rows[position]: outcome.sketch
-            for position, outcome in found.items()
-            if outcome.sketch is not None and len(outcome.sketch) == DIGEST_BYTES
+            rows[position]: digest
+            for position, digest in found.items()
+            if len(digest) == DIGEST_BYTES
         }
 
     def store(self, whole: bool, digests: dict[int, bytes]) -> None:
-        self._cache.store(
-            _ALGORITHMS[whole],
-            (
-                (
-                    self._files.key(row),
-                    FingerprintOutcome(row, int.from_bytes(digest[:8], "big"), sketch=digest),
-                )
-                for row, digest in digests.items()
-            ),
+        key = self._files.key
+        self._cache.store_blobs(
+            _ALGORITHMS[whole], ((key(row), digest) for row, digest in digests.items())
         )
