@@ -184,6 +184,13 @@ def match_text(member: Member, first: Member, first_is_kept: bool) -> str:
             span=format_span(span.keeper_start_s, span.keeper_end_s, _duration(first)),
             other=other,
         )
+    elif (
+        abs(span.start_s - span.keeper_start_s) < _WHOLE_S
+        and abs(span.end_s - span.keeper_end_s) < _WHOLE_S
+    ):  # e.g. all but a black start, which no print counts
+        text = translate("Media", "{span} matches the same part of {other}").format(
+            span=format_span(span.start_s, span.end_s, _duration(member)), other=other
+        )
     elif theirs_whole:
         text = translate("Media", "{span} matches all of {other}").format(
             span=format_span(span.start_s, span.end_s, _duration(member)), other=other

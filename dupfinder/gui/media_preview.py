@@ -59,7 +59,7 @@ __all__ = ["MediaPreview"]
 #: Peaks per waveform: one per pixel of a wide strip.
 WAVE_POINTS = 800
 #: Long side of a video frame, in pixels.
-FRAME_SIDE = 160
+FRAME_SIDE = 128
 #: The most members shown as cards (a group of many copies lists the rest by count).
 MAX_CARDS = 12
 
@@ -118,13 +118,11 @@ def _frames(path: str, times: tuple[float, ...]) -> Callable[[threading.Event], 
     def decode(cancel: threading.Event) -> list[QImage] | None:
         from dupfinder.core.media import video
 
-        images = []
-        for at in times:  # one at a time, so a new selection need not wait for them all
-            if cancel.is_set():
-                return None
-            (picture,) = video.frames_at(path, [at], size=FRAME_SIDE)
-            images.append(to_qimage(picture.convert("RGBA")))
-        return images
+        if cancel.is_set():  # queued before a new selection came
+            return None
+        # one call per file: it reads the header once (a call per frame took 1.7 times as long)
+        pictures = video.frames_at(path, list(times), size=FRAME_SIDE)
+        return [to_qimage(picture.convert("RGBA")) for picture in pictures]
 
     return decode
 
@@ -165,6 +163,7 @@ class _FrameRow(QWidget):
         self.pictures: list[QLabel] = []
         for at in times:
             cell = QVBoxLayout()
+            cell.setSpacing(2)
             picture = QLabel(translate("Media", "…"))
             picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
             picture.setFixedSize(FRAME_SIDE, FRAME_SIDE * 3 // 4)
@@ -175,7 +174,6 @@ class _FrameRow(QWidget):
             cell.addWidget(caption)
             layout.addLayout(cell)
             self.pictures.append(picture)
-        layout.addStretch(1)
 
     def set_images(self, images: list[QImage] | None, problem: str | None) -> None:
         for i, picture in enumerate(self.pictures):
@@ -218,6 +216,7 @@ class MediaPreview(QWidget):
         self.grid.setContentsMargins(4, 4, 4, 4)
         self.grid.setHorizontalSpacing(12)
         self.grid.setVerticalSpacing(4)
+        self.grid.setColumnMinimumWidth(0, 180)  # a file's name and role never squeezed out
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.body)
@@ -285,39 +284,47 @@ class MediaPreview(QWidget):
                 widget.hide()  # gone at once, not when the event loop next runs
                 widget.deleteLater()
         self.cards = []
+        for column in range(self.grid.columnCount()):  # the previous group's layout
+            self.grid.setColumnStretch(column, 0)
+        for row in range(self.grid.rowCount()):
+            self.grid.setRowStretch(row, 0)
         if view is None:
             return
-        headers = [
-            translate("Media", "File"),
-            *(
-                (translate("Media", "Length"), translate("Media", "Size"))
-                if view.is_video
-                else (
-                    translate("Media", "Title"),
-                    translate("Media", "Artist"),
-                    translate("Media", "Album"),
-                    translate("Media", "Length"),
-                )
-            ),
-            translate("Media", "Format"),
-            *((translate("Media", "Matched"),) if view.is_video else ()),
-        ]
+        headers = (
+            [translate("Media", "File"), translate("Media", "Frames at the same moments")]
+            if view.is_video
+            else [
+                translate("Media", "File"),
+                translate("Media", "Title"),
+                translate("Media", "Artist"),
+                translate("Media", "Album"),
+                translate("Media", "Length"),
+                translate("Media", "Format"),
+            ]
+        )
         for column, text in enumerate(headers):
             self.grid.addWidget(_label(text, bold=True), 0, column)
         row = 1
         for card in view.cards[:MAX_CARDS]:
             widgets = _CardWidgets(card)
-            name = _label(f"<b>{card.role_text}</b><br>{_escape(card.name)}")
-            name.setTextFormat(Qt.TextFormat.RichText)
-            name.setToolTip(card.member.path)
-            self.grid.addWidget(name, row, 0)
-            if view.is_video:
-                cells = [card.length, card.resolution, card.quality, card.match]
-                for column, text in enumerate(cells, start=1):
-                    self.grid.addWidget(_label(text), row, column)
+            if view.is_video:  # what a person weighs beside the frames that show the copy
+                facts = translate("Media", "{length} · {size} · {quality}").format(
+                    length=card.length, size=card.resolution, quality=card.quality
+                )
+                name = _label(
+                    f"<b>{card.role_text}</b><br>{_escape(card.name)}<br>{_escape(facts)}"
+                    f"<br>{_escape(card.match)}"
+                )
+                name.setTextFormat(Qt.TextFormat.RichText)
+                name.setToolTip(card.member.path)
+                self.grid.addWidget(name, row, 0, Qt.AlignmentFlag.AlignTop)
                 widgets.frames = _FrameRow(card.frame_times)
-                self.grid.addWidget(widgets.frames, row + 1, 0, 1, len(headers))
+                self.grid.addWidget(widgets.frames, row, 1, Qt.AlignmentFlag.AlignTop)
             else:
+                name = _label(f"<b>{card.role_text}</b><br>{_escape(card.name)}")
+                name.setTextFormat(Qt.TextFormat.RichText)
+                name.setToolTip(card.member.path)
+                self.grid.addWidget(name, row, 0)
                 for column, field in enumerate(("title", "artist", "album"), start=1):
                     text = getattr(card, field) or "—"
                     self.grid.addWidget(_label(text, bold=field in card.differs), row, column)
@@ -339,15 +346,16 @@ class MediaPreview(QWidget):
                 self.grid.addWidget(widgets.waveform, row + 1, 1, 1, 3)
                 self.grid.addWidget(_label(card.match), row + 1, 4, 1, 2)
             self.cards.append(widgets)
-            row += 2
+            row += 1 if view.is_video else 2
         hidden = len(view.cards) - MAX_CARDS
         if hidden > 0:
             more = translate("Media", "and %n more file(s) in this group", None, hidden)
             self.grid.addWidget(_label(more), row, 0, 1, len(headers))
             row += 1
-        for column in range(1, len(headers)):
+        for column in range(len(headers)):
             self.grid.setColumnStretch(column, 1)
-        self.grid.setColumnStretch(0, 1)
+        if view.is_video:  # the frames take what they need, the facts the rest
+            self.grid.setColumnStretch(1, 0)
         self.grid.setRowStretch(row, 1)
         self._show_tools_state()
 

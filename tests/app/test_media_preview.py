@@ -92,6 +92,11 @@ def test_the_matched_span_says_which_part_of_which_file_matched() -> None:
     assert match_text(clip, kept, True) == (
         "90% alike: 0:05–0:20 of 0:30 matches 0:13–0:28 of 0:40 of the kept file"
     )
+    black_start = member("film.avi", MediaFacts(48.0), MatchedSpan(2, 48, 2, 48), 0.99)
+    film = member("film.mp4", MediaFacts(48.0))
+    assert match_text(black_start, film, True) == (
+        "99% alike: 0:02–0:48 of 0:48 matches the same part of the kept file"
+    )
     # the spans refer to the group's first file: when another is kept, it is named
     assert match_text(whole, kept, False).endswith("matches “song.flac”")
     same = member("copy.flac", MediaFacts(40.0), content_hash="ab" * 16)
