@@ -22,6 +22,8 @@ __all__ = [
     "MEDIA_KINDS",
     "ActionKind",
     "CacheKey",
+    "Edit",
+    "EditCode",
     "FileEntry",
     "Fingerprint",
     "Group",
@@ -37,6 +39,7 @@ __all__ = [
     "ScanOptions",
     "ScanResult",
     "ScanStats",
+    "Side",
     "no_progress",
 ]
 
@@ -170,6 +173,85 @@ class Fingerprint:
         return f"{self.kind}:{self.hex()}"
 
 
+class EditCode(enum.StrEnum):
+    """What differs between a picture and its group's kept one, as a person would name it.
+    The values are the JSON contract's (results format 4 and later)."""
+
+    SMALLER = "smaller"  # fewer pixels: width x height of of_width x of_height
+    LARGER = "larger"
+    CROPPED = "cropped"  # percent of the kept one's area gone, from sides
+    UNCROPPED = "uncropped"  # more around the edges: the kept one is a crop of it
+    PADDED = "padded"  # a plain border added around it (percent of a side, sides)
+    BORDER_REMOVED = "border-removed"
+    GREYSCALE = "greyscale"  # the colours removed
+    TINTED = "tinted"  # one hue left: sepia, a toned print
+    COLOURED = "coloured"  # in colour where the kept one is grey or tinted
+    BRIGHTER = "brighter"  # percent: mean grey level moved, of full scale
+    DARKER = "darker"
+    MORE_CONTRAST = "more-contrast"  # percent: spread of grey levels changed
+    LESS_CONTRAST = "less-contrast"
+    MARKED = "marked"  # text or a small mark added (or taken away), at sides
+    TRANSPARENCY_REMOVED = "transparency-removed"
+    TRANSPARENCY_ADDED = "transparency-added"
+    REENCODED = "re-encoded"  # a lossy format again: format, quality (JPEG, 0 unknown)
+    CONVERTED = "converted"  # another file format: format
+
+
+class Side(enum.StrEnum):
+    """An edge of a picture (where it was cropped, or where a mark is)."""
+
+    LEFT = "left"
+    TOP = "top"
+    RIGHT = "right"
+    BOTTOM = "bottom"
+
+
+_FRAMING_WORDS = {
+    EditCode.CROPPED: "cropped",
+    EditCode.UNCROPPED: "more around the edges:",
+    EditCode.PADDED: "border added:",
+    EditCode.BORDER_REMOVED: "border removed:",
+}
+_TONE_CODES = frozenset(
+    {EditCode.BRIGHTER, EditCode.DARKER, EditCode.MORE_CONTRAST, EditCode.LESS_CONTRAST}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One named difference of a picture from its group's kept one, with its numbers."""
+
+    code: EditCode
+    percent: int = 0  # how much: area cropped, border added, brightness or contrast change
+    sides: tuple[Side, ...] = ()
+    width: int = 0  # SMALLER/LARGER: this picture's size, and the kept one's
+    height: int = 0
+    of_width: int = 0
+    of_height: int = 0
+    format: str = ""  # REENCODED/CONVERTED: the format this picture is in ("JPEG")
+    quality: int = 0  # REENCODED as JPEG: the estimated quality, 0 when unknown
+
+    def label(self) -> str:
+        """How the difference reads: "cropped 6 % (left, top)", "re-encoded JPEG q≈60"."""
+        where = f" ({', '.join(str(s) for s in self.sides)})" if self.sides else ""
+        code = self.code
+        if code in (EditCode.SMALLER, EditCode.LARGER):
+            return f"{code}: {self.width} × {self.height} of {self.of_width} × {self.of_height}"
+        if code in _FRAMING_WORDS:
+            return f"{_FRAMING_WORDS[code]} {self.percent} %{where}"
+        if code is EditCode.REENCODED:
+            quality = f" q≈{self.quality}" if self.quality else ""
+            return f"re-encoded {self.format}{quality}"
+        if code is EditCode.CONVERTED:
+            return f"converted to {self.format}"
+        if code is EditCode.MARKED:
+            return f"text or a mark added{where}"
+        if code in _TONE_CODES:
+            name = str(code).replace("-", " ")
+            return f"{name} ({self.percent} %)" if self.percent else name
+        return str(code).replace("-", " ")
+
+
 @dataclass(frozen=True, slots=True)
 class ScanError:
     """One file that could not be compared, and why (shown to the user as is)."""
@@ -241,6 +323,9 @@ class Member:
     media: MediaFacts | None = None
     #: Music and videos: the part of this file that matched the keeper (None for the keeper).
     span: MatchedSpan | None = None
+    #: Pictures: what differs from the group's kept one (empty for the kept one itself, for
+    #: other kinds, and in results saved before edits were named).
+    edits: tuple[Edit, ...] = ()
 
     def __post_init__(self) -> None:
         if self.similarity < 0:
