@@ -45,8 +45,8 @@ class AdvancedSettings:
     jobs: int = 0  # 0: one per processor
     use_cache: bool = True
     #: Find byte-identical files of every type, as ``dupfinder scan --identical`` (the
-    #: default): when documents and pictures are both compared, also the files that are
-    #: neither (archives, audio, video, programs...), compared by their bytes only.
+    #: default): when everything is compared (documents, pictures, music and videos), also
+    #: the files that are none of these (archives, programs...), compared by their bytes only.
     identical: bool = True
     #: Where the fingerprint cache lives ("": the user's cache folder), ``--cache-dir``.
     cache_dir: str = ""
@@ -59,8 +59,9 @@ class ScanSettings:
     folders: tuple[FolderEntry, ...] = ()
     include: str = ""
     exclude: str = ""
-    #: The documents and pictures compared for near-duplicates (the panel's "Compare").
-    kinds: frozenset[Kind] = field(default_factory=lambda: frozenset({Kind.TEXT, Kind.IMAGE}))
+    #: The kinds compared for near-duplicates (the panel's "Compare"): by default everything
+    #: (documents, pictures, music, videos), as the command line's ``--kind all``.
+    kinds: frozenset[Kind] = FINGERPRINTED_KINDS
     text_similarity: int = round(DEFAULT_TEXT_SIMILARITY * 100)  # percent of the text shared
     image_similarity: int = round(DEFAULT_IMAGE_SIMILARITY * 100)  # percent alike
     advanced: AdvancedSettings = field(default_factory=lambda: AdvancedSettings())

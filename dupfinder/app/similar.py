@@ -113,13 +113,14 @@ class SimilarFound:
 
 
 def can_search(member: Member | None) -> bool:
-    """Files like a document or a picture can be searched for (not other files)."""
+    """Files like a document, a picture, a song or a video can be searched for (not other
+    files)."""
     return member is not None and member.fingerprint.kind in FINGERPRINTED_KINDS
 
 
 def similar_options(options: ScanOptions) -> ScanOptions:
-    """The scan's options (thresholds, patterns, limits, cache) for a search: documents and
-    pictures whatever the scan compares (the query's kind decides), no byte comparison."""
+    """The scan's options (thresholds, patterns, limits, cache) for a search: every kind with
+    a fingerprint whatever the scan compares (the query's kind decides), no byte comparison."""
     return dataclasses.replace(
         options,
         kinds=FINGERPRINTED_KINDS,
@@ -219,10 +220,11 @@ def outcome_text(found: SimilarFound) -> tuple[str, str]:
     if outcome is SimilarStatus.UNSUPPORTED:
         text = translate(
             "Similar",
-            "{name} is neither a document nor a picture. dupfinder finds files like a "
-            "document (text, PDF, Word, OpenDocument, HTML, e-book…) or a picture.",
+            "{name} is not a document, a picture, music or a video. dupfinder finds files "
+            "like a document (text, PDF, Word, OpenDocument, HTML, e-book…), a picture, a song "
+            "or a video.",
         )
-        return translate("Similar", "Not a document or picture"), text.format(name=name)
+        return translate("Similar", "Not a kind dupfinder compares"), text.format(name=name)
     if outcome is SimilarStatus.UNREADABLE:
         text = translate("Similar", "{name} cannot be compared: {problem}")
         return translate("Similar", "Cannot compare this file"), text.format(
@@ -239,16 +241,28 @@ def outcome_text(found: SimilarFound) -> tuple[str, str]:
     ).format(name=name)
 
 
+def _found_text(kind: Kind | None, amount: int) -> str:
+    if kind is Kind.IMAGE:
+        return translate("Similar", "Pictures like {name}: %Ln found", None, amount)
+    if kind is Kind.AUDIO:
+        return translate("Similar", "Recordings like {name}: %Ln found", None, amount)
+    if kind is Kind.VIDEO:
+        return translate("Similar", "Videos like {name}: %Ln found", None, amount)
+    return translate("Similar", "Documents like {name}: %Ln found", None, amount)
+
+
 def banner_text(mode: SimilarMode, shown_files: int) -> str:
     """The line above the list: whose files these are, how many, and where they were found."""
-    pictures = mode.found.kind is Kind.IMAGE
     amount = max(0, shown_files - 1)
-    if amount and pictures:
-        text = translate("Similar", "Pictures like {name}: %Ln found", None, amount)
-    elif amount:
-        text = translate("Similar", "Documents like {name}: %Ln found", None, amount)
-    elif pictures:  # every match was trashed, moved or taken out of the list
+    found_kind = mode.found.kind
+    if amount:
+        text = _found_text(found_kind, amount)
+    elif found_kind is Kind.IMAGE:  # every match was trashed, moved or taken out of the list
         text = translate("Similar", "Pictures like {name}: none left in the list")
+    elif found_kind is Kind.AUDIO:
+        text = translate("Similar", "Recordings like {name}: none left in the list")
+    elif found_kind is Kind.VIDEO:
+        text = translate("Similar", "Videos like {name}: none left in the list")
     else:
         text = translate("Similar", "Documents like {name}: none left in the list")
     found = SimilarFound(mode.query, SimilarStatus.FOUND, mode.found)

@@ -21,7 +21,7 @@ from dupfinder.cli import scan_cmd
 from dupfinder.cli.exit_codes import EXIT_CANCELLED, EXIT_FATAL, EXIT_OK, EXIT_USAGE
 from dupfinder.cli.paths import COMPLETE_FILE, COMPLETE_FOLDER, path_argument
 from dupfinder.core.errors import DupfinderError, ExtraMissing
-from dupfinder.core.model import FINGERPRINTED_KINDS, Kind
+from dupfinder.core.model import Kind
 from dupfinder.core.wording import escaped
 
 __all__ = ["register"]
@@ -214,7 +214,10 @@ def _fingerprint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _thresholds(args: argparse.Namespace) -> dict[Kind, int]:
     options = scan_cmd.options_from_args(args)
-    return {kind: options.threshold(kind) for kind in options.kinds & FINGERPRINTED_KINDS}
+    # the kinds shards store (dupfinder.distributed.fingerprint_job.STORED_KINDS, which
+    # this module cannot import before the extra is known to be installed)
+    stored = frozenset({Kind.TEXT, Kind.IMAGE})
+    return {kind: options.threshold(kind) for kind in options.kinds & stored}
 
 
 @contextlib.contextmanager

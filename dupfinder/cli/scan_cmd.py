@@ -41,6 +41,8 @@ __all__ = [
 _KINDS = {
     "text": frozenset({Kind.TEXT}),
     "image": frozenset({Kind.IMAGE}),
+    "audio": frozenset({Kind.AUDIO}),
+    "video": frozenset({Kind.VIDEO}),
     "other": frozenset({Kind.OTHER}),
     "all": frozenset(Kind),
 }
@@ -100,6 +102,7 @@ SCAN_EXAMPLES = """\
 examples:
   dupfinder scan ~/Documents ~/Pictures
   dupfinder scan ~/Pictures --kind image --image-similarity 92 --exclude thumbnails/
+  dupfinder scan ~/Music --kind audio --keep quality
   dupfinder scan ~/Code --include '*.md' --exclude node_modules/ --format json -o dups.json
   dupfinder scan ~/Downloads --keep oldest --action trash --yes
 """
@@ -109,7 +112,8 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "scan",
         help="find near-duplicate files in folders",
-        description="Find near-duplicate documents and images under PATH... and print the groups.",
+        description="Find near-duplicate documents, pictures, music and videos under PATH... "
+        "and print the groups.",
         epilog=f"{PATTERNS_HELP}\n{SCAN_EXAMPLES}\n{EXIT_CODES}",
     )
     paths = parser.add_argument(
@@ -160,8 +164,8 @@ def add_kind_option(parser: argparse.ArgumentParser) -> None:
         "--kind",
         choices=tuple(_KINDS),
         default="all",
-        help="what to compare: documents, pictures, other files (by their bytes only) or all "
-        "(default)",
+        help="what to compare: documents, pictures, music, videos (by content where FFmpeg is "
+        "installed), other files (by their bytes only) or all (default)",
     )
 
 
@@ -206,6 +210,22 @@ def add_comparison_options(
         help="how alike two pictures must look to be grouped: the verified similarity in "
         "percent of their layout and colours on small thumbnails "
         f"(default {DEFAULT_IMAGE_SIMILARITY * 100:.0f}%%; 92-95 for icons and clip art)",
+    )
+    parser.add_argument(
+        "--audio-similarity",
+        type=_percent,
+        default=None,
+        metavar="PERCENT",
+        help="how alike two recordings must sound to be grouped: the verified similarity in "
+        "percent over the part they share, once aligned (default: dupfinder's own figure)",
+    )
+    parser.add_argument(
+        "--video-similarity",
+        type=_percent,
+        default=None,
+        metavar="PERCENT",
+        help="how alike two videos must look to be grouped: the verified similarity in percent "
+        "of their frames over the part they share, once aligned (default: dupfinder's own figure)",
     )
     for kind in ("text", "image"):
         parser.add_argument(
@@ -278,6 +298,8 @@ _OPTION_FIELDS = {
     "text_threshold": "text_similarity",
     "image_threshold": "image_threshold",
     "image_similarity": "image_similarity",
+    "audio_similarity": "audio_similarity",
+    "video_similarity": "video_similarity",
     "min_size": "min_size",
     "max_size": "max_size",
 }
@@ -422,6 +444,9 @@ def _handle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     result = _without_ignored(result, getattr(args, "decisions", None))
     if not emit_result(result, args.format, args.output, out, err):
         return EXIT_FATAL
+    if args.format != "text" or args.output:  # the table says them itself
+        for notice in result.notices:
+            err.write(f"dupfinder: {escaped(notice)}\n")
     if getattr(args, "action", None) or getattr(args, "keep", None):
         from dupfinder.cli.actions_cmd import run_actions
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from dupfinder.core.fingerprints.columns import FileColumns
 from dupfinder.core.fingerprints.worker import algorithm_id
 from dupfinder.core.model import (
-    FINGERPRINTED_KINDS,
     FileEntry,
+    Kind,
     ProgressCallback,
     ScanOptions,
     no_progress,
@@ -28,7 +28,18 @@ from dupfinder.core.scan.walk import WalkReport, walk, walk_listed
 from dupfinder.distributed.schema import StoreMeta
 from dupfinder.distributed.store import ShardWriter
 
-__all__ = ["CHUNK_FILES", "Shard", "ShardReport", "fingerprint_shard", "stored_options"]
+__all__ = [
+    "CHUNK_FILES",
+    "STORED_KINDS",
+    "Shard",
+    "ShardReport",
+    "fingerprint_shard",
+    "stored_options",
+]
+
+#: The kinds a shard stores: documents and pictures. Music and videos are left to a scan on
+#: one machine (their prints are a sequence per file, which the shards do not hold).
+STORED_KINDS = frozenset({Kind.TEXT, Kind.IMAGE})
 
 #: Files fingerprinted and written per step (a Parquet row group each).
 CHUNK_FILES = 20_000
@@ -87,10 +98,11 @@ def _entries(
 
 def stored_options(options: ScanOptions) -> ScanOptions:
     """The scan options a shard is made with: documents and pictures only, as a scan without
-    its byte-identical pass lists them (other files have no fingerprint to store)."""
-    if not options.kinds & FINGERPRINTED_KINDS:
+    its byte-identical pass lists them (other files have no fingerprint to store; music and
+    videos are not stored, see ``STORED_KINDS``)."""
+    if not options.kinds & STORED_KINDS:
         raise ValueError("only documents and pictures have fingerprints (--kind text or image)")
-    return replace(options, identical=False)
+    return replace(options, identical=False, kinds=options.kinds & STORED_KINDS)
 
 
 def fingerprint_shard(
@@ -107,7 +119,7 @@ def fingerprint_shard(
     meta = StoreMeta(
         algorithms={
             str(kind): algorithm_id(kind, image_invariance=options.image_invariance)
-            for kind in sorted(options.kinds & FINGERPRINTED_KINDS)
+            for kind in sorted(options.kinds & STORED_KINDS)
         },
         image_invariance=options.image_invariance,
         shard=(shard.index, shard.count),

@@ -434,6 +434,10 @@ class ResultsModel(QAbstractItemModel):
                 text = translate("Results", "Group {number} · %n identical file(s)", None, amount)
             elif group.kind == "image":
                 text = translate("Results", "Group {number} · %n picture(s)", None, amount)
+            elif group.kind == "audio":
+                text = translate("Results", "Group {number} · %n recording(s)", None, amount)
+            elif group.kind == "video":
+                text = translate("Results", "Group {number} · %n video(s)", None, amount)
             else:
                 text = translate("Results", "Group {number} · %n document(s)", None, amount)
             return text.format(number=number)

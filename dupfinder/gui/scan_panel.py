@@ -50,6 +50,7 @@ from dupfinder.app.scan_settings import (
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
     DEFAULT_TEXT_SIMILARITY,
+    FINGERPRINTED_KINDS,
     Kind,
     Progress,
     ScanOptions,
@@ -63,9 +64,11 @@ __all__ = ["FolderList", "ScanPanel", "alike_pictures", "shared_text", "split_pa
 
 def _kind_choices() -> tuple[tuple[str, frozenset[Kind]], ...]:
     return (
-        (translate("Panel", "Documents and pictures"), frozenset({Kind.TEXT, Kind.IMAGE})),
+        (translate("Panel", "Everything"), FINGERPRINTED_KINDS),
         (translate("Panel", "Documents only"), frozenset({Kind.TEXT})),
         (translate("Panel", "Pictures only"), frozenset({Kind.IMAGE})),
+        (translate("Panel", "Music only"), frozenset({Kind.AUDIO})),
+        (translate("Panel", "Videos only"), frozenset({Kind.VIDEO})),
     )
 
 

@@ -12,7 +12,13 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 
 from dupfinder.app.scan_settings import AdvancedSettings, FolderEntry, ScanSettings
-from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY, DEFAULT_TEXT_SIMILARITY, Grouping, Kind
+from dupfinder.core.model import (
+    DEFAULT_IMAGE_SIMILARITY,
+    DEFAULT_TEXT_SIMILARITY,
+    FINGERPRINTED_KINDS,
+    Grouping,
+    Kind,
+)
 
 __all__ = ["AdvancedSettings", "FolderEntry", "ScanSettings", "Settings"]
 
@@ -21,6 +27,20 @@ def _as_bool(value: Any, default: bool) -> bool:
     if value is None:
         return default
     return str(value).lower() in ("true", "1")
+
+
+#: What versions before music and videos saved for their "Documents and pictures", which
+#: then compared everything (other files by their bytes too): now "Everything".
+_EVERYTHING_BEFORE = frozenset({Kind.TEXT, Kind.IMAGE})
+
+
+def _as_kinds(value: Any) -> frozenset[Kind]:
+    """The kinds the panel compares: one kind, or everything (also for anything else)."""
+    known = {str(kind): kind for kind in FINGERPRINTED_KINDS}
+    kinds = frozenset(known[k] for k in str(value or "").split(",") if k in known)
+    if len(kinds) == 1:
+        return kinds
+    return FINGERPRINTED_KINDS if not kinds or kinds == _EVERYTHING_BEFORE else kinds
 
 
 def _as_grouping(value: Any, default: Grouping) -> Grouping:
@@ -89,13 +109,12 @@ class Settings:
                 reference = str(s.value("reference", "false")).lower() in ("true", "1")
                 folders.append(FolderEntry(str(path), reference))
         s.endArray()
-        kinds_text = str(s.value("scan/kinds", "text,image"))
-        kinds = frozenset(Kind(k) for k in kinds_text.split(",") if k in {"text", "image"})
+        kinds = _as_kinds(s.value("scan/kinds", ""))
         return ScanSettings(
             folders=tuple(folders),
             include=str(s.value("scan/include", "")),
             exclude=str(s.value("scan/exclude", "")),
-            kinds=kinds or frozenset({Kind.TEXT, Kind.IMAGE}),
+            kinds=kinds,
             text_similarity=_similarity(s, "text", round(DEFAULT_TEXT_SIMILARITY * 100)),
             image_similarity=_similarity(s, "image", round(DEFAULT_IMAGE_SIMILARITY * 100)),
             advanced=self._load_advanced(),

@@ -9,7 +9,7 @@ import pytest
 
 from dupfinder.app.cache_folder import cache_bytes, clear_cache, folder_of
 from dupfinder.app.scan_settings import AdvancedSettings, FolderEntry, ScanSettings, scan_options
-from dupfinder.core.model import Kind
+from dupfinder.core.model import FINGERPRINTED_KINDS, Kind
 from dupfinder.core.scan import pipeline as scan
 from dupfinder.core.scan.cache import default_cache_dir
 
@@ -23,18 +23,22 @@ def settings(folder: Path, kinds: frozenset[Kind], **advanced: Any) -> ScanSetti
 
 
 BOTH = frozenset({Kind.TEXT, Kind.IMAGE})
+EVERYTHING = FINGERPRINTED_KINDS
 
 
-def test_identical_files_of_every_type_when_documents_and_pictures_are_compared(
+def test_identical_files_of_every_type_when_everything_is_compared(
     tmp_path: Path,
 ) -> None:
-    options = scan_options(settings(tmp_path, BOTH))
+    options = scan_options(settings(tmp_path, EVERYTHING))
     assert options.identical
     assert options.kinds == frozenset(Kind)  # the command line's --kind all
-    # Off: near-duplicate documents and pictures only (--no-identical).
-    off = scan_options(settings(tmp_path, BOTH, identical=False))
+    assert ScanSettings().kinds == EVERYTHING  # the panel's default
+    # Off: near-duplicate documents, pictures, music and videos only (--no-identical).
+    off = scan_options(settings(tmp_path, EVERYTHING, identical=False))
     assert not off.identical
-    assert off.kinds == BOTH
+    assert off.kinds == EVERYTHING
+    # Music only stays music only (--kind audio).
+    assert scan_options(settings(tmp_path, frozenset({Kind.AUDIO}))).kinds == {Kind.AUDIO}
     # Documents only stays documents only (--kind text), identical ones included.
     texts = scan_options(settings(tmp_path, frozenset({Kind.TEXT})))
     assert texts.kinds == frozenset({Kind.TEXT})
@@ -46,9 +50,9 @@ def test_the_scan_finds_identical_other_files_only_when_asked(tmp_path: Path) ->
     for name in ("a.bin", "copy of a.bin", "archive.tar.zst"):
         (tmp_path / name).write_bytes(blob)
     (tmp_path / "different.bin").write_bytes(blob[::-1])
-    on = scan.run(scan_options(settings(tmp_path, BOTH, use_cache=False)))
+    on = scan.run(scan_options(settings(tmp_path, EVERYTHING, use_cache=False)))
     assert [(g.kind, g.identical, len(g.members)) for g in on.groups] == [(Kind.OTHER, True, 3)]
-    off = scan.run(scan_options(settings(tmp_path, BOTH, use_cache=False, identical=False)))
+    off = scan.run(scan_options(settings(tmp_path, EVERYTHING, use_cache=False, identical=False)))
     assert off.groups == ()
 
 

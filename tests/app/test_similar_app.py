@@ -22,7 +22,15 @@ from dupfinder.app.similar import (
     similar_job,
 )
 from dupfinder.core.actions import Action, ActionKind
-from dupfinder.core.model import Fingerprint, Kind, Member, Progress, ProgressCallback, ScanOptions
+from dupfinder.core.model import (
+    FINGERPRINTED_KINDS,
+    Fingerprint,
+    Kind,
+    Member,
+    Progress,
+    ProgressCallback,
+    ScanOptions,
+)
 from dupfinder.core.results.decisions import DecisionStore
 from dupfinder.core.scan import pipeline as scan
 from dupfinder.core.scan.similar import SimilarResult
@@ -215,7 +223,7 @@ def test_nothing_similar_unsupported_and_unreadable_files_are_told(
     broken.write_bytes(b"\x89PNG\r\n\x1a\n not really")
     expected = {
         alone: ("Nothing similar found", "No file like alone.txt in " + str(folder)),
-        archive: ("Not a document or picture", "bundle.zip is neither a document"),
+        archive: ("Not a kind dupfinder compares", "bundle.zip is not a document, a picture"),
         tiny: ("Cannot compare this file", "tiny.txt cannot be compared: too little text"),
         broken: ("Cannot compare this file", "broken.png cannot be compared: not an image"),
     }
@@ -236,7 +244,7 @@ def test_the_search_can_be_cancelled(tmp_path: Path, docs: dict[str, Path]) -> N
         progress: ProgressCallback,
         cancel: threading.Event,
     ) -> SimilarResult:
-        assert wanted.kinds == {Kind.TEXT, Kind.IMAGE}  # whatever the scan compares
+        assert wanted.kinds == FINGERPRINTED_KINDS  # whatever the scan compares
         cancel.set()  # the user pressed Cancel while it ran
         return SimilarResult(target, None, tuple(folders), (), ())
 

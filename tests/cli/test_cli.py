@@ -37,7 +37,7 @@ def test_json_output_follows_the_contract(folder: Path, tmp_path: Path) -> None:
     )
     assert code == EXIT_OK, err
     data = json.loads(out)
-    assert data["version"] == 1
+    assert data["version"] == 2
     (group,) = data["groups"]
     assert group["kind"] == "text"
     assert {Path(m["path"]).name for m in group["members"]} == {"a.txt", "b.txt"}

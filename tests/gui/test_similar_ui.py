@@ -145,13 +145,13 @@ def test_unsupported_and_nothing_found_are_told_in_words(
     window.panel.add_folders([str(tmp_path / "docs")])
     told: list[tuple[str, str]] = []
     monkeypatch.setattr(window, "_tell", lambda title, text, icon=None: told.append((title, text)))
-    archive = tmp_path / "song.mp3"
-    archive.write_bytes(b"ID3" + bytes(64))
+    archive = tmp_path / "bundle.7z"
+    archive.write_bytes(b"7z\xbc\xaf\x27\x1c" + bytes(64))
     drop(window, archive)
     assert told[-1] == (
-        "Not a document or picture",
-        "song.mp3 is neither a document nor a picture. dupfinder finds files like a document "
-        "(text, PDF, Word, OpenDocument, HTML, e-book…) or a picture.",
+        "Not a kind dupfinder compares",
+        "bundle.7z is not a document, a picture, music or a video. dupfinder finds files like "
+        "a document (text, PDF, Word, OpenDocument, HTML, e-book…), a picture, a song or a video.",
     )
     lonely = write_image_corpus(tmp_path / "elsewhere")["original"]
     drop(window, lonely)

@@ -142,9 +142,14 @@ def _unpacked_paths(chunks: list[bytes]) -> list[str]:
 
 
 class OutcomeColumns:
-    """What fingerprinting found for each row: a value, pixel size, or an error."""
+    """What fingerprinting found for each row: a value, pixel size, or an error.
 
-    def __init__(self, count: int) -> None:
+    Sketches of one length share a table as tall as the scan (documents' and pictures' are
+    of a few fixed lengths); the rows named ``sequence_rows`` (music and videos) keep theirs
+    as bytes of their own, since each file's sequence has its own length and a table per
+    length would be one per file."""
+
+    def __init__(self, count: int, sequence_rows: npt.ArrayLike | None = None) -> None:
         self.known = np.zeros(count, dtype=np.bool_)
         self.has_value = np.zeros(count, dtype=np.bool_)
         self.values = np.zeros(count, dtype=np.uint64)
@@ -156,6 +161,10 @@ class OutcomeColumns:
         # pages lazily, so rows that never get a sketch of a length cost no memory
         self._sketches: dict[int, npt.NDArray[np.uint8]] = {}
         self._sketch_width = np.zeros(count, dtype=np.int32)  # 0: no sketch
+        self._sequence_row = np.zeros(count, dtype=np.bool_)
+        if sequence_rows is not None:
+            self._sequence_row[np.asarray(sequence_rows, dtype=np.intp)] = True
+        self.sequences: dict[int, bytes] = {}
 
     def put(self, row: int, outcome: FingerprintOutcome) -> None:
         self.known[row] = True
@@ -166,7 +175,9 @@ class OutcomeColumns:
         self.heights[row] = outcome.height or 0
         if outcome.variants:
             self.variants[row] = outcome.variants
-        if outcome.sketch is not None:
+        if outcome.sketch is not None and self._sequence_row[row]:
+            self.sequences[row] = outcome.sketch
+        elif outcome.sketch is not None:
             width = len(outcome.sketch)
             if width not in self._sketches:
                 self._sketches[width] = np.zeros((len(self.known), width), dtype=np.uint8)
@@ -198,6 +209,8 @@ class OutcomeColumns:
 
     def sketch(self, row: int) -> bytes | None:
         """The sketch of ``row`` as it was made (None when it has none)."""
+        if row in self.sequences:
+            return self.sequences[row]
         width = int(self._sketch_width[row])
         return self._sketches[width][row].tobytes() if width else None
 

@@ -2,6 +2,10 @@
 
 The walk uses this to skip files cheaply; extractors then sniff the content, so a file
 whose bytes disagree with its suffix gets a clear per-file error instead of garbage.
+
+Music and videos are named by their suffix (``--kind audio`` chooses them either way), but
+compared by content only where FFmpeg is found (:func:`content_kinds`); without it a scan
+compares them by their bytes, as other files, and says so once.
 """
 
 from __future__ import annotations
@@ -9,14 +13,18 @@ from __future__ import annotations
 import os
 from pathlib import PurePath
 
-from dupfinder.core.model import Kind
+from dupfinder.core.media.tools import AUDIO_SUFFIXES, VIDEO_SUFFIXES
+from dupfinder.core.model import FINGERPRINTED_KINDS, MEDIA_KINDS, Kind
 
 __all__ = [
+    "AUDIO_SUFFIXES",
     "DOCUMENT_SUFFIXES",
     "IMAGE_SUFFIXES",
     "NEVER_TEXT_SUFFIXES",
     "PLAIN_TEXT_SUFFIXES",
     "TEXT_NAMES",
+    "VIDEO_SUFFIXES",
+    "content_kinds",
     "kind_for_path",
     "may_be_text",
     "suffix_of",
@@ -92,6 +100,10 @@ def kind_for_path(path: str | PurePath) -> Kind | None:
         return Kind.TEXT
     if suffix in IMAGE_SUFFIXES:
         return Kind.IMAGE
+    if suffix in AUDIO_SUFFIXES:
+        return Kind.AUDIO
+    if suffix in VIDEO_SUFFIXES:
+        return Kind.VIDEO
     if _text_by_name(os.path.basename(os.fspath(path)), suffix):
         return Kind.TEXT
     return None
@@ -103,3 +115,13 @@ def may_be_text(path: str | PurePath) -> bool:
     if kind_for_path(path) is not None or suffix_of(path) in NEVER_TEXT_SUFFIXES:
         return False
     return ".so." not in os.path.basename(os.fspath(path))  # libfoo.so.6: a shared library
+
+
+def content_kinds() -> frozenset[Kind]:
+    """The kinds a scan compares by content now: music and videos only where FFmpeg is
+    found (asked once per scan: finding it may run the program)."""
+    from dupfinder.core.media import tools
+
+    if tools.find_tools() is None:
+        return FINGERPRINTED_KINDS - MEDIA_KINDS
+    return FINGERPRINTED_KINDS

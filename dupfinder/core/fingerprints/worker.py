@@ -20,11 +20,12 @@ from dupfinder.core.errors import FileProblem, TooLittleContent, UnsupportedFile
 from dupfinder.core.fingerprints.formats import kind_for_path
 from dupfinder.core.fingerprints.priority import run_in_background
 from dupfinder.core.fingerprints.quiet import silence_process
-from dupfinder.core.model import Kind
+from dupfinder.core.model import MEDIA_KINDS, Kind
 from dupfinder.core.wording import describe_os_error
 
 __all__ = [
     "FILE_TIME_LIMIT_SECONDS",
+    "MEDIA_TIME_LIMIT_SECONDS",
     "NOT_TEXT",
     "FingerprintOutcome",
     "Task",
@@ -36,6 +37,12 @@ __all__ = [
 
 #: A file that takes longer than this to fingerprint is reported and skipped.
 FILE_TIME_LIMIT_SECONDS = 60.0
+#: Music and videos: decoding a long film takes longer than any document, so they have a
+#: limit of their own, which the decoder enforces (it kills FFmpeg and says so).
+MEDIA_TIME_LIMIT_SECONDS = 120.0
+#: The worker's own alarm for a media file rings this much later, so the decoder's limit,
+#: with its clearer message and its child process ended, always comes first.
+_MEDIA_ALARM_MARGIN_SECONDS = 15.0
 #: FingerprintOutcome code of a file without a telling suffix whose content is no document to compare
 #: (a program, an archive, three words): it is compared by its bytes only, not reported.
 NOT_TEXT = "not-text"
@@ -71,6 +78,16 @@ class FingerprintOutcome:
 
 def algorithm_id(kind: Kind, *, image_invariance: bool = False) -> str:
     """Everything that changes a fingerprint, as one string: the cache keys on it."""
+    if kind is Kind.AUDIO:
+        from dupfinder.core.media import audio
+
+        return f"audio/{audio.ALGORITHM_VERSION}"
+    if kind is Kind.VIDEO:
+        from dupfinder.core.image import perceptual
+        from dupfinder.core.media import video
+
+        # video frames are hashed with the picture code: its version changes them too
+        return f"video/{video.ALGORITHM_VERSION}/{perceptual.ALGORITHM_VERSION}"
     if kind is Kind.TEXT:
         from dupfinder.core import extract
         from dupfinder.core.text import simhash as textsim
@@ -156,19 +173,31 @@ def _watchdog(seconds: float) -> Iterator[None]:
             signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
 
+def _limit(kind: Kind) -> tuple[float, float]:
+    """(seconds the file may take, seconds until the worker's alarm) for a kind."""
+    if kind in MEDIA_KINDS:
+        return MEDIA_TIME_LIMIT_SECONDS, MEDIA_TIME_LIMIT_SECONDS + _MEDIA_ALARM_MARGIN_SECONDS
+    return FILE_TIME_LIMIT_SECONDS, FILE_TIME_LIMIT_SECONDS
+
+
 def fingerprint_file(task: Task, *, image_invariance: bool = False) -> FingerprintOutcome:
     """Fingerprint one file, turning every per-file failure into a reason."""
+    allowed, alarm = _limit(task.kind)
     try:
-        with _time_limit(FILE_TIME_LIMIT_SECONDS):
+        with _time_limit(alarm):
             if task.kind is Kind.TEXT:
                 return _text_outcome(task)
+            if task.kind is Kind.AUDIO:
+                return _audio_outcome(task)
+            if task.kind is Kind.VIDEO:
+                return _video_outcome(task)
             return _image_outcome(task, image_invariance)
     except FileProblem as exc:
         return FingerprintOutcome(task.row, error=str(exc), code=exc.code)
     except _FileTimeoutError:
         return FingerprintOutcome(
             task.row,
-            error=f"took longer than {FILE_TIME_LIMIT_SECONDS:.0f} s to read; skipped",
+            error=f"took longer than {allowed:.0f} s to read; skipped",
             code="timeout",
         )
     except MemoryError:
@@ -202,8 +231,36 @@ def _image_outcome(task: Task, invariant: bool) -> FingerprintOutcome:
         value=result.value,
         width=result.width,
         height=result.height,
-        variants=tuple(result.variants),
+        # mirrored and turned hashes (when invariant), then those of crops: the index
+        # proposes a copy near any of them
+        variants=(*result.variants, *result.crops),
         sketch=result.descriptor,  # the second check (see core.imagecheck)
+    )
+
+
+def _audio_outcome(task: Task) -> FingerprintOutcome:
+    """Music: the SimHash of the whole for the index, those of overlapping windows (so a clip
+    meets its longer original) as variants, and the sequence the check aligns as the sketch."""
+    from dupfinder.core.media.audio import audio_print
+
+    found = audio_print(task.path, time_limit_s=MEDIA_TIME_LIMIT_SECONDS)
+    return FingerprintOutcome(
+        task.row, value=found.value, variants=tuple(found.windows), sketch=found.sequence
+    )
+
+
+def _video_outcome(task: Task) -> FingerprintOutcome:
+    """Videos: as music, with the picture's size (the keeper prefers the sharper copy)."""
+    from dupfinder.core.media.video import video_print
+
+    found = video_print(task.path, time_limit_s=MEDIA_TIME_LIMIT_SECONDS)
+    return FingerprintOutcome(
+        task.row,
+        value=found.value,
+        width=found.width or None,
+        height=found.height or None,
+        variants=tuple(found.windows),
+        sketch=found.sequence,
     )
 
 

@@ -15,6 +15,7 @@ MAY_IMPORT = (
     "extract",
     "text",
     "image",
+    "media",
     "fingerprints",
     "index",
     "grouping",

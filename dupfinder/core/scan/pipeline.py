@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
+from dupfinder.core.fingerprints.formats import content_kinds
 from dupfinder.core.fingerprints.priority import beside_window
 from dupfinder.core.fingerprints.quiet import silenced
 from dupfinder.core.fingerprints.worker import (
@@ -34,6 +35,7 @@ from dupfinder.core.fingerprints.worker import (
 )
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
+    MEDIA_KINDS,
     Group,
     Kind,
     Phase,
@@ -122,6 +124,7 @@ def run(
     outcomes, from_cache, identical = _read_all(files, options, sample, cancel)
     if cancel.is_set():
         return _cancelled(len(files), started, from_cache)
+    notices = _settle_media(files, outcomes) if options.near_duplicates else ()
 
     errors = list(walk_report.errors)
     for row, (error, code) in outcomes.errors.items():
@@ -155,6 +158,10 @@ def run(
         references = tuple(os.path.realpath(folder) for folder in options.references)
         groups = merge(groups, copies, references)
         groups.sort(key=_group_order)
+    if any(group.kind in MEDIA_KINDS for group in groups):
+        from dupfinder.core.grouping.media_facts import described
+
+        groups = described(groups)
     reported = {e.path for e in errors}
     for problem in identical.problems:
         if files.paths[problem.row] not in reported:
@@ -169,7 +176,7 @@ def run(
         seconds=time.monotonic() - started,
     )
     errors.sort(key=lambda e: e.path)
-    return ScanResult(tuple(groups), tuple(errors), stats)
+    return ScanResult(tuple(groups), tuple(errors), stats, notices)
 
 
 def _group_order(group: Group) -> tuple[int, str]:
@@ -195,11 +202,13 @@ def fingerprint_files(
     cancel: threading.Event | None = None,
 ) -> tuple[OutcomeColumns, int]:
     """Fingerprint listed files as a scan does (cache, pool); also (outcomes, cache hits).
-    Files sniffed for text that hold none become other files, as in a scan."""
+    Files sniffed for text that hold none become other files, as in a scan, and so do music
+    and videos without FFmpeg."""
     cancel = cancel if cancel is not None else threading.Event()
     with _opened_cache(options) as cache:
         outcomes, cached = _fingerprint_all(files, options, _Sampler(progress), cancel, cache)
     _settle_sniffed(files, outcomes)
+    _settle_media(files, outcomes)
     return outcomes, _hits(files, cached)
 
 
@@ -253,15 +262,17 @@ def _fingerprint_all(
 ) -> tuple[OutcomeColumns, npt.NDArray[np.bool_]]:
     """Outcomes for every file: from the cache where it is fresh, else computed; also
     which rows the cache served."""
-    outcomes = OutcomeColumns(len(files))
+    outcomes = OutcomeColumns(len(files), files.rows_in(MEDIA_KINDS))
     cached = np.zeros(len(files), dtype=np.bool_)
+    present = set(files.kinds_present())
+    compared = content_kinds() if present & MEDIA_KINDS else FINGERPRINTED_KINDS - MEDIA_KINDS
     algorithms = {
         kind: algorithm_id(kind, image_invariance=options.image_invariance)
-        for kind in files.kinds_present()
-        if kind in FINGERPRINTED_KINDS
+        for kind in present
+        if kind in compared
     }
     wanted = np.zeros(len(files), dtype=np.bool_)
-    wanted[files.rows_in(FINGERPRINTED_KINDS)] = True
+    wanted[files.rows_in(compared)] = True
     total = int(wanted.sum())
     from_cache = 0
     if cache is not None:
@@ -306,6 +317,19 @@ def _bytes_only(files: FileColumns, options: ScanOptions) -> int:
     if not options.near_duplicates:
         return len(files)
     return len(files) - len(files.rows_in(FINGERPRINTED_KINDS))
+
+
+def _settle_media(files: FileColumns, outcomes: OutcomeColumns) -> tuple[str, ...]:
+    """Music and videos left unread (no FFmpeg) are other files, compared by their bytes
+    only; the scan says so once (its notice), not once per file."""
+    unread = [row for row in files.rows_in(MEDIA_KINDS).tolist() if not outcomes.known[row]]
+    for row in unread:
+        files.set_kind(row, Kind.OTHER)
+    if not unread:
+        return ()
+    from dupfinder.core.media.tools import MISSING_TOOLS_HINT
+
+    return (MISSING_TOOLS_HINT,)
 
 
 def _settle_sniffed(files: FileColumns, outcomes: OutcomeColumns) -> None:

@@ -1,4 +1,4 @@
-"""Find files like this one: the near-duplicates of one document or picture, as a scan finds them.
+"""Find files like this one: the near-duplicates of one file, as a scan finds them.
 
 The target is fingerprinted like any scanned file, and so are the files of the folders named
 (or, when none are named, the folders of the last scan the library remembers); fingerprints
@@ -9,8 +9,11 @@ both miss some pairs a direct comparison finds: short texts whose SimHashes drif
 picture every picture within the scan's radius, its mirrored and turned versions both ways.
 Each candidate is then kept when it passes the kind's second check at the scan's threshold
 (``grouping.groups.second_check``): the similarity shown is that check's, the one a scan's
-group shows. Files with exactly the target's bytes are marked identical (``content_hash``)
-and come first; the rest follow most similar first.
+group shows. A song or a video meets every file of its kind with a hash (whole or window)
+within the kind's radius of one of its own, and each is aligned with it
+(``grouping.media_check``): the similarity is the aligned one, and each match carries the
+span that matched and its header's facts. Files with exactly the target's bytes are marked
+identical (``content_hash``) and come first; the rest follow most similar first.
 """
 
 from __future__ import annotations
@@ -29,8 +32,12 @@ from dupfinder.core.errors import DupfinderError
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.fingerprints.digest import digest_stream
 from dupfinder.core.grouping.groups import SecondCheck, second_check
+from dupfinder.core.grouping.media_check import match_span, matched, media_check, near_rows
+from dupfinder.core.grouping.media_facts import probed
 from dupfinder.core.index.library import Library
+from dupfinder.core.media.match import MediaMatch
 from dupfinder.core.model import (
+    MEDIA_KINDS,
     Group,
     Kind,
     ProgressCallback,
@@ -87,7 +94,7 @@ class SimilarResult:
     @property
     def problem(self) -> str | None:
         """Why the target itself could not be compared (None: it was, or it is simply
-        neither a document nor a picture)."""
+        of a kind compared by its bytes only)."""
         return next((e.error for e in self.errors if e.path == self.target), None)
 
 
@@ -131,6 +138,8 @@ def similar(
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
     errors.sort(key=lambda e: e.path)
     kind = files.kind(0)
+    if kind in MEDIA_KINDS and outcomes.has_value[0]:
+        return _similar_media(files, outcomes, kind, options, _names(roots), tuple(errors))
     check = second_check(kind, options)
     if not outcomes.has_value[0] or check is None:
         return SimilarResult(files.paths[0], None, _names(roots), (), tuple(errors))
@@ -153,6 +162,57 @@ def similar(
     )
     group = _group(files, outcomes, kind, matches, rows.tolist(), same)
     return SimilarResult(files.paths[0], kind, _names(roots), tuple(matches), tuple(errors), group)
+
+
+def _similar_media(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    kind: Kind,
+    options: ScanOptions,
+    folders: tuple[str, ...],
+    errors: tuple[ScanError, ...],
+) -> SimilarResult:
+    """Files like a song or a video (row 0): candidates by any hash near one of its own,
+    each aligned with it; the group carries each file's facts and the span that matched."""
+    check = media_check(kind, options)
+    rows = files.rows_of(kind)
+    rows = near_rows(outcomes, 0, rows[(rows != 0) & outcomes.has_value[rows]], check.radius)
+    found = matched(check, outcomes, 0, rows.tolist())
+    alike = {row: m for row, m in zip(rows.tolist(), found, strict=True) if m is not None}
+    kept = np.asarray(list(alike), dtype=np.intp)
+    same = _same_bytes(files, 0, kept.tolist())
+    distance = dict(zip(kept.tolist(), _distances(outcomes, 0, kept).tolist(), strict=True))
+    matches = sorted(
+        (
+            Match(
+                files.paths[row],
+                int(distance[row]),
+                1.0 if row in same else alike[row].similarity,
+                row in same,
+            )
+            for row in alike
+        ),
+        key=lambda m: (not m.identical, -m.similarity, m.distance, m.path),
+    )
+    group = _group(files, outcomes, kind, matches, kept.tolist(), same)
+    if group is not None:
+        group = _with_media(group, kind, {files.paths[row]: m for row, m in alike.items()})
+    return SimilarResult(files.paths[0], kind, folders, tuple(matches), errors, group)
+
+
+def _with_media(group: Group, kind: Kind, spans: dict[str, MediaMatch]) -> Group:
+    """The target's group with every member's header facts and, for the matches, the span
+    that matched the target (the target is ``a`` of each match)."""
+    facts = probed([m.path for m in group.members], kind)
+    members = tuple(
+        dataclasses.replace(
+            m,
+            media=fact,
+            span=match_span(spans[m.path], member_is_a=False) if m.path in spans else None,
+        )
+        for m, fact in zip(group.members, facts, strict=True)
+    )
+    return dataclasses.replace(group, members=members)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +280,8 @@ def _measured(
 ) -> tuple[Measure, ...]:
     same = _same_bytes(files, own, rows.tolist())
     kind = files.kind(own)
+    if kind in MEDIA_KINDS and outcomes.has_value[own]:
+        return _measured_media(files, outcomes, own, rows, options, same)
     check = second_check(kind, options)
     if check is None or not outcomes.has_value[own]:
         return tuple(Measure(files.paths[row], 0, 1.0, True) for row in same)
@@ -231,6 +293,27 @@ def _measured(
         if row in same
         else Measure(files.paths[row], int(d), float(s))
         for row, d, s in zip(rows.tolist(), distance.tolist(), similarity.tolist(), strict=True)
+    )
+
+
+def _measured_media(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    own: int,
+    rows: npt.NDArray[np.intp],
+    options: ScanOptions,
+    same: dict[int, str],
+) -> tuple[Measure, ...]:
+    """Songs or videos aligned with a new keeper: the aligned similarity (0 where they no
+    longer align at the scan's threshold)."""
+    rows = rows[(files.kinds[rows] == files.kinds[own]) & outcomes.has_value[rows]]
+    distance = _distances(outcomes, own, rows)
+    found = matched(media_check(files.kind(own), options), outcomes, own, rows.tolist())
+    return tuple(
+        Measure(files.paths[row], 0, 1.0, True)
+        if row in same
+        else Measure(files.paths[row], int(d), 0.0 if m is None else m.similarity)
+        for row, d, m in zip(rows.tolist(), distance.tolist(), found, strict=True)
     )
 
 

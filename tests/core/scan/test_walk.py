@@ -47,7 +47,7 @@ def test_finds_known_kinds_and_skips_hidden_and_empty(tmp_path: Path) -> None:
 
 
 def test_files_without_a_telling_suffix_are_listed_as_text_to_sniff(tmp_path: Path) -> None:
-    names = ("COPYING", "Makefile", "README.Debian", ".bashrc", "song.mp3", "disk.img", "libz.so.1")
+    names = ("COPYING", "Makefile", "README.Debian", ".bashrc", "song.mid", "disk.img", "libz.so.1")
     for name in names:
         (tmp_path / name).write_bytes(b"some bytes")
     os.mkfifo(tmp_path / "control")
@@ -59,7 +59,7 @@ def test_files_without_a_telling_suffix_are_listed_as_text_to_sniff(tmp_path: Pa
         "Makefile": Kind.TEXT,
         "README.Debian": Kind.TEXT,
         ".bashrc": Kind.TEXT,
-        "song.mp3": Kind.OTHER,
+        "song.mid": Kind.OTHER,
         "disk.img": Kind.OTHER,
         "libz.so.1": Kind.OTHER,
     }
