@@ -10,6 +10,7 @@ to a worker process (``dupfinder.core.scan.isolated``) and keeps only the second
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import os
@@ -24,12 +25,17 @@ from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import KeeperKey, keeper_key, suggested
+from dupfinder.core.grouping.media_check import MediaPart, media_part
 from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.model import (
+    MEDIA_KINDS,
     Group,
     Kind,
+    MatchedSpan,
+    MediaFacts,
+    Member,
     Phase,
     Progress,
     ProgressCallback,
@@ -94,7 +100,8 @@ class KindGroups:
     representative first; ``distances`` (bits) and ``similarities`` are each member's
     against the representative; ``references`` are the scan's reference folders (real
     paths), which the reasons for each keeper name. Plain arrays, so they cross a process
-    boundary cheaply."""
+    boundary cheaply; music and videos add per member the span that matched the keeper and
+    the header's facts (their groups are few)."""
 
     kind: Kind
     rows: npt.NDArray[np.int64]
@@ -102,6 +109,8 @@ class KindGroups:
     distances: npt.NDArray[np.int64]
     similarities: npt.NDArray[np.float64]
     references: tuple[str, ...] = ()
+    spans: tuple[MatchedSpan | None, ...] = ()
+    facts: tuple[MediaFacts | None, ...] = ()
 
 
 class _KeeperKeys(Sequence[KeeperKey]):
@@ -219,6 +228,13 @@ def group_rows(
         start, done = done, done + len(rows)
         if len(rows) < 2:
             continue
+        if kind in MEDIA_KINDS:
+            finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
+            found_media = media_part(kind, files, outcomes, rows, options, finder)
+            total_pairs += found_media.pairs
+            if len(found_media.rows):
+                parts.append(_media_groups(kind, outcomes, found_media, references))
+            continue
         values = outcomes.values[rows]
         row_list = rows.tolist()
         variants = None
@@ -287,6 +303,27 @@ def group_rows(
     return parts, total_pairs
 
 
+def _media_groups(
+    kind: Kind, outcomes: OutcomeColumns, found: MediaPart, references: tuple[str, ...]
+) -> KindGroups:
+    """A media kind's groups as columns; the bits apart are those of the whole prints (the
+    similarity is the aligned one)."""
+    rows = np.asarray(found.rows, dtype=np.int64)
+    starts = np.asarray(found.starts, dtype=np.int64)
+    keepers = np.repeat(rows[starts[:-1]], np.diff(starts))
+    distances = np.bitwise_count(outcomes.values[rows] ^ outcomes.values[keepers])
+    return KindGroups(
+        kind,
+        rows,
+        starts,
+        distances.astype(np.int64),
+        np.asarray(found.similarities, dtype=np.float64),
+        references,
+        tuple(found.spans),
+        tuple(found.facts),
+    )
+
+
 def groups_from(
     files: FileColumns, outcomes: OutcomeColumns, parts: Sequence[KindGroups]
 ) -> list[Group]:
@@ -300,13 +337,24 @@ def groups_from(
         starts = part.starts.tolist()
         for start, stop in itertools.pairwise(starts):
             representative, *rest = (
-                member(files, outcomes, rows[i], part.kind, distances[i], similarities[i])
+                _with_media(
+                    member(files, outcomes, rows[i], part.kind, distances[i], similarities[i]),
+                    part,
+                    i,
+                )
                 for i in range(start, stop)
             )
             rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
             groups.append(suggested(Group(part.kind, (representative, *rest)), part.references))
     groups.sort(key=group_order)
     return groups
+
+
+def _with_media(found: Member, part: KindGroups, index: int) -> Member:
+    """A music or video member with its header's facts and the span that matched."""
+    if not part.facts and not part.spans:
+        return found
+    return dataclasses.replace(found, media=part.facts[index], span=part.spans[index])
 
 
 def group_order(group: Group) -> tuple[int, str]:
