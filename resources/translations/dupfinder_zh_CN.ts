@@ -1492,6 +1492,10 @@ or use “Add folder…”</source>
 <context>
     <name>Window</name>
     <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
         <source>Filter by name or folder (Ctrl+F)</source>
         <extracomment>Results with more groups than this open only their first groups (layout cost).</extracomment>
         <translation>按名称或文件夹筛选（Ctrl+F）</translation>
