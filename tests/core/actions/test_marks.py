@@ -196,13 +196,18 @@ def document_groups(draw: st.DrawFn) -> Group:
     return Group(Kind.TEXT, tuple(members))
 
 
-def _criteria(m: Member, rules: Sequence[KeepRule], kind: Kind) -> tuple[float, ...]:
-    """Everything ``rules`` name for a member, smaller better: their own keys, then the
-    suggested keeper's order (reference, copy marks, pixels, quality, age, depth, size)."""
+def _criteria(m: Member, rules: Sequence[KeepRule], kind: Kind) -> tuple[tuple[float, ...], ...]:
+    """Everything ``rules`` name for a member, smaller better: their own keys (a number, or
+    numbers compared in order), then the suggested keeper's order (reference, copy marks,
+    pixels, quality, age, depth, size)."""
     folders = [rule.folder for rule in rules if rule.folder is not None]
-    own = tuple(rule.key(m) for rule in rules if rule.applies(kind))
+    own = tuple(_numbers(rule.key(m)) for rule in rules if rule.applies(kind))
     suggested = member_key(m, folders)[:-1]  # every criterion but the path: numbers
-    return (*own, *(float(cast(float, value)) for value in suggested))
+    return (*own, *((float(cast(float, value)),) for value in suggested))
+
+
+def _numbers(key: int | tuple[float, ...]) -> tuple[float, ...]:
+    return key if isinstance(key, tuple) else (float(key),)
 
 
 def _dominated(kept: Member, group: Group, rules: Sequence[KeepRule]) -> list[str]:
