@@ -716,6 +716,14 @@
         <translation>无损格式</translation>
     </message>
     <message>
+        <source>highest bitrate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>longest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>least compressed</source>
         <translation>压缩最少</translation>
     </message>
@@ -757,10 +765,157 @@
     </message>
 </context>
 <context>
+    <name>Media</name>
+    <message>
+        <source>{codec}, lossless</source>
+        <extracomment>Seconds of each member that &quot;Play&quot; plays. Where in the matched part the frames of a video are taken (shares of its length). Where in the matched part a song is played from (share of its length). A span this close to a file&apos;s ends (seconds, or this share of its length) covers it all: prints are cut in frames of up to a second. ffprobe&apos;s codec names as players and shops write them.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lossless format</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{bitrate} {codec}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{width} × {height}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kept</source>
+        <translation type="unfinished">保留</translation>
+    </message>
+    <message>
+        <source>Selected</source>
+        <translation type="unfinished">所选</translation>
+    </message>
+    <message>
+        <source>Also in the group</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the others were compared with this file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the kept file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>“{name}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the same bytes as {other}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{percent} alike</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the whole file matches {other}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all of it matches {span} of {other}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{span} matches the same part of {other}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{span} matches all of {other}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{span} matches {theirs} of {other}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play plays {seconds} seconds of each file with ffplay.</source>
+        <extracomment>Which of title, artist, album differ from the kept file&apos;s (shown stressed). The part of this file that matched (seconds), shaded on its waveform; None: unknown. The moments of this file shown as frames (videos), the same moments on every card. Where &quot;Play&quot; starts in this file: the same moment on every card. Where this file&apos;s start lies on the group&apos;s shared timeline (seconds from the first file&apos;s start): a copy cut 8 s later starts at 8, so the same moments line up. Why the kept file is kept (&quot;Kept as the original: lossless, highest bitrate&quot;). The shared timeline every strip is drawn on (seconds of the first file; it starts before 0 when a member holds more before the matched part than the first file).</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play opens a {seconds}-second clip of the file in your system&apos;s player.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>…</source>
+        <extracomment>Peaks per waveform: one per pixel of a wide strip. Long side of a video frame, in pixels. The most members shown as cards (a group of many copies lists the rest by count). Files whose waveforms or frames are kept for going back to them.</extracomment>
+        <translation type="unfinished">…</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <extracomment>Emitted when every preview of the shown group is drawn (tests and screenshots wait).</extracomment>
+        <translation type="unfinished">文件</translation>
+    </message>
+    <message>
+        <source>Frames at the same moments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Artist</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Album</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{length} · {size} · {quality}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play {seconds} seconds from {time}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation type="unfinished">正在加载…</translation>
+    </message>
+    <message>
+        <source>and %n more file(s) in this group</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot show: {problem}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ffplay could not play the file: {problem}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Panel</name>
     <message>
-        <source>Documents and pictures</source>
-        <translation>文档和图片</translation>
+        <source>Everything</source>
+        <translation>全部</translation>
     </message>
     <message>
         <source>Documents only</source>
@@ -769,6 +924,14 @@
     <message>
         <source>Pictures only</source>
         <translation>仅图片</translation>
+    </message>
+    <message>
+        <source>Music only</source>
+        <translation>仅音乐</translation>
+    </message>
+    <message>
+        <source>Videos only</source>
+        <translation>仅视频</translation>
     </message>
     <message>
         <source>≥ {percent}% of the text shared</source>
@@ -994,7 +1157,7 @@ or use “Add folder…”</source>
     </message>
     <message>
         <source>Fit: both pictures at one scale, so their sizes compare. Fit each: each as large as its pane, to compare what they show.</source>
-        <extracomment>Emitted after both images are shown (tests and screenshots wait for it).</extracomment>
+        <extracomment>The checkerboard behind transparent parts: two greys a white and a black icon both show on, in squares of this many pixels. Emitted after both images are shown (tests and screenshots wait for it).</extracomment>
         <translation>适应：两张图片按同一比例显示，便于比较大小。各自适应：每张图片都尽量填满自己的窗格，便于比较内容。</translation>
     </message>
     <message>
@@ -1225,6 +1388,14 @@ or use “Add folder…”</source>
         <translation>第 {number} 组 · %n 张图片</translation>
     </message>
     <message>
+        <source>Group {number} · %n recording(s)</source>
+        <translation>第 {number} 组 · %n 段录音</translation>
+    </message>
+    <message>
+        <source>Group {number} · %n video(s)</source>
+        <translation>第 {number} 组 · %n 个视频</translation>
+    </message>
+    <message>
         <source>Group {number} · %n document(s)</source>
         <translation>第 {number} 组 · %n 个文档</translation>
     </message>
@@ -1405,12 +1576,12 @@ or use “Add folder…”</source>
         <translation>未找到相似文件</translation>
     </message>
     <message>
-        <source>{name} is neither a document nor a picture. dupfinder finds files like a document (text, PDF, Word, OpenDocument, HTML, e-book…) or a picture.</source>
-        <translation>{name} 既不是文档也不是图片。dupfinder 只能查找与文档（文本、PDF、Word、OpenDocument、HTML、电子书…）或图片相似的文件。</translation>
+        <source>{name} is not a document, a picture, music or a video. dupfinder finds files like a document (text, PDF, Word, OpenDocument, HTML, e-book…), a picture, a song or a video.</source>
+        <translation>{name} 不是文档、图片、音乐或视频。dupfinder 可查找与文档（文本、PDF、Word、OpenDocument、HTML、电子书…）、图片、歌曲或视频相似的文件。</translation>
     </message>
     <message>
-        <source>Not a document or picture</source>
-        <translation>不是文档或图片</translation>
+        <source>Not a kind dupfinder compares</source>
+        <translation>不是 dupfinder 比较的文件类型</translation>
     </message>
     <message>
         <source>{name} cannot be compared: {problem}</source>
@@ -1441,12 +1612,28 @@ or use “Add folder…”</source>
         <translation>与 {name} 相似的图片：找到 %Ln 张</translation>
     </message>
     <message>
+        <source>Recordings like {name}: %Ln found</source>
+        <translation>与 {name} 相似的录音：找到 %Ln 个</translation>
+    </message>
+    <message>
+        <source>Videos like {name}: %Ln found</source>
+        <translation>与 {name} 相似的视频：找到 %Ln 个</translation>
+    </message>
+    <message>
         <source>Documents like {name}: %Ln found</source>
         <translation>与 {name} 相似的文档：找到 %Ln 个</translation>
     </message>
     <message>
         <source>Pictures like {name}: none left in the list</source>
         <translation>与 {name} 相似的图片：列表中已没有剩余</translation>
+    </message>
+    <message>
+        <source>Recordings like {name}: none left in the list</source>
+        <translation>与 {name} 相似的录音：列表中已无</translation>
+    </message>
+    <message>
+        <source>Videos like {name}: none left in the list</source>
+        <translation>与 {name} 相似的视频：列表中已无</translation>
     </message>
     <message>
         <source>Documents like {name}: none left in the list</source>
@@ -1493,6 +1680,7 @@ or use “Add folder…”</source>
     <name>Window</name>
     <message>
         <source>Loading…</source>
+        <extracomment>Where the main window keeps its place and size (``Settings.save_state(&quot;geometry&quot;)``).</extracomment>
         <translation>正在加载…</translation>
     </message>
     <message>
