@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 #: The keep rules the Mark menu offers, in its order (core rule names).
-RULES = ("oldest", "newest", "largest", "smallest", "resolution", "shortest-path")
+RULES = ("oldest", "newest", "largest", "smallest", "resolution", "quality", "shortest-path")
 
 
 def rule_title(name: str) -> str:
@@ -37,6 +37,7 @@ def rule_title(name: str) -> str:
         "largest": translate("Commands", "Keep the largest"),
         "smallest": translate("Commands", "Keep the smallest"),
         "resolution": translate("Commands", "Keep the highest resolution"),
+        "quality": translate("Commands", "Keep the best quality"),
         "shortest-path": translate("Commands", "Keep the shortest path"),
         "reference": translate("Commands", "Keep files in reference folders"),
     }

@@ -237,6 +237,10 @@
         <translation>保留分辨率最高的</translation>
     </message>
     <message>
+        <source>Keep the best quality</source>
+        <translation>保留质量最好的</translation>
+    </message>
+    <message>
         <source>Keep the shortest path</source>
         <translation>保留路径最短的</translation>
     </message>
