@@ -31,6 +31,7 @@ __all__ = [
     "exchange",
     "link_at",
     "link_into",
+    "lock_file",
     "mkdir_at",
     "open_dir",
     "open_file_at",
@@ -122,6 +123,29 @@ if sys.platform == "win32":
             raise ctypes.WinError(ctypes.get_last_error())
         return buffer.value
 
+    class _Overlapped(ctypes.Structure):
+        _fields_ = [
+            ("internal", ctypes.c_size_t),
+            ("internal_high", ctypes.c_size_t),
+            ("offset", ctypes.c_uint32),
+            ("offset_high", ctypes.c_uint32),
+            ("event", ctypes.c_void_p),
+        ]
+
+    def _lock(fd: int) -> bool:
+        """``LockFileEx`` on one byte at the far end of the 64-bit range: runs of dupfinder
+        exclude each other, and no program reading the file's bytes ever meets the lock."""
+        kernel = ctypes.WinDLL("kernel32", use_last_error=True)
+        where = _Overlapped(0, 0, 0xFFFFFFFE, 0x7FFFFFFF, None)
+        flags = 0x2 | 0x1  # LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY
+        handle = msvcrt.get_osfhandle(fd)
+        if kernel.LockFileEx(handle, flags, 0, 1, 0, ctypes.byref(where)):
+            return True
+        code = ctypes.get_last_error()
+        if code == 33:  # ERROR_LOCK_VIOLATION: another run holds it
+            return False
+        raise ctypes.WinError(code)
+
 else:
 
     def _open_pinned(path: str, nofollow: bool) -> int:
@@ -132,6 +156,16 @@ else:
 
     def _path_of(fd: int) -> str:
         raise OSError(errno.ENOTSUP, "folders are named by descriptors on this system")
+
+    def _lock(fd: int) -> bool:
+        """``flock``: advisory, between processes of any user; released with the file."""
+        import fcntl
+
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
 
 
 # --- folders ----------------------------------------------------------------------------
@@ -317,6 +351,15 @@ def rename_paths_noreplace(src: str, dst: str) -> None:
 def exchange(fd_a: int, a: str, fd_b: int, b: str) -> bool:
     """Swap two names atomically; False where the system cannot (nothing was changed)."""
     return _call_renameat2(fd_a, a, fd_b, b, _EXCHANGE)
+
+
+def lock_file(fd: int) -> bool | None:
+    """Take the lock two runs of dupfinder acting on one file take turns by: True when taken,
+    False when another run holds it, None where the file system has no locks."""
+    try:
+        return _lock(fd)
+    except OSError:
+        return None
 
 
 def pread(fd: int, size: int, offset: int) -> bytes:

@@ -30,24 +30,12 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from dupfinder.core.actions.folders import NONBLOCK, open_dir, open_file_at, stat_at
+from dupfinder.core.actions.folders import NONBLOCK, lock_file, open_dir, open_file_at, stat_at
 from dupfinder.core.filesystem import inodes_name_files, same_spelling
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
 from dupfinder.core.fingerprints.worker import Task, fingerprint_file
 from dupfinder.core.model import Kind, Member, ScanOptions
 from dupfinder.core.wording import os_error_reason, similarity_percent
-
-try:  # advisory locks between runs
-    import fcntl
-except ImportError:  # Windows: a byte-range lock far past the end of the file instead
-    fcntl = None  # type: ignore[assignment]
-try:
-    import msvcrt
-except ImportError:
-    msvcrt = None  # type: ignore[assignment]
-
-#: Where a Windows lock sits: past any end of file, so no reader of the file meets it.
-_LOCK_OFFSET = (1 << 62) - 1
 
 __all__ = [
     "Claim",
@@ -221,19 +209,10 @@ def same_file(a: Opened, b: Opened) -> bool:
 
 
 def _lock(opened: Opened) -> None:
-    try:
-        if fcntl is not None:
-            fcntl.flock(opened.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        elif msvcrt is not None:
-            os.lseek(opened.fd, _LOCK_OFFSET, os.SEEK_SET)
-            msvcrt.locking(opened.fd, msvcrt.LK_NBLCK, 1)
-    except BlockingIOError:
-        raise Unproven("another dupfinder run is acting on it") from None
-    except PermissionError:  # Windows: the byte is locked by another run
-        if fcntl is None:
-            raise Unproven("another dupfinder run is acting on it") from None
-    except OSError:  # a file system without locks: the per-user lock still holds
-        pass
+    """Runs of any user acting on the same file take turns (a file system without locks
+    leaves it to the per-user lock)."""
+    if lock_file(opened.fd) is False:
+        raise Unproven("another dupfinder run is acting on it")
 
 
 def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> float:
