@@ -5,7 +5,9 @@ Each run is a fresh interpreter that runs the app's own entry point. A filter on
 application notes the first paint of a top-level window (the seconds since the parent
 started the process, whether numpy and the scan were loaded), then the next paint of the
 main window, and closes the app. Prints one JSON line per run, then the medians, with the CPU
-seconds of the runs.
+seconds of the runs. ``FIRST_PAINT_MODULE`` names another module with the same ``main`` and
+``create_application`` (an older copy of ``dupfinder/gui/app.py`` on ``PYTHONPATH``) to
+compare with, run after run on the same machine.
 """
 
 from __future__ import annotations
