@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from dupfinder.core.model import MEDIA_KINDS, Group, Member, ScanResult
+from dupfinder.core.model import MEDIA_KINDS, Group, MatchedSpan, Member, ScanResult
 from dupfinder.core.results.reader import (
     FORMAT_VERSION,
     parse_json,
@@ -37,6 +37,7 @@ __all__ = [
     "result_from_dict",
     "result_to_dict",
     "save_result",
+    "span_to_dict",
     "summary",
     "write_csv",
     "write_json",
@@ -105,14 +106,18 @@ def _member_to_dict(member: Member) -> dict[str, Any]:
                 media[key] = value
         data["media"] = media
     if member.span is not None:
-        span = member.span
-        data["match"] = {
-            "start": round(span.start_s, 3),
-            "end": round(span.end_s, 3),
-            "keeper_start": round(span.keeper_start_s, 3),
-            "keeper_end": round(span.keeper_end_s, 3),
-        }
+        data["match"] = span_to_dict(member.span)
     return data
+
+
+def span_to_dict(span: MatchedSpan) -> dict[str, float]:
+    """A media member's matched span as the JSON contract writes it (``match``)."""
+    return {
+        "start": round(span.start_s, 3),
+        "end": round(span.end_s, 3),
+        "keeper_start": round(span.keeper_start_s, 3),
+        "keeper_end": round(span.keeper_end_s, 3),
+    }
 
 
 def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
