@@ -13,6 +13,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from dupfinder.app.i18n import translate
+
 __all__ = ["WaveformView"]
 
 
@@ -32,6 +34,13 @@ class WaveformView(QWidget):
         self._matched: tuple[float, float] | None = None
         self._marker: float | None = None
         self._text = ""
+        self.setToolTip(
+            translate(
+                "Media",
+                "Shaded: the part that matched. The line: where Play starts. Every file of "
+                "the group on one timeline, the same moment at the same place.",
+            )
+        )
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(400, self.HEIGHT)
@@ -91,14 +100,21 @@ class WaveformView(QWidget):
             painter.fillRect(QRectF(start, 0, max(1.0, end - start), height), shade)
         peaks = self._peaks
         if peaks is not None and len(peaks) and file_width >= 1:
-            pen = QPen(palette.color(QPalette.ColorRole.Text))
-            painter.setPen(pen)
+            # the matched part in the text's colour, the rest (a longer file's extra) greyed
+            inside = QPen(palette.color(QPalette.ColorRole.Text))
+            outside = QPen(palette.color(QPalette.ColorRole.Mid))
+            if self._matched is not None and known:
+                start = self._x(self._matched[0], width)
+                end = self._x(self._matched[1], width)
+            else:
+                start, end = left, right
             middle = height / 2
             columns = max(1, int(file_width))
             index = np.minimum((np.arange(columns) * len(peaks)) // columns, len(peaks) - 1)
             for x, value in enumerate(peaks[index]):
                 half = max(0.5, float(value) * (middle - 2))
                 at = int(left) + x
+                painter.setPen(inside if start - 1 <= at <= end + 1 else outside)
                 painter.drawLine(at, int(middle - half), at, int(middle + half))
         elif self._text:
             painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))

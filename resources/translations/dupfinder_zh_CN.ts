@@ -721,11 +721,11 @@
     </message>
     <message>
         <source>highest bitrate</source>
-        <translation type="unfinished"></translation>
+        <translation>码率最高</translation>
     </message>
     <message>
         <source>longest</source>
-        <translation type="unfinished"></translation>
+        <translation>最长</translation>
     </message>
     <message>
         <source>least compressed</source>
@@ -773,146 +773,150 @@
     <message>
         <source>{codec}, lossless</source>
         <extracomment>Seconds of each member that &quot;Play&quot; plays. Where in the matched part the frames of a video are taken (shares of its length). Where in the matched part a song is played from (share of its length). A span this close to a file&apos;s ends (seconds, or this share of its length) covers it all: prints are cut in frames of up to a second. ffprobe&apos;s codec names as players and shops write them.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>{codec}，无损</translation>
     </message>
     <message>
         <source>lossless format</source>
-        <translation type="unfinished"></translation>
+        <translation>无损格式</translation>
     </message>
     <message>
         <source>{bitrate} {codec}</source>
-        <translation type="unfinished"></translation>
+        <translation>{bitrate} {codec}</translation>
     </message>
     <message>
         <source>{width} × {height}</source>
-        <translation type="unfinished"></translation>
+        <translation>{width} × {height}</translation>
     </message>
     <message>
         <source>Kept</source>
-        <translation type="unfinished">保留</translation>
+        <translation>保留</translation>
     </message>
     <message>
         <source>Selected</source>
-        <translation type="unfinished">所选</translation>
+        <translation>选中</translation>
     </message>
     <message>
         <source>Also in the group</source>
-        <translation type="unfinished"></translation>
+        <translation>同组其他文件</translation>
     </message>
     <message>
         <source>the others were compared with this file</source>
-        <translation type="unfinished"></translation>
+        <translation>其他文件都与此文件比较</translation>
     </message>
     <message>
         <source>the kept file</source>
-        <translation type="unfinished"></translation>
+        <translation>保留的文件</translation>
     </message>
     <message>
         <source>“{name}”</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”</translation>
     </message>
     <message>
         <source>the same bytes as {other}</source>
-        <translation type="unfinished"></translation>
+        <translation>与{other}字节完全相同</translation>
     </message>
     <message>
         <source>{percent} alike</source>
-        <translation type="unfinished"></translation>
+        <translation>相似度 {percent}</translation>
     </message>
     <message>
         <source>the whole file matches {other}</source>
-        <translation type="unfinished"></translation>
+        <translation>整个文件与{other}匹配</translation>
     </message>
     <message>
         <source>all of it matches {span} of {other}</source>
-        <translation type="unfinished"></translation>
+        <translation>整个文件与{other}的 {span} 匹配</translation>
     </message>
     <message>
         <source>{span} matches the same part of {other}</source>
-        <translation type="unfinished"></translation>
+        <translation>{span} 与{other}的同一部分匹配</translation>
     </message>
     <message>
         <source>{span} matches all of {other}</source>
-        <translation type="unfinished"></translation>
+        <translation>{span} 与{other}的全部匹配</translation>
     </message>
     <message>
         <source>{span} matches {theirs} of {other}</source>
-        <translation type="unfinished"></translation>
+        <translation>{span} 与{other}的 {theirs} 匹配</translation>
     </message>
     <message>
         <source>Play plays {seconds} seconds of each file with ffplay.</source>
         <extracomment>Which of title, artist, album differ from the kept file&apos;s (shown stressed). The part of this file that matched (seconds), shaded on its waveform; None: unknown. The moments of this file shown as frames (videos), the same moments on every card. Where &quot;Play&quot; starts in this file: the same moment on every card. Where this file&apos;s start lies on the group&apos;s shared timeline (seconds from the first file&apos;s start): a copy cut 8 s later starts at 8, so the same moments line up. Why the kept file is kept (&quot;Kept as the original: lossless, highest bitrate&quot;). The shared timeline every strip is drawn on (seconds of the first file; it starts before 0 when a member holds more before the matched part than the first file).</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>“播放”用 ffplay 播放每个文件的 {seconds} 秒。</translation>
     </message>
     <message>
         <source>Play opens a {seconds}-second clip of the file in your system&apos;s player.</source>
-        <translation type="unfinished"></translation>
+        <translation>“播放”会在系统播放器中打开该文件的 {seconds} 秒片段。</translation>
     </message>
     <message>
         <source>…</source>
         <extracomment>Peaks per waveform: one per pixel of a wide strip. Long side of a video frame, in pixels. The most members shown as cards (a group of many copies lists the rest by count). Files whose waveforms or frames are kept for going back to them.</extracomment>
-        <translation type="unfinished">…</translation>
+        <translation>…</translation>
     </message>
     <message>
         <source>File</source>
         <extracomment>Emitted when every preview of the shown group is drawn (tests and screenshots wait).</extracomment>
-        <translation type="unfinished">文件</translation>
+        <translation>文件</translation>
     </message>
     <message>
         <source>Frames at the same moments</source>
-        <translation type="unfinished"></translation>
+        <translation>同一时刻的画面</translation>
     </message>
     <message>
         <source>Title</source>
-        <translation type="unfinished"></translation>
+        <translation>标题</translation>
     </message>
     <message>
         <source>Artist</source>
-        <translation type="unfinished"></translation>
+        <translation>艺术家</translation>
     </message>
     <message>
         <source>Album</source>
-        <translation type="unfinished"></translation>
+        <translation>专辑</translation>
     </message>
     <message>
         <source>Length</source>
-        <translation type="unfinished"></translation>
+        <translation>时长</translation>
     </message>
     <message>
         <source>Format</source>
-        <translation type="unfinished"></translation>
+        <translation>格式</translation>
     </message>
     <message>
         <source>{length} · {size} · {quality}</source>
-        <translation type="unfinished"></translation>
+        <translation>{length} · {size} · {quality}</translation>
     </message>
     <message>
         <source>Play</source>
-        <translation type="unfinished"></translation>
+        <translation>播放</translation>
     </message>
     <message>
         <source>Play {seconds} seconds from {time}</source>
-        <translation type="unfinished"></translation>
+        <translation>从 {time} 起播放 {seconds} 秒</translation>
     </message>
     <message>
         <source>Loading…</source>
-        <translation type="unfinished">正在加载…</translation>
+        <translation>正在加载…</translation>
     </message>
     <message>
         <source>and %n more file(s) in this group</source>
-        <translation type="unfinished"></translation>
+        <translation>本组还有 %n 个文件</translation>
     </message>
     <message>
         <source>Cannot show: {problem}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法显示：{problem}</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止</translation>
     </message>
     <message>
         <source>ffplay could not play the file: {problem}</source>
-        <translation type="unfinished"></translation>
+        <translation>ffplay 无法播放该文件：{problem}</translation>
+    </message>
+    <message>
+        <source>Shaded: the part that matched. The line: where Play starts. Every file of the group on one timeline, the same moment at the same place.</source>
+        <translation>阴影：匹配的部分。竖线：播放开始的位置。组内每个文件都在同一时间轴上，同一时刻位于同一位置。</translation>
     </message>
 </context>
 <context>
