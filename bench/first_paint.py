@@ -38,6 +38,7 @@ class Watch(QObject):
                                  "numpy" in sys.modules, "dupfinder.core.scan" in sys.modules)
             if name == "MainWindow" and "main" not in seen:
                 seen["main"] = time.time() - started
+                seen["cpu"] = time.process_time()
                 QTimer.singleShot(0, QApplication.closeAllWindows)
         return False
 
@@ -55,7 +56,8 @@ def create(args):
 gui_app.create_application = create
 code = gui_app.main([])
 first, name, numpy_loaded, scan_loaded = seen["first"]
-print("RESULT", first, name, numpy_loaded, scan_loaded, seen.get("main"), code, flush=True)
+print("RESULT", first, name, numpy_loaded, scan_loaded, seen.get("main"), seen.get("cpu"), code,
+      flush=True)
 """
 
 
@@ -67,13 +69,14 @@ def one_run() -> dict[str, object]:
     line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT")), None)
     if line is None:
         raise SystemExit(f"no result: {done.stderr[-2000:]}")
-    _, first, name, numpy_loaded, scan_loaded, main, code = line.split()
+    _, first, name, numpy_loaded, scan_loaded, main, cpu, code = line.split()
     return {
         "first_paint_s": round(float(first), 3),
         "first_window": name,
         "numpy_loaded_at_first_paint": numpy_loaded == "True",
         "scan_loaded_at_first_paint": scan_loaded == "True",
         "main_window_painted_s": None if main == "None" else round(float(main), 3),
+        "cpu_s_at_main_window": None if cpu == "None" else round(float(cpu), 3),
         "exit": int(code),
     }
 
@@ -93,6 +96,9 @@ def main() -> None:
         "median_first_paint_s": statistics.median(float(str(r["first_paint_s"])) for r in runs),
         "median_main_window_s": statistics.median(
             float(str(r["main_window_painted_s"])) for r in runs
+        ),
+        "median_cpu_s_at_main_window": statistics.median(
+            float(str(r["cpu_s_at_main_window"])) for r in runs
         ),
         "cpu_s_per_run": round(cpu / len(runs), 3),
     }
