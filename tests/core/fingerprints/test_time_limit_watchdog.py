@@ -14,8 +14,14 @@ from scan_helpers import essay, write
 
 from dupfinder.core import extract
 from dupfinder.core.fingerprints import worker
-from dupfinder.core.fingerprints.worker import Task, fingerprint_file
-from dupfinder.core.model import Kind
+from dupfinder.core.fingerprints.worker import (
+    FingerprintOutcome,
+    Task,
+    fingerprint_batch,
+    fingerprint_file,
+)
+from dupfinder.core.model import Kind, ScanOptions
+from dupfinder.core.scan import pipeline as scan
 
 
 def _reader(path: str | os.PathLike[str], *, max_bytes: int = 0) -> str:
@@ -65,3 +71,31 @@ def test_a_worker_that_ignores_ctrl_c_still_ignores_it(
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def batch_without_alarm(
+    tasks: list[Task], image_invariance: bool = False
+) -> list[FingerprintOutcome]:
+    """The pool's unit of work in a worker that has no setitimer (runs in the workers)."""
+    if hasattr(signal, "setitimer"):
+        del signal.setitimer
+    worker.FILE_TIME_LIMIT_SECONDS = 0.5
+    extract.extract_text = _reader
+    return fingerprint_batch(tasks, image_invariance)
+
+
+def test_a_stuck_file_in_a_pool_worker_is_reported_and_the_scan_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "docs"
+    for number in range(60):  # more than a scan reads in its own process
+        write(root / f"doc{number:02d}.txt", essay(number))
+    write(root / "spin.txt", "x")
+    monkeypatch.setattr(scan, "fingerprint_batch", batch_without_alarm)
+    for module, name in ((signal, "setitimer"), (worker, "FILE_TIME_LIMIT_SECONDS")):
+        monkeypatch.setattr(module, name, getattr(module, name))  # put back after the test
+    monkeypatch.setattr(extract, "extract_text", extract.extract_text)
+    result = scan.run(ScanOptions(roots=(root,), jobs=2, use_cache=False))
+    assert hasattr(signal, "setitimer")  # read in the workers, where it was taken away
+    assert [(os.path.basename(e.path), e.code) for e in result.errors] == [("spin.txt", "timeout")]
+    assert result.stats.files_fingerprinted == 60
