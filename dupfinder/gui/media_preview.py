@@ -245,13 +245,13 @@ class MediaPreview(QWidget):
     def show_group(self, group: Group, keeper: Member, selected: Member, reason: str) -> None:
         """Show ``group`` with ``keeper`` kept and ``selected`` chosen in the list."""
         view = media_view(group, keeper, selected, reason)
+        self.summary.setText(reason)  # a rule may keep the same file for another reason
         if self.view is not None and _same(self.view, view):
             return
         self._queue.clear()  # what the previous selection still wanted
         if self._job is not None:
             self._job.cancel()
         self.view = view
-        self.summary.setText(reason)
         self._rebuild(view)
         self._queue_decodes()
         self._next()

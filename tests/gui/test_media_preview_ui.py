@@ -234,3 +234,25 @@ def test_the_window_shows_music_and_video_groups_in_the_media_panel(
         assert window.preview.currentWidget() is window.media_preview
         names = [card.card.name for card in window.media_preview.cards]
         assert names[:2] == [Path(m.path).name for m in group.members[:2]]
+
+
+def test_decoding_never_runs_on_the_window_thread(
+    qtbot: QtBot, panel: MediaPreview, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[threading.Thread] = []
+    real = panel_module._waveform
+
+    def recorded(path: str) -> Callable[[threading.Event], object]:
+        decode = real(path)
+
+        def on_thread(cancel: threading.Event) -> object:
+            threads.append(threading.current_thread())
+            return decode(cancel)
+
+        return on_thread
+
+    monkeypatch.setattr(panel_module, "_waveform", recorded)
+    panel.waves = type(panel.waves)(8)  # nothing decoded before
+    show(qtbot, panel, music_group())
+    assert len(threads) == 3
+    assert threading.main_thread() not in threads
