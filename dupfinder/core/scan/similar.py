@@ -132,10 +132,15 @@ def similar(
     for entry in walk(options, report, cancel):
         if (entry.dev, entry.ino) != me:
             files.append(entry)
+    target_kind = files.kind(0)
     outcomes, _ = fingerprint_files(files, options, progress, cancel)
     errors = list(report.errors)
     for row, (error, code) in outcomes.errors.items():
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+    if target_kind in MEDIA_KINDS and not outcomes.known[0]:  # no FFmpeg: say so, not "unsupported"
+        from dupfinder.core.media.tools import MISSING_TOOLS_HINT
+
+        errors.append(ScanError(files.paths[0], MISSING_TOOLS_HINT, "unsupported"))
     errors.sort(key=lambda e: e.path)
     kind = files.kind(0)
     if kind in MEDIA_KINDS and outcomes.has_value[0]:

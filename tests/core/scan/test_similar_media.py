@@ -10,6 +10,7 @@ import pytest
 from media_files import encoded, needs_ffmpeg, song
 
 from dupfinder.cli import EXIT_OK, main
+from dupfinder.core.media import tools
 from dupfinder.core.model import Kind, ScanOptions
 from dupfinder.core.scan.similar import measure, similar
 
@@ -68,3 +69,12 @@ def test_dupfinder_similar_names_the_part_that_matched(music: Path) -> None:
     assert main([*args, "--format", "json"], out, err) == EXIT_OK
     matches = {Path(m["path"]).name: m for m in json.loads(out.getvalue())["matches"]}
     assert matches["tune-clip.mp3"]["match"]["keeper_start"] == pytest.approx(10, abs=1.5)
+
+
+def test_without_ffmpeg_files_like_a_song_say_what_to_install(
+    music: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tools, "find_tools", lambda: None)
+    found = similar(music / "tune.flac", [music], _options())
+    assert found.kind is None
+    assert found.problem == tools.MISSING_TOOLS_HINT
