@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["RATE", "Album", "track", "write_wav"]
+__all__ = ["RATE", "Album", "album", "track", "write_wav"]
 
 RATE = 44100
 _MAJOR = (0, 2, 4, 5, 7, 9, 11)
@@ -95,11 +95,14 @@ def track(style: Album, number: int, seconds: float) -> Samples:
     return out / peak * 0.9
 
 
-def write_wav(path: Path, samples: Samples, rate: int = RATE) -> None:
-    """16-bit mono WAV."""
-    pcm = np.clip(samples * 32767.0, -32768, 32767).astype("<i2")
+def write_wav(path: Path, samples: Samples, rate: int = RATE, *, delay_ms: float = 7.0) -> None:
+    """16-bit stereo WAV, the right channel ``delay_ms`` late (so a mono downmix is an edit
+    that changes the sound, as it does for a real stereo mix)."""
+    shift = int(rate * delay_ms / 1000)
+    right = np.concatenate([np.zeros(shift), samples[: samples.size - shift]])
+    pcm = np.clip(np.stack([samples, right], axis=1) * 32767.0, -32768, 32767).astype("<i2")
     with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
+        out.setnchannels(2)
         out.setsampwidth(2)
         out.setframerate(rate)
         out.writeframes(pcm.tobytes())
