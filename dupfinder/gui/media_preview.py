@@ -482,7 +482,9 @@ class MediaPreview(QWidget):
             return
         self.stop_playing()
         card = widgets.card
-        ffplay = ffplay_beside(self._ffmpeg) if self._ffmpeg else None
+        if self._ffmpeg is None:  # clicked before the first decode came back
+            self._ffmpeg = _tools_or_none()
+        ffplay = ffplay_beside(self._ffmpeg)
         if ffplay is not None:
             player = QProcess(self)
             player.finished.connect(self._player_finished)
