@@ -256,3 +256,21 @@ def test_decoding_never_runs_on_the_window_thread(
     show(qtbot, panel, music_group())
     assert len(threads) == 3
     assert threading.main_thread() not in threads
+
+
+def test_a_clip_ffplay_cannot_play_says_why(
+    qtbot: QtBot, panel: MediaPreview, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = tools.find_tools()
+    if found is None or panel_module.ffplay_beside(found.ffmpeg) is None:
+        pytest.skip("ffplay is not installed beside ffmpeg")
+    monkeypatch.setenv("SDL_AUDIODRIVER", "no-such-sound-driver")  # as with no sound device
+    monkeypatch.setattr(panel_module, "_waveform", _no_peaks)
+    show(qtbot, panel, music_group())
+    play = panel.cards[0].play
+    assert play is not None
+    play.click()
+    qtbot.waitUntil(lambda: not panel.playing(), timeout=15_000)
+    assert panel.hint.text().startswith("ffplay could not play the file: ")
+    assert "ALSA" not in panel.hint.text()
+    assert play.text() == "Play"
