@@ -331,6 +331,9 @@ class MediaPreview(QWidget):
                 self.grid.addWidget(_label(card.length), row, 4)
                 self.grid.addWidget(_label(card.quality), row, 5)
                 widgets.play = QPushButton(translate("Media", "Play"))
+                widgets.play.setAccessibleName(
+                    translate("Media", "Play {name}").format(name=card.name)
+                )
                 widgets.play.setToolTip(
                     translate("Media", "Play {seconds} seconds from {time}").format(
                         seconds=f"{CLIP_S:g}", time=format_duration(card.play_from_s)
@@ -339,6 +342,9 @@ class MediaPreview(QWidget):
                 widgets.play.clicked.connect(lambda _=False, w=widgets: self.toggle_play(w))
                 self.grid.addWidget(widgets.play, row + 1, 0, Qt.AlignmentFlag.AlignTop)
                 widgets.waveform = WaveformView()
+                widgets.waveform.setAccessibleName(
+                    translate("Media", "Waveform of {name}").format(name=card.name)
+                )
                 widgets.waveform.set_timing(
                     card.duration_s, view.timeline, card.offset_s, card.matched, card.play_from_s
                 )

@@ -891,8 +891,16 @@
         <translation>播放</translation>
     </message>
     <message>
+        <source>Play {name}</source>
+        <translation>播放 {name}</translation>
+    </message>
+    <message>
         <source>Play {seconds} seconds from {time}</source>
         <translation>从 {time} 起播放 {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>Waveform of {name}</source>
+        <translation>{name} 的波形</translation>
     </message>
     <message>
         <source>Loading…</source>
