@@ -2,11 +2,13 @@
 and macOS.
 
 The test reads every module of ``dupfinder`` and finds the uses of POSIX-only functions,
-constants, modules and ``/proc`` paths. A use is guarded when a condition around it (``if``,
-a conditional expression, an early return in the same function) asks ``sys.platform``,
-``os.name``, ``hasattr`` or ``getattr``, or a ``try`` around it catches what the missing
-function raises (``AttributeError``, ``ImportError``, ``OSError``). ``KNOWN`` lists the
-unguarded uses still waiting for their Windows and macOS path, each with its reason; a new one
+constants, modules, ``dir_fd`` arguments to ``os`` and ``/proc`` paths. A use is guarded when
+a condition around it (``if``, a conditional expression, an early return in the same function)
+asks ``sys.platform``, ``os.name``, ``hasattr``, ``getattr``, ``os.supports_dir_fd`` or
+``FOLDER_FDS`` (the actions' "folders open as descriptors"), or a ``try`` around it catches
+what that use raises where it is missing (``AttributeError`` for a function or constant,
+``ImportError`` for a module, ``NotImplementedError`` for ``dir_fd``, ``OSError`` for a path).
+``KNOWN`` lists the unguarded uses a reader can see are safe, each with its reason; a new one
 fails the test, and so does a known one that has been fixed (delete its line).
 """
 
