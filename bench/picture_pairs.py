@@ -31,31 +31,60 @@ OUT = Path(__file__).resolve().parent / "out"
 GRAPHICS = ("icon", "art", "screenshot")
 
 
-def _one(path: str) -> tuple[int, bytes, int, int] | None:
+def _one(path: str) -> tuple[int, bytes, int, int, tuple[int, ...]] | None:
     try:
         fp = image_fingerprint(path)
     except FileProblem:
         return None
-    return fp.value, fp.descriptor, fp.width, fp.height
+    return fp.value, fp.descriptor, fp.width, fp.height, fp.crops
 
 
 def fingerprints(
     items: Sequence[Item], jobs: int = 2
 ) -> tuple[np.ndarray, list[bytes], np.ndarray]:
     """Hash values, descriptors and a mask of files fingerprinted."""
+    values, descriptors, ok, _ = fingerprints_and_crops(items, jobs)
+    return values, descriptors, ok
+
+
+def fingerprints_and_crops(
+    items: Sequence[Item], jobs: int = 2
+) -> tuple[np.ndarray, list[bytes], np.ndarray, np.ndarray]:
+    """Hash values, descriptors, a mask of files fingerprinted, and (N, C) crop hashes."""
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         found = pool.map(_one, [i.path for i in items], chunksize=16)
     ok = np.array([f is not None for f in found])
     values = np.array([f[0] if f else 0 for f in found], dtype=np.uint64)
     descriptors = [f[1] if f else b"" for f in found]
-    return values, descriptors, ok
+    width = max((len(f[4]) for f in found if f), default=0)
+    crops = np.array([list(f[4]) if f else [0] * width for f in found], dtype=np.uint64).reshape(
+        len(found), width
+    )
+    return values, descriptors, ok, crops
 
 
-def proposed(values: np.ndarray, ok: np.ndarray, k: int) -> np.ndarray:
-    """(P, 2) item pairs whose hashes are within ``k`` bits (equal hashes included)."""
+def hash_distance(values: np.ndarray, crops: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Bits between the two files of each pair as the index sees them: value against value,
+    and each one's crop hashes against the other's value."""
+    a, b = pairs[:, 0], pairs[:, 1]
+    best = np.bitwise_count(values[a] ^ values[b]).astype(np.int64)
+    if crops.shape[1]:
+        best = np.minimum(best, np.bitwise_count(crops[a] ^ values[b][:, None]).min(axis=1))
+        best = np.minimum(best, np.bitwise_count(crops[b] ^ values[a][:, None]).min(axis=1))
+    return best
+
+
+def proposed(
+    values: np.ndarray, ok: np.ndarray, k: int, crops: np.ndarray | None = None
+) -> np.ndarray:
+    """(P, 2) item pairs the index proposes: hashes within ``k`` bits (equal hashes included),
+    or a crop hash of one within ``k`` of the other's hash, as a scan searches them."""
     rows = np.flatnonzero(ok)
-    unique, inverse = np.unique(values[rows], return_inverse=True)
-    value_pairs = near_pairs(unique, k)
+    _, inverse = np.unique(values[rows], return_inverse=True)
+    variants = None
+    if crops is not None and crops.shape[1]:
+        variants = [[int(v) for v in crops[row]] for row in rows.tolist()]
+    value_pairs = near_pairs(values[rows], k, variants)
     members: dict[int, list[int]] = defaultdict(list)
     for row, value in zip(rows.tolist(), inverse.tolist(), strict=True):
         members[value].append(row)
@@ -157,11 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     items = [i for i in build() if args.split == "all" or i.split == args.split]
     start = time.process_time()
-    values, descriptors, ok = fingerprints(items)
+    values, descriptors, ok, crops = fingerprints_and_crops(items)
     print(
         f"{len(items)} files, {int(ok.sum())} fingerprinted, {time.process_time() - start:.1f} s CPU here"
     )
-    pairs = proposed(values, ok, args.k)
+    pairs = proposed(values, ok, args.k, crops)
     t0 = time.process_time()
     sims = similarities(descriptors, pairs)
     print(f"{len(pairs)} proposed pairs checked in {time.process_time() - t0:.2f} s CPU")

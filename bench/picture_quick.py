@@ -16,7 +16,7 @@ from collections import defaultdict
 import numpy as np
 
 from bench.picture_corpus import build
-from bench.picture_pairs import fingerprints
+from bench.picture_pairs import fingerprints_and_crops, hash_distance
 from dupfinder.core.image import check
 
 
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=12)
     args = parser.parse_args(argv)
     items = [i for i in build() if i.split == args.split]
-    values, descriptors, ok = fingerprints(items)
+    values, descriptors, ok, crops = fingerprints_and_crops(items)
     rows = np.zeros((len(items), check.DESCRIPTOR_BYTES), dtype=np.uint8)
     for n, d in enumerate(descriptors):
         if d:
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         chunk = pairs[lo : lo + 2048]
         sims[lo : lo + 2048] = check.pair_similarity(rows[chunk[:, 0]], rows[chunk[:, 1]])
     cpu = time.process_time() - start
-    dist = np.array([bin(int(values[a]) ^ int(values[b])).count("1") for a, b in pairs.tolist()])
+    dist = hash_distance(values, crops, pairs)
     both = np.array([ok[a] and ok[b] for a, b in pairs.tolist()])
     print(
         f"{len(pos)} copies, {len(neg)} look-alike pairs, check {cpu / len(pairs) * 1e3:.3f} ms CPU a pair"

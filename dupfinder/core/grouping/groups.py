@@ -238,7 +238,7 @@ def group_rows(
         values = outcomes.values[rows]
         row_list = rows.tolist()
         variants = None
-        if kind is Kind.IMAGE and options.image_invariance:
+        if kind is Kind.IMAGE:  # crops always; mirrored and turned ones when invariant
             variants = [outcomes.variants.get(row, ()) for row in row_list]
         check = second_check(kind, options)
         keys = outcomes.sketch_keys(rows, check.key_bytes if check else 0)

@@ -1,39 +1,49 @@
-"""A second, independent check of pictures: small thumbnails compared pixel by pixel.
+"""A second, independent check of pictures: align two thumbnails, undo tone, compare what is left.
 
-The 64-bit perceptual hash finds candidates fast, but 64 bits of coarse layout cannot tell
-apart icons of one theme (a folder with a music emblem and one with a code emblem), nor
-pictures that differ only in colour: those land a few bits apart. Every pair the index
-proposes is therefore checked with a *descriptor* made in the same decode pass, from the
-same working image:
+The 64-bit perceptual hash finds candidates fast; every pair it proposes is checked again
+with a *descriptor* made in the same decode pass (``descriptor``): a header (colour,
+transparency, format, JPEG quality, short side, plain border trimmed), a ``GREY_SIDE`` square
+grey thumbnail of the picture inside its plain border, and a ``CHROMA_SIDE`` square chroma
+thumbnail (Cb and Cr) of the same part.
 
-- ``GREY_SIDE`` x ``GREY_SIDE`` grey thumbnail (a box average of the working image): the
-  layout. Two thumbnails are compared after removing each one's mean and contrast (so tone
-  edits do not count), cell block by cell block, each block allowed to shift by one cell to
-  find its best match (so a small crop or a resize that moves edges by a fraction of a cell
-  does not count either). The mean absolute difference left, over that of two unrelated
-  pictures (``_UNRELATED``), is the share of the picture that differs.
-- ``CHROMA_SIDE`` x ``CHROMA_SIDE`` chroma thumbnail (Cb and Cr): the colours. When both
-  pictures have colour, the cosine of their chroma thumbnails says whether the colours agree
-  (a brightness change scales chroma and keeps the cosine). A greyscale copy of a colour
-  picture has no colour to compare and is judged on its layout alone.
+People crop, pad, recolour, lighten and caption the pictures they keep, icons and drawings as
+much as photos; what tells two different drawings apart is what is left once those edits are
+undone. A pair is compared in four steps, both ways round (each picture taken as the one
+that holds the other), the better way kept:
 
-- for small pictures (icons, clip art: long side at most ``SMALL_SIDE``) a ``DETAIL_SIDE`` x
-  ``DETAIL_SIDE`` colour thumbnail over white (the detail), and the side it is worth (the
-  picture's short side, at most ``DETAIL_SIDE``). Icons of one theme differ by a badge or a
-  label that a 16x16 thumbnail averages away; two small pictures are therefore also compared at
-  the smaller one's own resolution, block by block with a one-pixel shift for resampling, and
-  the *worst* block decides (a mean would drown a badge). Photos have no detail (zeros) and
-  keep the checks above: their crops and watermarks must not count.
+1. **Align.** Per axis a scale of 1 down to ``MIN_SCALE`` and an offset (a crop of up to 24 %
+   of a side, or a padding the border trim did not remove): the standardised column and row
+   profiles of both thumbnails choose them (``_GRID`` alignments per axis), so a crop or a
+   shift is undone instead of compared cell by cell.
+2. **Tone.** The container's aligned region is resampled onto the other's grid, and the cubic
+   tone curve that best maps one onto the other (least squares) is applied: brightness,
+   contrast, gamma and most clipping drop out, and a grey or sepia copy has the luma of its
+   original. The mean difference left, over the other's deviation and that of unrelated
+   pictures (``_UNRELATED``), is the *layout* figure.
+3. **Detail.** When both pictures are graphics (small, or transparent: icons and clip art) the
+   toned thumbnails are also compared at the smaller picture's own resolution, block by block
+   with a one-pixel shift for resampling, and the **worst** block decides: the badge or emblem
+   that tells two icons of one theme apart is never averaged away. Photos keep the mean: a
+   caption on a photo does not make it another photo.
+4. **Colour.** When both pictures hold colours of more than one hue, the cosine of their
+   aligned chroma thumbnails says whether the colours agree (brightness and saturation scale
+   chroma and keep the cosine); a greyscale copy has no colours to compare, nor does a tinted
+   (sepia) copy of a picture of many hues. Two graphics of one hue each (drawings with one
+   colour in them: a red badge, a green one) must agree on that hue.
 
-The similarity of a pair is the lowest of these, 0..1: what the person is shown, and what
-the scan's picture threshold is compared with. Chosen on ``bench/image_accuracy.py`` (see
-the README, *Pictures*).
+The similarity of a pair is the lowest of these, 0..1: what a person is shown and what the
+scan's picture threshold is compared with. ``check_kernels`` is the same computation compiled
+(tens of microseconds a pair); this module is its reference and its fallback, and tests hold
+the two equal. Constants were chosen on the tuning half of ``bench/picture_corpus.py`` and
+measured on its held-out half (README, *Pictures*).
 """
 
 from __future__ import annotations
 
+import enum
 import functools
-import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
@@ -41,83 +51,138 @@ import numpy.typing as npt
 from PIL import Image
 
 from dupfinder.core.jit.engine import Kernel, choose
+from dupfinder.core.model import Edit, EditCode, Side
 
 __all__ = [
     "BASE_BYTES",
     "CHECK_VERSION",
     "CHROMA_SIDE",
     "DESCRIPTOR_BYTES",
-    "DETAIL_SIDE",
+    "ENGINE_VARIABLE",
     "GREY_SIDE",
+    "HEADER_BYTES",
+    "MIN_SCALE",
     "SMALL_SIDE",
+    "Comparison",
+    "Format",
+    "Header",
+    "compare",
     "descriptor",
+    "edits",
+    "edits_of",
     "has_detail",
+    "header",
     "invariant_pair_similarity",
     "padded",
     "pair_similarity",
     "similarity",
+    "transparent",
 ]
 
-#: Side of the grey thumbnail (the layout check).
-GREY_SIDE = 16
+#: Side of the grey thumbnail (alignment, layout and detail).
+GREY_SIDE = 32
 #: Side of the chroma thumbnail (the colour check).
 CHROMA_SIDE = 8
-#: Side of the colour thumbnail of small pictures (the detail check).
-DETAIL_SIDE = 32
-#: Pictures whose long side is at most this are small (icons, clip art) and get the detail
-#: check. On the accuracy corpus every icon is 48-256 px and every wallpaper 284 px or more.
-#: Larger pictures get it too when some pixel is transparent: icons drawn at 512 px (no
-#: wallpaper of the corpus has a transparent pixel; photos and screenshots are opaque).
+#: Pictures whose long side is at most this are graphics for the detail check (icons, clip
+#: art); larger ones too when some pixel is transparent (icons drawn at 512 px).
 SMALL_SIDE = 256
+#: Bytes of the header: flags, JPEG quality, format, short side, then the four margins.
+HEADER_BYTES = 8
 _GREY_BYTES = GREY_SIDE * GREY_SIDE
 _CHROMA_BYTES = 2 * CHROMA_SIDE * CHROMA_SIDE
-#: Bytes of the part every picture has: the grey thumbnail, then Cb and Cr (offset by 128).
-BASE_BYTES = _GREY_BYTES + _CHROMA_BYTES
-_BASE_BYTES = BASE_BYTES
-_DETAIL_BYTES = 1 + 3 * DETAIL_SIDE * DETAIL_SIDE
-#: Bytes of a whole descriptor: the base, then the detail: the side it is worth and the RGB
-#: thumbnail. Only small pictures store it; a large picture's descriptor is the base alone
-#: (BASE_BYTES), read as if the detail were zeros (none), so a million photos do not carry
-#: three kilobytes of zeros each in memory and in the cache.
-DESCRIPTOR_BYTES = _BASE_BYTES + _DETAIL_BYTES
+#: Bytes of a descriptor: the header, the grey thumbnail, then Cb and Cr (offset by 128).
+DESCRIPTOR_BYTES = HEADER_BYTES + _GREY_BYTES + _CHROMA_BYTES
+#: Bytes that tell copies apart (all of it: the descriptor has one part).
+BASE_BYTES = DESCRIPTOR_BYTES
+#: Scales tried per axis: 1, 1 - _SCALE_STEP, ... (``_SCALES`` of them); offsets in steps of
+#: ``_OFFSET_STEP`` (half a scale step, so every region of the grid fits).
+_SCALE_STEP = 0.06
+_SCALES = 5
+_OFFSET_STEP = _SCALE_STEP / 2
+#: Steps of the refinement around the grid's best alignment (a twelfth of a cell, and less),
+#: and how many each way.
+_FINE_SCALE = 0.01
+_FINE_SCALES = 3
+_FINE_OFFSET = 0.0025
+_FINE_OFFSETS = 6
+#: The smallest scale of one axis that alignment tries: a crop or a padding of up to 24 %.
+MIN_SCALE = 1.0 - _SCALE_STEP * (_SCALES - 1)
+#: Mean absolute difference, in deviations, after the tone fit that makes a pair 0 % similar
+#: in layout: chosen on the tuning half so that the scan's default (85 %) accepts up to 0.165
+#: (the balance of edited copies kept and look-alikes refused, README *Pictures*).
+_UNRELATED = 1.1
+#: Cells of the grey thumbnail averaged into one for the layout figure.
+_LAYOUT_CELL = 2
+#: Pixels per block side of the detail check, and the block difference (deviations) that
+#: makes a pair 0 % alike in detail (the default accepts a worst block of 0.6).
+_DETAIL_BLOCK = 4
+_DETAIL_UNRELATED = 4.0
+#: A chroma thumbnail whose strongest cell is below this (of 127) holds no colour.
+_COLOURLESS = 8.0
+#: Chroma whose cells point one way (mean resultant length of their directions, weighted by
+#: strength) is a tint of one hue (sepia, a blue-toned print): no colours to compare.
+_ONE_HUE = 0.98
+#: How fast the colour figure falls with the cosine of the chroma thumbnails: 1 - weight x
+#: (1 - cosine).
+_COLOUR_WEIGHT = 2.0
+#: Ridge added to the tone fit's normal equations (a flat region has a singular one).
+_RIDGE = 1e-6
+#: Deviations below this are flat (nothing to standardise).
+_FLAT = 1e-6
+_SIDE_CAP = 255
 #: Part of the cache key: changes whenever a descriptor of the same picture would change.
 CHECK_VERSION = (
-    f"thumb{GREY_SIDE}-chroma{CHROMA_SIDE}-detail{DETAIL_SIDE}-small{SMALL_SIDE}-or-transparent"
-    "-compact"
+    f"aligned-h{HEADER_BYTES}-grey{GREY_SIDE}-chroma{CHROMA_SIDE}-small{SMALL_SIDE}-trimmed"
 )
-
-#: Grey cells per block that shifts on its own to find its best match.
-_BLOCK = 2
-#: Cells a block may shift (a 5 % crop moves the far corner by 0.8 cells of 16).
-_SHIFT = 1
-#: Mean absolute difference of two unrelated standardised thumbnails (independent normal
-#: values: 2 / sqrt(pi)): a pair this far apart is 0 % similar.
-_UNRELATED = 2.0 / np.sqrt(np.pi)
-#: A chroma thumbnail whose strongest cell is below this (of 127) holds no colour to compare:
-#: greyscale pictures, and colour pictures of greys (JPEG noise reaches 2 to 3).
-_COLOURLESS = 8.0
-#: Detail pixels per block side; the worst block decides (a badge is one or two blocks).
-_DETAIL_BLOCK = 4
-#: Mean absolute RGB difference (of 255) of a block that makes a pair 0 % alike in detail.
-#: Chosen on the accuracy corpus so that the scan's default (85 %) accepts a worst block
-#: differing by up to 8 % of full scale (20 of 255): resizes, re-encodes and flattened copies
-#: of icons stay below that, badges and labels do not.
-_DETAIL_UNRELATED = 136.0
-#: Pairs compared in one step of the detail check (bounds its temporary arrays).
-_DETAIL_CHUNK = 1024
-#: Environment variable that forces the detail check's engine: ``numpy`` or ``compiled``.
+#: Environment variable that forces the check's engine: ``numpy`` or ``compiled``.
 ENGINE_VARIABLE = Kernel.PICTURE_CHECK.variable
 
-_log = logging.getLogger(__name__)
+
+class Format(enum.IntEnum):
+    """The file format a descriptor's header records (for naming a conversion)."""
+
+    UNKNOWN = 0
+    PNG = 1
+    JPEG = 2
+    WEBP = 3
+    GIF = 4
+    BMP = 5
+    TIFF = 6
+    HEIF = 7
+    OTHER = 8
 
 
-def has_detail(width: int, height: int, picture: Image.Image | None = None) -> bool:
-    """Whether a picture gets the detail check: small (by its stored size), or transparent
-    (its decoded ``picture`` has a pixel that is not fully opaque) like an icon drawn large."""
-    if max(width, height) <= SMALL_SIDE:
-        return True
-    if picture is None:
-        return False
+_FORMATS = {
+    "PNG": Format.PNG,
+    "JPEG": Format.JPEG,
+    "MPO": Format.JPEG,
+    "WEBP": Format.WEBP,
+    "GIF": Format.GIF,
+    "BMP": Format.BMP,
+    "TIFF": Format.TIFF,
+    "HEIF": Format.HEIF,
+    "AVIF": Format.HEIF,
+}
+_COLOUR = 1
+_TRANSPARENT = 2
+_GRAPHIC = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """What a descriptor says about its picture besides its thumbnails."""
+
+    colour: bool
+    transparent: bool
+    graphic: bool
+    format: Format
+    quality: int  # estimated JPEG quality, 0 when not a JPEG
+    side: int  # the short side in pixels, at most 255
+    margins: tuple[float, float, float, float]  # plain border trimmed: left, top, right, bottom
+
+
+def transparent(picture: Image.Image) -> bool:
+    """Whether some pixel of ``picture`` is not fully opaque."""
     bands = picture.getbands()
     if bands[-1] in ("A", "a"):
         alpha = picture.getchannel(len(bands) - 1)
@@ -129,221 +194,517 @@ def has_detail(width: int, height: int, picture: Image.Image | None = None) -> b
     return isinstance(lowest, int | float) and lowest < 255
 
 
+def has_detail(width: int, height: int, picture: Image.Image | None = None) -> bool:
+    """Whether a picture is a graphic for the detail check: small (by its stored size), or
+    with a pixel that is not fully opaque (its decoded ``picture``), like an icon drawn large."""
+    if max(width, height) <= SMALL_SIDE:
+        return True
+    return picture is not None and transparent(picture)
+
+
 def descriptor(
     working: Image.Image,
     chroma: Image.Image | None,
-    detail: Image.Image | None = None,
-    detail_side: int = 0,
+    *,
+    graphic: bool = False,
+    transparent: bool = False,
+    file_format: str | None = None,
+    quality: int = 0,
+    side: int = 0,
+    border: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0),
 ) -> bytes:
-    """The descriptor of a picture: its square grey working image and, when it has colour,
-    its upright ``YCbCr`` (or ``RGB``) image at any size; ``None`` for greyscale pictures.
-    Small pictures add ``detail``, their upright RGB image over white at any size, and
-    ``detail_side``, their short side in pixels; without them the descriptor is BASE_BYTES
-    long."""
-    grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
-    out = bytearray(np.asarray(grey, dtype=np.uint8).tobytes())
-    if chroma is None:
-        out += bytes([128]) * _CHROMA_BYTES
-    else:
+    """The descriptor of a picture: its square grey working image, its upright ``YCbCr`` (or
+    ``RGB``) colours at any size (``None`` for greyscale pictures), whether it is a graphic
+    (``has_detail``) and transparent, its Pillow format name, JPEG quality and short side,
+    and the part of it inside a plain border (left, top, right, bottom shares) that the
+    thumbnails show."""
+    flags = (_GRAPHIC if graphic else 0) | (_TRANSPARENT if transparent else 0)
+    cells = None
+    if chroma is not None:
         small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
         small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
-        cells = np.asarray(small, dtype=np.uint8)[:, :, 1:]  # (side, side, [Cb, Cr])
-        out += np.ascontiguousarray(cells.transpose(2, 0, 1)).tobytes()
-    if detail is None or detail_side < 1:
-        return bytes(out)
-    rgb = detail.convert("RGB").resize((DETAIL_SIDE, DETAIL_SIDE), Image.Resampling.BOX)
-    out.append(min(detail_side, DETAIL_SIDE))
-    out += np.asarray(rgb, dtype=np.uint8).tobytes()
+        cells = np.asarray(small, dtype=np.uint8)[:, :, 1:].transpose(2, 0, 1)
+        flags |= _COLOUR
+    fmt = _FORMATS.get((file_format or "").upper(), Format.OTHER if file_format else Format.UNKNOWN)
+    left, top, right, bottom = border
+    margins = (left, top, 1.0 - right, 1.0 - bottom)
+    out = bytearray([flags, max(0, min(quality, 100)), int(fmt), max(0, min(side, _SIDE_CAP))])
+    out += bytes(max(0, min(round(m * 250), 250)) for m in margins)
+    grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
+    out += np.asarray(grey, dtype=np.uint8).tobytes()
+    if cells is None:
+        out += bytes([128]) * _CHROMA_BYTES
+    else:
+        out += np.ascontiguousarray(cells).tobytes()
     return bytes(out)
 
 
-def _standardised(grey: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
-    """Each row's thumbnail with mean 0 and standard deviation 1 (all zero when flat)."""
-    values = grey.astype(np.float64).reshape(-1, GREY_SIDE, GREY_SIDE)
-    values -= values.mean(axis=(1, 2), keepdims=True)
-    spread = values.std(axis=(1, 2), keepdims=True)
+def header(row: npt.ArrayLike) -> Header:
+    """The header of one descriptor."""
+    data = np.asarray(row, dtype=np.uint8).reshape(-1)
+    flags = int(data[0])
+    fmt = int(data[2])
+    return Header(
+        colour=bool(flags & _COLOUR),
+        transparent=bool(flags & _TRANSPARENT),
+        graphic=bool(flags & _GRAPHIC),
+        format=Format(fmt) if fmt in Format._value2member_map_ else Format.OTHER,
+        quality=int(data[1]),
+        side=int(data[3]),
+        margins=(data[4] / 250, data[5] / 250, data[6] / 250, data[7] / 250),
+    )
+
+
+def padded(descriptors: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    """Descriptors as (P, DESCRIPTOR_BYTES) rows (a single one becomes one row)."""
+    x = np.atleast_2d(np.asarray(descriptors, dtype=np.uint8))
+    if x.shape[1] != DESCRIPTOR_BYTES:
+        raise ValueError(f"descriptors must be ({DESCRIPTOR_BYTES},) rows: {x.shape}")
+    return x
+
+
+# ------------------------------------------------------------------------------ alignment
+
+
+@functools.cache
+def _grid() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Every (scale, offset) of one axis that alignment tries, as two arrays: the compiled
+    check is handed these very values."""
+    scales: list[float] = []
+    offsets: list[float] = []
+    for k in range(_SCALES):
+        scale = 1.0 - _SCALE_STEP * k
+        for i in range(2 * k + 1):
+            scales.append(scale)
+            offsets.append(min(_OFFSET_STEP * i, 1.0 - scale))
+    return np.array(scales), np.array(offsets)
+
+
+def _positions(
+    scale: npt.NDArray[np.float64], offset: npt.NDArray[np.float64], size: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Linear interpolation of ``size`` samples of the region [offset, offset + scale] of an
+    axis of ``size`` cells: lower index, upper index and weight of the upper, (..., size)."""
+    centres = offset[..., None] + scale[..., None] * ((np.arange(size) + 0.5) / size)
+    position = np.clip(centres * size - 0.5, 0.0, size - 1.0)
+    low = np.floor(position).astype(np.int64)
+    return low, np.minimum(low + 1, size - 1), position - low
+
+
+def _standardise(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Each vector of the last axis with mean 0 and deviation 1 (zeros when flat)."""
+    centred = x - x.mean(axis=-1, keepdims=True)
+    spread = np.sqrt((centred * centred).mean(axis=-1, keepdims=True))
     out: npt.NDArray[np.float64] = np.divide(
-        values, spread, out=np.zeros_like(values), where=spread > 0
+        centred, spread, out=np.zeros_like(centred), where=spread > _FLAT
     )
     return out
 
 
-def _block_difference(
-    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+def _profile_costs(
+    container: npt.NDArray[np.float64],
+    target: npt.NDArray[np.float64],
+    scales: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
-    """Mean over ``a``'s blocks of the smallest mean absolute difference from ``b`` shifted
-    by up to ``_SHIFT`` cells (``b``'s edges repeated outside it)."""
-    pad = _SHIFT
-    padded = np.pad(b, ((0, 0), (pad, pad), (pad, pad)), mode="edge")
-    blocks = GREY_SIDE // _BLOCK
-    best = np.full((len(a), blocks, blocks), np.inf)
-    for dy in range(2 * pad + 1):
-        for dx in range(2 * pad + 1):
-            moved = padded[:, dy : dy + GREY_SIDE, dx : dx + GREY_SIDE]
-            diff = np.abs(a - moved).reshape(len(a), blocks, _BLOCK, blocks, _BLOCK)
-            per_block = diff.mean(axis=(2, 4))
-            np.minimum(best, per_block, out=best)
-    mean: npt.NDArray[np.float64] = best.mean(axis=(1, 2))
-    return mean
-
-
-def _colour_agreement(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> np.ndarray:
-    """Cosine of the two chroma thumbnails; 1 when either holds no colour."""
-    x = a.astype(np.float64) - 128.0
-    y = b.astype(np.float64) - 128.0
-    coloured = (np.abs(x).max(axis=1) >= _COLOURLESS) & (np.abs(y).max(axis=1) >= _COLOURLESS)
-    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1)
-    cosine = np.divide((x * y).sum(axis=1), norms, out=np.zeros(len(x)), where=norms > 0)
-    return np.where(coloured, cosine, 1.0)
+    """(P, G) mean absolute difference of ``container``'s profiles (P, side) sampled at G
+    alignments ((P, G) or (G,) scales and offsets), standardised, from ``target`` (P, side,
+    standardised)."""
+    side = container.shape[1]
+    low, high, frac = _positions(scales, offsets, side)  # (P?, G, side)
+    if low.ndim == 2:
+        low, high, frac = low[None], high[None], frac[None]
+    rows = np.arange(len(container))[:, None, None]
+    sampled = container[rows, low] * (1.0 - frac) + container[rows, high] * frac
+    cost: npt.NDArray[np.float64] = np.abs(_standardise(sampled) - target[:, None, :]).mean(axis=2)
+    return cost
 
 
 @functools.cache
-def _area_matrix(side: int) -> npt.NDArray[np.float32]:
-    """(side, DETAIL_SIDE) weights that box-average a detail thumbnail down to ``side``."""
-    weights = np.zeros((side, DETAIL_SIDE))
-    for i in range(side):
-        lo, hi = i * DETAIL_SIDE / side, (i + 1) * DETAIL_SIDE / side
-        cells = np.arange(DETAIL_SIDE)
-        weights[i] = np.clip(np.minimum(hi, cells + 1) - np.maximum(lo, cells), 0.0, None)
-    out: npt.NDArray[np.float32] = (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+def _fine() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Steps of scale and offset around the grid's best alignment that refine it."""
+    steps = [
+        (_FINE_SCALE * d, _FINE_OFFSET * e)
+        for d in range(-_FINE_SCALES, _FINE_SCALES + 1)
+        for e in range(-_FINE_OFFSETS, _FINE_OFFSETS + 1)
+    ]
+    return np.array([d for d, _ in steps]), np.array([e for _, e in steps])
+
+
+def _axis_alignment(
+    container: npt.NDArray[np.float64], inner: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per pair the (scale, offset) whose sampling of ``container``'s profile (P, side) best
+    matches ``inner``'s (standardised, the first of the smallest mean absolute difference):
+    on the grid, then refined around the grid's best."""
+    scales, offsets = _grid()
+    target = _standardise(inner)
+    best = np.argmin(_profile_costs(container, target, scales, offsets), axis=1)
+    ds, do = _fine()
+    fine_s = np.clip(scales[best][:, None] + ds, MIN_SCALE, 1.0)
+    fine_o = np.clip(offsets[best][:, None] + do, 0.0, 1.0 - fine_s)
+    pick = np.argmin(_profile_costs(container, target, fine_s, fine_o), axis=1)[:, None]
+    return (
+        np.take_along_axis(fine_s, pick, axis=1)[:, 0],
+        np.take_along_axis(fine_o, pick, axis=1)[:, 0],
+    )
+
+
+def _region(
+    container: npt.NDArray[np.float64],
+    sy: npt.NDArray[np.float64],
+    oy: npt.NDArray[np.float64],
+    sx: npt.NDArray[np.float64],
+    ox: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """The region of each container (P, ..., side, side) resampled onto its whole grid: rows
+    first, then columns."""
+    side = container.shape[-1]
+    lead = (len(container),) + (1,) * (container.ndim - 3)
+    low, high, frac = (v.reshape((*lead, side, 1)) for v in _positions(sy, oy, side))
+    rows = np.take_along_axis(container, low, axis=-2) * (1.0 - frac)
+    rows = rows + np.take_along_axis(container, high, axis=-2) * frac
+    low, high, frac = (v.reshape((*lead, 1, side)) for v in _positions(sx, ox, side))
+    out: npt.NDArray[np.float64] = np.take_along_axis(rows, low, axis=-1) * (1.0 - frac)
+    out = out + np.take_along_axis(rows, high, axis=-1) * frac
     return out
 
 
-def _worst_block(x: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> np.ndarray:
-    """Per pair, the largest over ``x``'s blocks of its smallest mean absolute difference
-    from ``y`` shifted by up to one pixel; (P, 3, side, side) arrays.
+# ------------------------------------------------------------------------------ comparison
 
-    In float32 with sums into preallocated arrays: this is the hot loop of a scan of icons
-    (every proposed pair of two small pictures), and float32 halves its memory traffic at
-    a cost of about 1e-8 in the similarity."""
+
+def _tone_fit(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``a`` mapped through the cubic tone curve that best gives ``b`` (least squares), and
+    ``b``, both divided by ``b``'s deviation; and their mean absolute difference. (P, N)
+    arrays of grey levels."""
+    fa = a / 255.0
+    fb = b / 255.0
+    basis = np.stack([np.ones_like(fa), fa, fa * fa, fa * fa * fa], axis=2)  # (P, N, 4)
+    gram = np.einsum("pni,pnj->pij", basis, basis) + _RIDGE * np.eye(4)
+    rhs = np.einsum("pni,pn->pi", basis, fb)
+    coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
+    fitted = np.einsum("pni,pi->pn", basis, coef)
+    centred = fb - fb.mean(axis=1, keepdims=True)
+    spread = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
+    scale = np.where(spread > _FLAT, spread, 1.0)
+    ta, tb = fitted / scale, fb / scale
+    return ta, tb, np.abs(ta - tb).mean(axis=1)
+
+
+@functools.cache
+def _area_matrix(side: int) -> npt.NDArray[np.float64]:
+    """(side, GREY_SIDE) weights that box-average a thumbnail down to ``side``."""
+    weights = np.zeros((side, GREY_SIDE))
+    cells = np.arange(GREY_SIDE)
+    for i in range(side):
+        lo, hi = i * GREY_SIDE / side, (i + 1) * GREY_SIDE / side
+        weights[i] = np.clip(np.minimum(hi, cells + 1) - np.maximum(lo, cells), 0.0, None)
+    out: npt.NDArray[np.float64] = weights / weights.sum(axis=1, keepdims=True)
+    return out
+
+
+def _worst_block(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Per pair the largest over x's blocks of its smallest mean absolute difference from y
+    shifted by up to one pixel (edges repeated); (P, side, side) arrays."""
     side = x.shape[-1]
     blocks = max(side // _DETAIL_BLOCK, 1)
     block = side // blocks
     cut = blocks * block
     n = len(x)
-    near = np.ascontiguousarray(x[:, :, :cut, :cut], dtype=np.float32)
-    padded = np.pad(y.astype(np.float32), ((0, 0), (0, 0), (1, 1), (1, 1)), mode="edge")
-    best = np.full((n, blocks, blocks), np.inf, dtype=np.float32)
-    diff = np.empty_like(near)
+    padded_y = np.pad(y, ((0, 0), (1, 1), (1, 1)), mode="edge")
+    best = np.full((n, blocks, blocks), np.inf)
     for dy in range(3):
         for dx in range(3):
-            np.subtract(near, padded[:, :, dy : dy + cut, dx : dx + cut], out=diff)
-            np.abs(diff, out=diff)
-            per_block = diff.sum(axis=1).reshape(n, blocks, block, blocks, block).sum(axis=(2, 4))
+            diff = np.abs(x[:, :cut, :cut] - padded_y[:, dy : dy + cut, dx : dx + cut])
+            per_block = diff.reshape(n, blocks, block, blocks, block).sum(axis=(2, 4))
             np.minimum(best, per_block, out=best)
-    worst: np.ndarray = best.max(axis=(1, 2)).astype(np.float64) / (3 * block * block)
+    worst: npt.NDArray[np.float64] = best.max(axis=(1, 2)) / (block * block)
     return worst
 
 
-def _detail_kernel() -> ModuleType | None:
+def _one_hue(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """(P, 2, side, side) chroma (centred on 0) holding colours of one hue (or none)."""
+    flat = chroma.reshape(len(chroma), 2, -1)
+    strength = np.hypot(flat[:, 0], flat[:, 1])
+    total = strength.sum(axis=1)
+    resultant = np.hypot(flat[:, 0].sum(axis=1), flat[:, 1].sum(axis=1))
+    share = np.divide(resultant, total, out=np.ones(len(flat)), where=total > 0)
+    out: npt.NDArray[np.bool_] = share >= _ONE_HUE
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Checked pairs in numbers: the similarity (0..1) of each part and the lowest of them,
+    the alignment found (the region of the container that the other picture shows), and the
+    tone of each side over the shared region."""
+
+    similarity: npt.NDArray[np.float64]
+    layout: npt.NDArray[np.float64]
+    #: The detail figure of every pair (the similarity counts it for graphics only).
+    detail: npt.NDArray[np.float64]
+    colour: npt.NDArray[np.float64]
+    #: True where the second picture is (a crop of) a region of the first.
+    b_in_a: npt.NDArray[np.bool_]
+    scale_x: npt.NDArray[np.float64]
+    offset_x: npt.NDArray[np.float64]
+    scale_y: npt.NDArray[np.float64]
+    offset_y: npt.NDArray[np.float64]
+    #: Mean (0..255) and deviation of each side's grey over the shared region.
+    mean_a: npt.NDArray[np.float64]
+    mean_b: npt.NDArray[np.float64]
+    spread_a: npt.NDArray[np.float64]
+    spread_b: npt.NDArray[np.float64]
+    #: Where the worst detail block is, as shares of the picture (x, y of its centre).
+    worst_x: npt.NDArray[np.float64]
+    worst_y: npt.NDArray[np.float64]
+
+
+def _one_way(
+    container: npt.NDArray[np.float64], inner: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], tuple[npt.NDArray[np.float64], ...], npt.NDArray[np.float64]]:
+    """``inner`` found in ``container``: its layout difference, the alignment (sy, oy, sx, ox)
+    and the container's region on the inner's grid."""
+    sx, ox = _axis_alignment(container.mean(axis=1), inner.mean(axis=1))
+    sy, oy = _axis_alignment(container.mean(axis=2), inner.mean(axis=2))
+    region = _region(container, sy, oy, sx, ox)
+    coarse_inner = _coarse(inner)
+    aligned = _layout_cost(_coarse(region), coarse_inner)
+    # the profiles propose; the whole thumbnails decide whether the pair was aligned already
+    # (a tone change moves the profiles of a drawing over a plain background)
+    still = _layout_cost(_coarse(container), coarse_inner) <= aligned
+    one, zero = np.ones(len(inner)), np.zeros(len(inner))
+    alignment = tuple(
+        np.where(still, unmoved, moved)
+        for unmoved, moved in zip((one, zero, one, zero), (sy, oy, sx, ox), strict=True)
+    )
+    region = np.where(still[:, None, None], container, region)
+    cost = np.where(still, _layout_cost(_coarse(container), coarse_inner), aligned)
+    return cost, alignment, region
+
+
+def _layout_cost(
+    region: npt.NDArray[np.float64], inner: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """The worse of the tone fits either way of two (P, N) coarse thumbnails."""
+    _, _, there = _tone_fit(region, inner)
+    _, _, back = _tone_fit(inner, region)
+    out: npt.NDArray[np.float64] = np.maximum(there, back)
+    return out
+
+
+def _coarse(grey: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """(P, side, side) thumbnails averaged over ``_LAYOUT_CELL`` square cells, as (P, N) rows:
+    the layout is compared on these, where resampling a region blurs less than a cell."""
+    n, side = len(grey), grey.shape[-1]
+    cells = side // _LAYOUT_CELL
+    out: npt.NDArray[np.float64] = grey.reshape(n, cells, _LAYOUT_CELL, cells, _LAYOUT_CELL).mean(
+        axis=(2, 4)
+    )
+    return out.reshape(n, -1)
+
+
+def compare(a: npt.ArrayLike, b: npt.ArrayLike) -> Comparison:
+    """Each row of ``a`` against the same row of ``b``: (P, DESCRIPTOR_BYTES) uint8 arrays of
+    descriptors (or single ones), aligned and compared (see the module's notes)."""
+    x, y = _rows(a, b)
+    jit = _kernel()
+    if jit is None:
+        return _compare(x, y)
+    fields = np.asarray(jit.comparisons(x, y, *_kernel_arguments()))
+    values = {name: fields[:, i] for i, name in enumerate(jit.FIELDS)}
+    values["b_in_a"] = values["b_in_a"] > 0.5
+    return Comparison(**values)
+
+
+def _rows(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[npt.NDArray[np.uint8], ...]:
+    """Both sides as contiguous (P, DESCRIPTOR_BYTES) rows of one shape."""
+    x, y = padded(a), padded(b)
+    if x.shape != y.shape:
+        raise ValueError(f"descriptors must be rows of one shape: {x.shape}, {y.shape}")
+    return np.ascontiguousarray(x), np.ascontiguousarray(y)
+
+
+def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
+    """``compare`` on numpy: the reference the compiled check is held to."""
+    n = len(x)
+    grey = slice(HEADER_BYTES, HEADER_BYTES + _GREY_BYTES)
+    ga = x[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
+    gb = y[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
+    cost_ab, p_ab, region_ab = _one_way(ga, gb)
+    cost_ba, p_ba, region_ba = _one_way(gb, ga)
+    b_in_a = cost_ab <= cost_ba
+    sy, oy, sx, ox = (np.where(b_in_a, u, v) for u, v in zip(p_ab, p_ba, strict=True))
+    inside = b_in_a[:, None, None]
+    shared_a = np.where(inside, region_ab, ga)
+    shared_b = np.where(inside, gb, region_ba)
+    layout = 1.0 - np.minimum(cost_ab, cost_ba) / _UNRELATED
+    # the detail of the better tone fit's direction, at the smaller picture's resolution
+    ta, tb, there = _tone_fit(shared_a.reshape(n, -1), shared_b.reshape(n, -1))
+    ub, ua, back = _tone_fit(shared_b.reshape(n, -1), shared_a.reshape(n, -1))
+    forward = (there <= back)[:, None]
+    da = np.where(forward, ta, ua).reshape(n, GREY_SIDE, GREY_SIDE)
+    db = np.where(forward, tb, ub).reshape(n, GREY_SIDE, GREY_SIDE)
+    side = np.clip(np.minimum(x[:, 3], y[:, 3]).astype(np.int64), 1, GREY_SIDE)
+    detail = np.ones(n)
+    worst_x = np.full(n, 0.5)
+    worst_y = np.full(n, 0.5)
+    for value in np.unique(side).tolist():
+        rows = np.flatnonzero(side == value)
+        weights = _area_matrix(int(value))
+        sa = weights @ da[rows] @ weights.T
+        sb = weights @ db[rows] @ weights.T
+        detail[rows] = 1.0 - np.maximum(_worst_block(sa, sb), _worst_block(sb, sa)) / (
+            _DETAIL_UNRELATED
+        )
+        worst_x[rows], worst_y[rows] = _worst_position(sa, sb)
+    graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
+    colour = _colour_agreement(x, y, b_in_a, (sy, oy, sx, ox))
+    missing = ~x.any(axis=1) | ~y.any(axis=1)
+    lowest = np.minimum(np.minimum(layout, np.where(graphic, detail, 1.0)), colour)
+    return Comparison(
+        similarity=np.where(missing, 0.0, np.clip(lowest, 0.0, 1.0)),
+        layout=layout,
+        detail=detail,
+        colour=colour,
+        b_in_a=b_in_a,
+        scale_x=sx,
+        offset_x=ox,
+        scale_y=sy,
+        offset_y=oy,
+        mean_a=shared_a.mean(axis=(1, 2)),
+        mean_b=shared_b.mean(axis=(1, 2)),
+        spread_a=shared_a.std(axis=(1, 2)),
+        spread_b=shared_b.std(axis=(1, 2)),
+        worst_x=worst_x,
+        worst_y=worst_y,
+    )
+
+
+def _worst_position(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Centre (x, y shares) of the block where x and y differ most, without shifts."""
+    side = x.shape[-1]
+    blocks = max(side // _DETAIL_BLOCK, 1)
+    block = side // blocks
+    cut = blocks * block
+    n = len(x)
+    diff = np.abs(x[:, :cut, :cut] - y[:, :cut, :cut]).reshape(n, blocks, block, blocks, block)
+    flat = diff.mean(axis=(2, 4)).reshape(n, -1).argmax(axis=1)
+    by, bx = np.divmod(flat, blocks)
+    return (bx + 0.5) / blocks, (by + 0.5) / blocks
+
+
+def _colour_agreement(
+    x: npt.NDArray[np.uint8],
+    y: npt.NDArray[np.uint8],
+    b_in_a: npt.NDArray[np.bool_],
+    alignment: tuple[npt.NDArray[np.float64], ...],
+) -> npt.NDArray[np.float64]:
+    """Cosine of the aligned chroma thumbnails; 1 where either holds one hue or none."""
+    n = len(x)
+    chroma = slice(HEADER_BYTES + _GREY_BYTES, DESCRIPTOR_BYTES)
+    shape = (n, 2, CHROMA_SIDE, CHROMA_SIDE)
+    ca = x[:, chroma].reshape(shape).astype(np.float64) - 128.0
+    cb = y[:, chroma].reshape(shape).astype(np.float64) - 128.0
+    inside = b_in_a[:, None, None, None]
+    region = _region(np.where(inside, ca, cb), *alignment)
+    fa = np.where(inside, region, ca).reshape(n, -1)
+    fb = np.where(inside, cb, region).reshape(n, -1)
+    cosine = _cosine(fa, fb)
+    plain = ~((x[:, 0] & y[:, 0]) & _COLOUR).astype(bool) | _colourless(ca) | _colourless(cb)
+    one_a, one_b = _one_hue(ca), _one_hue(cb)
+    # two graphics of one hue each (drawings with one colour in them: a red badge, a green
+    # one): the hues must agree; photos of one hue (a tint, a green meadow) need not
+    hue = _cosine(ca.reshape(n, 2, -1).sum(axis=2), cb.reshape(n, 2, -1).sum(axis=2))
+    graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
+    agreement = np.where(one_a & one_b & graphic, hue, np.where(one_a | one_b, 1.0, cosine))
+    out: npt.NDArray[np.float64] = np.where(plain, 1.0, 1.0 - _COLOUR_WEIGHT * (1.0 - agreement))
+    return out
+
+
+def _colourless(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """(P, 2, side, side) chroma (centred on 0) with no cell of colour."""
+    out: npt.NDArray[np.bool_] = np.hypot(chroma[:, 0], chroma[:, 1]).max(axis=(1, 2)) < (
+        _COLOURLESS
+    )
+    return out
+
+
+def _cosine(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Cosine of each row of ``a`` with the same row of ``b`` (0 where either is zero)."""
+    norms = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    out: npt.NDArray[np.float64] = np.divide(
+        (a * b).sum(axis=1), norms, out=np.zeros(len(a)), where=norms > 0
+    )
+    return out
+
+
+def _kernel() -> ModuleType | None:
     """The compiled check (built ahead of time with the package), or None for numpy when it
     was not built; ``ENGINE_VARIABLE`` forces either."""
     return choose(Kernel.PICTURE_CHECK)
 
 
-def _worst_both(
-    x: npt.NDArray[np.float32], y: npt.NDArray[np.float32], jit: ModuleType | None
-) -> np.ndarray:
-    """Per pair, the worse of ``_worst_block`` in both directions (``jit``: compiled)."""
-    side = x.shape[-1]
-    block = side // max(side // _DETAIL_BLOCK, 1)
+def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Similarity (0..1) of each row of ``a`` with the same row of ``b``: (P, DESCRIPTOR_BYTES)
+    uint8 arrays of descriptors (or single ones). A missing descriptor (all zero) makes the
+    pair unrelated."""
+    x, y = _rows(a, b)
+    jit = _kernel()
     if jit is None:
-        both: np.ndarray = np.maximum(_worst_block(x, y), _worst_block(y, x))
-        return both
-    worst: np.ndarray = np.asarray(
-        jit.worst_blocks(
-            np.ascontiguousarray(x, dtype=np.float32),
-            np.ascontiguousarray(y, dtype=np.float32),
-            block,
-        )
-    )
-    return worst
-
-
-def _layout_difference(
-    gx: npt.NDArray[np.float64], gy: npt.NDArray[np.float64], jit: ModuleType | None
-) -> np.ndarray:
-    """Per pair, the worse of ``_block_difference`` in both directions (``jit``: compiled,
-    which shifts by one cell, as ``_SHIFT`` does)."""
-    if jit is None or _SHIFT != 1:
-        both: np.ndarray = np.maximum(_block_difference(gx, gy), _block_difference(gy, gx))
-        return both
-    shape = (len(gx), 1, GREY_SIDE, GREY_SIDE)
-    difference: np.ndarray = np.asarray(
-        jit.mean_blocks(
-            np.ascontiguousarray(gx.reshape(shape)), np.ascontiguousarray(gy.reshape(shape)), _BLOCK
-        )
-    )
-    return difference
-
-
-def _detail_similarity(
-    a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8], jit: ModuleType | None
-) -> np.ndarray:
-    """Detail similarity of row pairs (detail parts of descriptors); 1 unless both have
-    detail. Both are averaged down to the smaller side of the two before comparing."""
-    out = np.ones(len(a))
-    side = np.minimum(a[:, 0], b[:, 0]).astype(np.int64)
-    shape = (-1, DETAIL_SIDE, DETAIL_SIDE, 3)
-    for value in np.unique(side[side > 0]).tolist():
-        weights = _area_matrix(int(value))
-        rows = np.flatnonzero(side == value)
-        for lo in range(0, len(rows), _DETAIL_CHUNK):
-            chunk = rows[lo : lo + _DETAIL_CHUNK]
-            x = a[chunk, 1:].reshape(shape).transpose(0, 3, 1, 2).astype(np.float32)
-            y = b[chunk, 1:].reshape(shape).transpose(0, 3, 1, 2).astype(np.float32)
-            if value < DETAIL_SIDE:  # at full size the averaging is the identity
-                x = (weights @ x @ weights.T).astype(np.float32, copy=False)
-                y = (weights @ y @ weights.T).astype(np.float32, copy=False)
-            out[chunk] = 1.0 - _worst_both(x, y, jit) / _DETAIL_UNRELATED
+        return _compare(x, y).similarity
+    out: npt.NDArray[np.float64] = np.asarray(jit.similarities(x, y, *_kernel_arguments()))
     return out
 
 
-def padded(descriptors: npt.ArrayLike) -> npt.NDArray[np.uint8]:
-    """Descriptors as (P, DESCRIPTOR_BYTES) rows: base-only ones (BASE_BYTES) get a zero
-    detail part, which means "none"."""
-    x = np.atleast_2d(np.asarray(descriptors, dtype=np.uint8))
-    if x.shape[1] == BASE_BYTES:
-        x = np.concatenate([x, np.zeros((len(x), _DETAIL_BYTES), dtype=np.uint8)], axis=1)
-    if x.shape[1] != DESCRIPTOR_BYTES:
-        raise ValueError(
-            f"descriptors must be ({BASE_BYTES},) or ({DESCRIPTOR_BYTES},) rows: {x.shape}"
-        )
-    return x
+def _kernel_arguments() -> tuple[object, ...]:
+    """What the compiled check is handed besides the descriptors: the alignments to try, the
+    area matrices and the constants (one definition for both engines)."""
+    scales, offsets = _grid()
+    fine_s, fine_o = _fine()
+    return scales, offsets, fine_s, fine_o, _area_matrices(), _constants()
 
 
-def pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Similarity (0..1) of each row of ``a`` with the same row of ``b``: (P, DESCRIPTOR_BYTES)
-    uint8 arrays of descriptors (or single ones; base-only ones are padded). A missing
-    descriptor (all zero) makes the pair unrelated."""
-    x, y = padded(a), padded(b)
-    if x.shape != y.shape:
-        raise ValueError(f"descriptors must be rows of one shape: {x.shape}, {y.shape}")
-    gx, gy = _standardised(x[:, :_GREY_BYTES]), _standardised(y[:, :_GREY_BYTES])
-    jit = _detail_kernel()  # one choice per call, for both checks
-    layout = 1.0 - _layout_difference(gx, gy, jit) / _UNRELATED
-    colour = _colour_agreement(x[:, _GREY_BYTES:_BASE_BYTES], y[:, _GREY_BYTES:_BASE_BYTES])
-    detail = _detail_similarity(x[:, _BASE_BYTES:], y[:, _BASE_BYTES:], jit)
-    missing = ~x.any(axis=1) | ~y.any(axis=1)
-    lowest = np.minimum(np.minimum(layout, colour), detail)
-    return np.where(missing, 0.0, np.clip(lowest, 0.0, 1.0))
+@functools.cache
+def _area_matrices() -> npt.NDArray[np.float64]:
+    """``_area_matrix(side)`` for every side 1..GREY_SIDE, as (GREY_SIDE + 1, GREY_SIDE,
+    GREY_SIDE) rows padded with zeros (for the compiled check)."""
+    out = np.zeros((GREY_SIDE + 1, GREY_SIDE, GREY_SIDE))
+    for side in range(1, GREY_SIDE + 1):
+        out[side, :side] = _area_matrix(side)
+    return out
+
+
+def _constants() -> dict[str, float]:
+    """The check's constants by name (for the compiled check)."""
+    return {
+        "unrelated": _UNRELATED,
+        "detail_unrelated": _DETAIL_UNRELATED,
+        "colourless": _COLOURLESS,
+        "one_hue": _ONE_HUE,
+        "colour_weight": _COLOUR_WEIGHT,
+        "ridge": _RIDGE,
+        "flat": _FLAT,
+        "min_scale": MIN_SCALE,
+    }
 
 
 def _dihedral(descriptors: npt.NDArray[np.uint8], turns: int, mirror: bool) -> np.ndarray:
-    """Descriptors of the pictures turned by ``turns`` quarter turns (after a mirror): the
-    thumbnails are square box averages, so turning them equals thumbnailing the turned picture."""
+    """Descriptors of the pictures turned by ``turns`` quarter turns (after a mirror)."""
     n = len(descriptors)
-    grey = descriptors[:, :_GREY_BYTES].reshape(n, GREY_SIDE, GREY_SIDE)
-    chroma = descriptors[:, _GREY_BYTES:_BASE_BYTES].reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE)
-    side = descriptors[:, _BASE_BYTES : _BASE_BYTES + 1]
-    detail = descriptors[:, _BASE_BYTES + 1 :].reshape(n, DETAIL_SIDE, DETAIL_SIDE, 3)
+    head = descriptors[:, :HEADER_BYTES]
+    grey = descriptors[:, HEADER_BYTES : HEADER_BYTES + _GREY_BYTES]
+    grey = grey.reshape(n, GREY_SIDE, GREY_SIDE)
+    chroma = descriptors[:, HEADER_BYTES + _GREY_BYTES :].reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE)
     if mirror:
-        grey, chroma, detail = grey[:, :, ::-1], chroma[:, :, :, ::-1], detail[:, :, ::-1]
+        grey, chroma = grey[:, :, ::-1], chroma[:, :, :, ::-1]
     grey = np.rot90(grey, turns, axes=(1, 2))
     chroma = np.rot90(chroma, turns, axes=(2, 3))
-    detail = np.rot90(detail, turns, axes=(1, 2))
-    parts = [grey, chroma, side, detail]
-    return np.concatenate([part.reshape(n, -1) for part in parts], axis=1)
+    return np.concatenate([head, grey.reshape(n, -1), chroma.reshape(n, -1)], axis=1)
 
 
 def invariant_pair_similarity(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -365,3 +726,139 @@ def similarity(a: bytes | npt.ArrayLike, b: bytes | npt.ArrayLike) -> float:
         return np.frombuffer(d, np.uint8) if isinstance(d, bytes) else np.asarray(d, np.uint8)
 
     return float(pair_similarity(row(a), row(b))[0])
+
+
+# ------------------------------------------------------------------------------ naming edits
+
+#: Grey levels (of 255) of mean difference that read as brighter or darker.
+_TONE_LEVELS = 8.0
+#: Ratio of grey deviations that reads as more or less contrast.
+_CONTRAST_RATIO = 1.12
+#: Share of a side (of 1) cut or added before it counts.
+_EDGE = 0.015
+#: Below this detail figure, with the layout well above it, a small part differs: a mark.
+_MARK = 0.95
+_MARK_GAP = 0.05
+_LOSSY = frozenset({Format.JPEG, Format.WEBP, Format.HEIF})
+_FORMAT_NAMES = {
+    Format.PNG: "PNG",
+    Format.JPEG: "JPEG",
+    Format.WEBP: "WebP",
+    Format.GIF: "GIF",
+    Format.BMP: "BMP",
+    Format.TIFF: "TIFF",
+    Format.HEIF: "HEIF",
+}
+
+
+def _sides(left: float, top: float, right: float, bottom: float) -> tuple[Side, ...]:
+    named = ((Side.LEFT, left), (Side.TOP, top), (Side.RIGHT, right), (Side.BOTTOM, bottom))
+    return tuple(side for side, share in named if share > _EDGE)
+
+
+def _hue_kind(row: npt.NDArray[np.uint8]) -> tuple[int, npt.NDArray[np.float64]]:
+    """0: no colour, 1: one hue (a tint), 2: many hues; and the summed chroma (Cb, Cr)."""
+    chroma = row[HEADER_BYTES + _GREY_BYTES :].astype(np.float64).reshape(1, 2, CHROMA_SIDE, -1)
+    chroma -= 128.0
+    resultant = chroma.reshape(1, 2, -1).sum(axis=2)
+    if not row[0] & _COLOUR or _colourless(chroma)[0]:
+        return 0, resultant
+    return (1 if _one_hue(chroma)[0] else 2), resultant
+
+
+#: Cosine of two tints' hues below which they read as toned differently.
+_SAME_HUE = 0.9
+
+
+def _colour_change(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> EditCode | None:
+    """GREYSCALE, TINTED or COLOURED for ``b`` against ``a``, or None."""
+    (kind_a, hue_a), (kind_b, hue_b) = _hue_kind(a), _hue_kind(b)
+    if kind_b == 0 and kind_a > 0:
+        return EditCode.GREYSCALE
+    if kind_b == 1 and (kind_a == 2 or (kind_a == 1 and _cosine(hue_a, hue_b)[0] < _SAME_HUE)):
+        return EditCode.TINTED
+    if kind_a == 0 and kind_b > 0:
+        return EditCode.COLOURED
+    return None
+
+
+def edits(
+    kept: npt.ArrayLike,
+    other: npt.ArrayLike,
+    kept_size: tuple[int, int],
+    other_size: tuple[int, int],
+) -> tuple[Edit, ...]:
+    """What differs in ``other`` from ``kept`` (two descriptors and the pictures' upright
+    sizes), in the order a person reads them: size, framing, colour, tone, marks, file."""
+    return edits_of(compare(kept, other), padded(kept), padded(other), [kept_size], [other_size])[0]
+
+
+def edits_of(
+    found: Comparison,
+    kept: npt.NDArray[np.uint8],
+    others: npt.NDArray[np.uint8],
+    kept_sizes: Sequence[tuple[int, int]],
+    other_sizes: Sequence[tuple[int, int]],
+) -> list[tuple[Edit, ...]]:
+    """``edits`` of each row pair that ``found`` compared (descriptors and sizes alike)."""
+    return [
+        _named(found, i, kept[i], others[i], kept_sizes[i], other_sizes[i])
+        for i in range(len(kept))
+    ]
+
+
+def _named(
+    c: Comparison,
+    i: int,
+    a: npt.NDArray[np.uint8],
+    b: npt.NDArray[np.uint8],
+    kept_size: tuple[int, int],
+    other_size: tuple[int, int],
+) -> tuple[Edit, ...]:
+    ha, hb = header(a), header(b)
+    out: list[Edit] = []
+    (wa, hta), (wb, htb) = kept_size, other_size
+    if wa and hta and wb and htb and wb * htb != wa * hta:
+        code = EditCode.SMALLER if wb * htb < wa * hta else EditCode.LARGER
+        out.append(Edit(code, width=wb, height=htb, of_width=wa, of_height=hta))
+    sx, ox, sy, oy = (float(v[i]) for v in (c.scale_x, c.offset_x, c.scale_y, c.offset_y))
+    sides = _sides(ox, oy, 1.0 - sx - ox, 1.0 - sy - oy)
+    if sides:
+        code = EditCode.CROPPED if bool(c.b_in_a[i]) else EditCode.UNCROPPED
+        out.append(Edit(code, percent=max(round(100 * (1.0 - sx * sy)), 1), sides=sides))
+    added = [mb - ma for ma, mb in zip(ha.margins, hb.margins, strict=True)]
+    if any(abs(d) > _EDGE for d in added):
+        grew = sum(added) > 0
+        code = EditCode.PADDED if grew else EditCode.BORDER_REMOVED
+        where = _sides(*(d if grew else -d for d in added))
+        out.append(Edit(code, percent=round(100 * max(abs(d) for d in added)), sides=where))
+    colour = _colour_change(a, b)
+    if colour is not None:
+        out.append(Edit(colour))
+    shift = float(c.mean_b[i] - c.mean_a[i])
+    if abs(shift) >= _TONE_LEVELS:
+        code = EditCode.BRIGHTER if shift > 0 else EditCode.DARKER
+        out.append(Edit(code, percent=round(100 * abs(shift) / 255)))
+    spread_a, spread_b = float(c.spread_a[i]), float(c.spread_b[i])
+    if spread_a > 1 and spread_b > 1:
+        ratio = spread_b / spread_a
+        if ratio >= _CONTRAST_RATIO or ratio <= 1 / _CONTRAST_RATIO:
+            code = EditCode.MORE_CONTRAST if ratio > 1 else EditCode.LESS_CONTRAST
+            out.append(Edit(code, percent=round(100 * abs(ratio - 1))))
+    detail, layout = float(c.detail[i]), float(c.layout[i])
+    if detail < _MARK and layout - detail > _MARK_GAP:
+        x, y = float(c.worst_x[i]), float(c.worst_y[i])
+        where = (Side.TOP,) if y < 0.4 else (Side.BOTTOM,) if y > 0.6 else ()
+        where += (Side.LEFT,) if x < 0.4 else (Side.RIGHT,) if x > 0.6 else ()
+        out.append(Edit(EditCode.MARKED, sides=where))
+    if ha.transparent and not hb.transparent:
+        out.append(Edit(EditCode.TRANSPARENCY_REMOVED))
+    elif hb.transparent and not ha.transparent:
+        out.append(Edit(EditCode.TRANSPARENCY_ADDED))
+    name = _FORMAT_NAMES.get(hb.format, "")
+    lower = hb.quality and ha.quality and hb.quality < ha.quality - 3
+    if name and hb.format in _LOSSY and (hb.format != ha.format or lower):
+        out.append(Edit(EditCode.REENCODED, format=name, quality=hb.quality))
+    elif name and ha.format not in (Format.UNKNOWN, hb.format):
+        out.append(Edit(EditCode.CONVERTED, format=name))
+    return tuple(out)

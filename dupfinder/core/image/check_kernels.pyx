@@ -1,130 +1,647 @@
-# cython: language_level=3
-"""The picture check's block comparisons compiled ahead of time: the hot loop of a scan of icons.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The picture check compiled ahead of time: the hot loop of every scan of pictures.
 
 Only :mod:`dupfinder.core.image.check` calls this module (through
-:func:`dupfinder.core.jit.engine.load`). Both checks of a pair compare two thumbnails block by
-block, each block of one against the other shifted by up to one pixel (edges repeated), keeping
-each block's best shift; the detail check keeps the worst block, the layout check the mean of
-the blocks, and either takes the worse of the two directions. numpy builds nine shifted copies
-of every thumbnail for that (0.13 ms a pair of detail thumbnails); here each band of block rows
-is summed down its columns in a scratch row, and nothing is allocated per pair. Results equal
-the numpy reference (``check._worst_block`` and ``_block_difference``) to float32 rounding;
-tests compare them.
+:func:`dupfinder.core.jit.engine.load`). It computes, pair by pair and with nothing allocated
+per pair, what ``check.compare(...).similarity`` computes with numpy over arrays of pairs:
+align (profiles on a grid of scales and offsets, then refined), resample the container's
+region, fit a cubic tone curve both ways, then the layout, detail (graphics) and colour
+figures; the module's notes in ``check.py`` say why. The grid and the refinement steps are
+handed in by ``check`` so both engines try the very same alignments; results equal the
+numpy reference to rounding (tests compare them).
 """
 
-from libc.math cimport INFINITY
-from libc.stdlib cimport free, malloc
+from libc.math cimport INFINITY, fabs, floor, sqrt
 
 import numpy as np
 
-ctypedef fused real:
-    float
-    double
+DEF SIDE = 32
+DEF CELLS = 16
+DEF CHROMA = 8
+DEF HEADER = 8
+DEF GREY_BYTES = 1024
+DEF CHROMA_BYTES = 128
+DEF WIDTH = 1160
+DEF DETAIL_BLOCK = 4
+DEF COLOUR = 1
+DEF GRAPHIC = 4
 
 
-cdef inline Py_ssize_t _clamp(Py_ssize_t i, Py_ssize_t side) noexcept nogil:
-    return 0 if i < 0 else (side - 1 if i >= side else i)
+cdef struct Constants:
+    double unrelated
+    double detail_unrelated
+    double colourless
+    double one_hue
+    double colour_weight
+    double ridge
+    double flat
+    double min_scale
 
 
-cdef void _best_shifts(
-    const real *a, const real *b, Py_ssize_t channels, Py_ssize_t side, real *padded,
-    real *row, real *best, Py_ssize_t blocks, Py_ssize_t block,
-) noexcept nogil:
-    """``best[by * blocks + bx]``: the smallest summed absolute difference of ``a``'s block from
-    ``b`` shifted by -1..1 pixels each way; ``padded`` and ``row`` are scratch."""
-    cdef Py_ssize_t wide = side + 2, cut = blocks * block
-    cdef Py_ssize_t channel, i, j, dy, dx, by, bx, t
-    cdef const real *plane
-    cdef const real *source
-    cdef real *shifted
-    cdef real total
-    for channel in range(channels):  # b with its edges repeated one pixel outwards
-        for i in range(wide):
-            source = b + (channel * side + _clamp(i - 1, side)) * side
-            for j in range(wide):
-                padded[(channel * wide + i) * wide + j] = source[_clamp(j - 1, side)]
-    for i in range(blocks * blocks):
-        best[i] = INFINITY
-    for dy in range(3):
-        for dx in range(3):
-            for by in range(blocks):
-                for j in range(cut):  # the band of ``block`` rows, summed down its columns
-                    row[j] = 0
-                for channel in range(channels):
+cdef inline double _clip(double v, double lo, double hi) noexcept nogil:
+    if v < lo:
+        v = lo
+    if v > hi:
+        v = hi
+    return v
+
+
+cdef inline void _position(double scale, double offset, int j, int size, int *low, int *high,
+                           double *frac) noexcept nogil:
+    """As ``check._positions``: linear interpolation of sample ``j`` of ``size``."""
+    cdef double centre = offset + scale * ((j + 0.5) / size)
+    cdef double pos = _clip(centre * size - 0.5, 0.0, size - 1.0)
+    cdef int lo = <int> floor(pos)
+    low[0] = lo
+    high[0] = lo + 1 if lo + 1 < size - 1 else size - 1
+    frac[0] = pos - lo
+
+
+cdef void _standardise(double *v, int n, double flat) noexcept nogil:
+    cdef double mean = 0.0, var = 0.0
+    cdef int i
+    for i in range(n):
+        mean += v[i]
+    mean /= n
+    for i in range(n):
+        v[i] -= mean
+        var += v[i] * v[i]
+    var = sqrt(var / n)
+    for i in range(n):
+        v[i] = v[i] / var if var > flat else 0.0
+
+
+cdef double _profile_cost(const double *profile, const double *target, double scale,
+                          double offset, double flat, double *scratch) noexcept nogil:
+    """Mean absolute difference of ``profile`` sampled at (scale, offset) and standardised
+    from ``target`` (standardised): the sampling, mean and deviation in one pass."""
+    cdef int j, lo, hi
+    cdef double frac, cost = 0.0, pos, value, total = 0.0, squares = 0.0, mean, spread
+    for j in range(SIDE):
+        # (j + 0.5) / SIDE is exact in binary: the same as the numpy reference computes
+        pos = _clip((offset + scale * ((2 * j + 1) * (0.5 / SIDE))) * SIDE - 0.5, 0.0, SIDE - 1.0)
+        lo = <int> pos  # pos >= 0: truncation is floor
+        frac = pos - lo
+        hi = lo + 1 if lo + 1 < SIDE - 1 else SIDE - 1
+        value = profile[lo] * (1.0 - frac) + profile[hi] * frac
+        scratch[j] = value
+        total += value
+    mean = total / SIDE
+    for j in range(SIDE):
+        scratch[j] -= mean
+        squares += scratch[j] * scratch[j]
+    spread = sqrt(squares / SIDE)
+    if not spread > flat:
+        for j in range(SIDE):
+            cost += fabs(target[j])
+        return cost / SIDE
+    spread = 1.0 / spread
+    for j in range(SIDE):
+        cost += fabs(scratch[j] * spread - target[j])
+    return cost / SIDE
+
+
+cdef void _axis(const double *profile, const double *inner, const double[::1] scales,
+                const double[::1] offsets, const double[::1] fine_s, const double[::1] fine_o,
+                Constants *k, double *out_scale, double *out_offset) noexcept nogil:
+    """As ``check._axis_alignment`` for one pair and one axis."""
+    cdef double target[SIDE]
+    cdef double scratch[SIDE]
+    cdef int j, g, best = 0
+    cdef double cost, lowest = INFINITY, s0, o0, s, o, best_s, best_o
+    for j in range(SIDE):
+        target[j] = inner[j]
+    _standardise(target, SIDE, k.flat)
+    for g in range(scales.shape[0]):
+        cost = _profile_cost(profile, target, scales[g], offsets[g], k.flat, scratch)
+        if cost < lowest:
+            lowest = cost
+            best = g
+    s0 = scales[best]
+    o0 = offsets[best]
+    lowest = INFINITY
+    best_s = s0
+    best_o = o0
+    for g in range(fine_s.shape[0]):
+        s = _clip(s0 + fine_s[g], k.min_scale, 1.0)
+        o = _clip(o0 + fine_o[g], 0.0, 1.0 - s)
+        cost = _profile_cost(profile, target, s, o, k.flat, scratch)
+        if cost < lowest:
+            lowest = cost
+            best_s = s
+            best_o = o
+    out_scale[0] = best_s
+    out_offset[0] = best_o
+
+
+cdef void _region(const double *grid, int size, double sy, double oy, double sx, double ox,
+                  double *rows, double *out) noexcept nogil:
+    """As ``check._region`` for one (size, size) plane: rows first, then columns."""
+    cdef int i, j, lo, hi
+    cdef double frac
+    for i in range(size):
+        _position(sy, oy, i, size, &lo, &hi, &frac)
+        for j in range(size):
+            rows[i * size + j] = grid[lo * size + j] * (1.0 - frac) + grid[hi * size + j] * frac
+    for j in range(size):
+        _position(sx, ox, j, size, &lo, &hi, &frac)
+        for i in range(size):
+            out[i * size + j] = rows[i * size + lo] * (1.0 - frac) + rows[i * size + hi] * frac
+
+
+cdef void _coarse(const double *grey, double *out) noexcept nogil:
+    cdef int i, j
+    for i in range(CELLS):
+        for j in range(CELLS):
+            out[i * CELLS + j] = (
+                grey[(2 * i) * SIDE + 2 * j] + grey[(2 * i) * SIDE + 2 * j + 1]
+                + grey[(2 * i + 1) * SIDE + 2 * j] + grey[(2 * i + 1) * SIDE + 2 * j + 1]
+            ) / 4.0
+
+
+cdef bint _solve4(double *m, double *rhs) noexcept nogil:
+    """Solve the 4x4 system ``m`` x = ``rhs`` in place (partial pivoting); False if singular."""
+    cdef int col, row, pivot, c
+    cdef double best, t, factor
+    for col in range(4):
+        pivot = col
+        best = fabs(m[col * 4 + col])
+        for row in range(col + 1, 4):
+            if fabs(m[row * 4 + col]) > best:
+                best = fabs(m[row * 4 + col])
+                pivot = row
+        if best == 0.0:
+            return False
+        if pivot != col:
+            for c in range(4):
+                t = m[col * 4 + c]
+                m[col * 4 + c] = m[pivot * 4 + c]
+                m[pivot * 4 + c] = t
+            t = rhs[col]
+            rhs[col] = rhs[pivot]
+            rhs[pivot] = t
+        for row in range(col + 1, 4):
+            factor = m[row * 4 + col] / m[col * 4 + col]
+            for c in range(col, 4):
+                m[row * 4 + c] -= factor * m[col * 4 + c]
+            rhs[row] -= factor * rhs[col]
+    for col in range(3, -1, -1):
+        t = rhs[col]
+        for c in range(col + 1, 4):
+            t -= m[col * 4 + c] * rhs[c]
+        rhs[col] = t / m[col * 4 + col]
+    return True
+
+
+cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, double *ta,
+                      double *tb) noexcept nogil:
+    """As ``check._tone_fit`` for one pair of ``n`` values; ``ta``/``tb`` may be NULL."""
+    cdef double gram[16]
+    cdef double rhs[4]
+    cdef double power[7]
+    cdef double fa, fb, f2, f3, mean = 0.0, var = 0.0, scale, fitted, diff = 0.0
+    cdef int i, r, c
+    for i in range(7):
+        power[i] = 0.0
+    for i in range(4):
+        rhs[i] = 0.0
+    for i in range(n):  # the normal equations from power sums: gram[r][c] = sum fa^(r + c)
+        fa = a[i] / 255.0
+        fb = b[i] / 255.0
+        f2 = fa * fa
+        f3 = f2 * fa
+        power[1] += fa
+        power[2] += f2
+        power[3] += f3
+        power[4] += f2 * f2
+        power[5] += f2 * f3
+        power[6] += f3 * f3
+        rhs[0] += fb
+        rhs[1] += fa * fb
+        rhs[2] += f2 * fb
+        rhs[3] += f3 * fb
+    power[0] = n
+    mean = rhs[0]
+    for r in range(4):
+        for c in range(4):
+            gram[r * 4 + c] = power[r + c]
+    for r in range(4):
+        gram[r * 4 + r] += k.ridge
+    if not _solve4(gram, rhs):
+        rhs[0] = rhs[1] = rhs[2] = rhs[3] = 0.0
+    mean /= n
+    for i in range(n):
+        fb = b[i] / 255.0 - mean
+        var += fb * fb
+    scale = sqrt(var / n)
+    if not scale > k.flat:
+        scale = 1.0
+    scale = 1.0 / scale
+    for i in range(n):
+        fa = a[i] / 255.0
+        fitted = (rhs[0] + fa * (rhs[1] + fa * (rhs[2] + fa * rhs[3]))) * scale
+        fb = b[i] / 255.0 * scale
+        diff += fabs(fitted - fb)
+        if ta != NULL:
+            ta[i] = fitted
+            tb[i] = fb
+    return diff / n
+
+
+cdef double _one_way(const double *container, const double *inner, const double *col_c,
+                     const double *row_c, const double *col_i, const double *row_i,
+                     const double[::1] scales, const double[::1] offsets,
+                     const double[::1] fine_s, const double[::1] fine_o, Constants *k,
+                     double *align, double *region, double *scratch) noexcept nogil:
+    """As ``check._one_way``: the layout difference; ``align`` gets (sy, oy, sx, ox) and
+    ``region`` the container's region on the inner's grid."""
+    cdef double cr[CELLS * CELLS]
+    cdef double ci[CELLS * CELLS]
+    cdef double aligned, still
+    cdef int i
+    _axis(col_c, col_i, scales, offsets, fine_s, fine_o, k, &align[2], &align[3])
+    _axis(row_c, row_i, scales, offsets, fine_s, fine_o, k, &align[0], &align[1])
+    _region(container, SIDE, align[0], align[1], align[2], align[3], scratch, region)
+    _coarse(region, cr)
+    _coarse(inner, ci)
+    aligned = _layout_cost(cr, ci, k)
+    _coarse(container, cr)
+    still = _layout_cost(cr, ci, k)
+    if still <= aligned:  # the whole thumbnails decide whether it was aligned already
+        align[0] = 1.0
+        align[1] = 0.0
+        align[2] = 1.0
+        align[3] = 0.0
+        for i in range(GREY_BYTES):
+            region[i] = container[i]
+        return still
+    return aligned
+
+
+cdef double _layout_cost(const double *region, const double *inner, Constants *k) noexcept nogil:
+    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL)
+    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL)
+    return there if there > back else back
+
+
+cdef double _best_shift_worst(const double *x, const double *y, int side, double *padded
+                              ) noexcept nogil:
+    """The largest over x's blocks of its smallest summed absolute difference from y shifted
+    by up to one pixel (edges repeated), over the block's pixels."""
+    cdef int blocks = side // DETAIL_BLOCK
+    if blocks < 1:
+        blocks = 1
+    cdef int block = side // blocks
+    cdef int wide = side + 2
+    cdef int i, j, by, bx, dy, dx, ii, jj
+    cdef double total, best, worst = -INFINITY
+    for i in range(wide):
+        ii = 0 if i - 1 < 0 else (side - 1 if i - 1 >= side else i - 1)
+        for j in range(wide):
+            jj = 0 if j - 1 < 0 else (side - 1 if j - 1 >= side else j - 1)
+            padded[i * wide + j] = y[ii * side + jj]
+    for by in range(blocks):
+        for bx in range(blocks):
+            best = INFINITY
+            for dy in range(3):
+                for dx in range(3):
+                    total = 0.0
                     for i in range(by * block, (by + 1) * block):
-                        plane = a + (channel * side + i) * side
-                        shifted = padded + (channel * wide + i + dy) * wide + dx
-                        for j in range(cut):
-                            row[j] += abs(plane[j] - shifted[j])
-                for bx in range(blocks):
-                    total = row[bx * block]
-                    for t in range(bx * block + 1, (bx + 1) * block):
-                        total += row[t]
-                    if total < best[by * blocks + bx]:
-                        best[by * blocks + bx] = total
+                        for j in range(bx * block, (bx + 1) * block):
+                            total += fabs(x[i * side + j] - padded[(i + dy) * wide + j + dx])
+                    if total < best:
+                        best = total
+            if best > worst:
+                worst = best
+    return worst / (block * block)
 
 
-cdef object _compare(const real[:, :, :, ::1] x, const real[:, :, :, ::1] y, int block, bint worst):
-    """Per pair of (P, channels, side, side) thumbnails, the worse direction's worst block
-    (``worst``) or mean of blocks, as a mean absolute difference per value."""
-    cdef Py_ssize_t pairs = x.shape[0], channels = x.shape[1], side = x.shape[2]
-    cdef Py_ssize_t blocks, p, i, direction
-    cdef double found, value
-    cdef real *padded = NULL
-    cdef real *row = NULL
-    cdef real *best = NULL
-    cdef const real *a
-    cdef const real *b
-    if (y.shape[0] != pairs or y.shape[1] != channels or y.shape[2] != side
-            or x.shape[3] != side or y.shape[3] != side):
-        raise ValueError("the thumbnails must be (P, channels, side, side) alike")
-    if block < 1:
-        raise ValueError("block must be at least 1")
-    blocks = side // block
-    result = np.empty(pairs, np.float64)
+cdef double _detail(const double *shared_a, const double *shared_b, int side,
+                    const double *weights, Constants *k, double *work, double *where
+                    ) noexcept nogil:
+    """As the detail figure of ``check.compare`` for one pair; ``where`` gets the centre of
+    the block where the two differ most (x, y shares), as ``check._worst_position``."""
+    cdef double *ta = work
+    cdef double *tb = work + GREY_BYTES
+    cdef double *ua = work + 2 * GREY_BYTES
+    cdef double *ub = work + 3 * GREY_BYTES
+    cdef double *half = work + 4 * GREY_BYTES
+    cdef double *sa = work + 5 * GREY_BYTES
+    cdef double *sb = work + 6 * GREY_BYTES
+    cdef double *padded = work + 7 * GREY_BYTES
+    cdef double there, back, first, second, total
+    cdef double *da
+    cdef double *db
+    cdef int i, j, t, c
+    there = _tone_fit(shared_a, shared_b, GREY_BYTES, k, ta, tb)
+    back = _tone_fit(shared_b, shared_a, GREY_BYTES, k, ub, ua)
+    if there <= back:
+        da = ta
+        db = tb
+    else:
+        da = ua
+        db = ub
+    if side < SIDE:  # box-average down to the smaller picture's side: W @ d @ W.T
+        for t in range(2):
+            for i in range(side):
+                for j in range(SIDE):
+                    total = 0.0
+                    for c in range(SIDE):
+                        if t == 0:
+                            total += weights[i * SIDE + c] * da[c * SIDE + j]
+                        else:
+                            total += weights[i * SIDE + c] * db[c * SIDE + j]
+                    half[i * SIDE + j] = total
+            for i in range(side):
+                for j in range(side):
+                    total = 0.0
+                    for c in range(SIDE):
+                        total += half[i * SIDE + c] * weights[j * SIDE + c]
+                    if t == 0:
+                        sa[i * side + j] = total
+                    else:
+                        sb[i * side + j] = total
+        da = sa
+        db = sb
+    first = _best_shift_worst(da, db, side, padded)
+    second = _best_shift_worst(db, da, side, padded)
+    _worst_position(da, db, side, where)
+    return 1.0 - (first if first > second else second) / k.detail_unrelated
+
+
+cdef void _worst_position(const double *x, const double *y, int side, double *where
+                          ) noexcept nogil:
+    cdef int blocks = side // DETAIL_BLOCK
+    if blocks < 1:
+        blocks = 1
+    cdef int block = side // blocks
+    cdef int by, bx, i, j, best_y = 0, best_x = 0
+    cdef double total, most = -INFINITY
+    for by in range(blocks):
+        for bx in range(blocks):
+            total = 0.0
+            for i in range(by * block, (by + 1) * block):
+                for j in range(bx * block, (bx + 1) * block):
+                    total += fabs(x[i * side + j] - y[i * side + j])
+            total /= block * block
+            if total > most:
+                most = total
+                best_y = by
+                best_x = bx
+    where[0] = (best_x + 0.5) / blocks
+    where[1] = (best_y + 0.5) / blocks
+
+
+cdef int _hues(const double *chroma, Constants *k, double *resultant) noexcept nogil:
+    """0: no colour (colourless); 1: one hue (``resultant`` gets its direction, summed Cb
+    and Cr); 2: many."""
+    cdef int i
+    cdef double strength, strongest = 0.0, total = 0.0, sum_b = 0.0, sum_r = 0.0, share
+    for i in range(CHROMA * CHROMA):
+        strength = sqrt(chroma[i] * chroma[i]
+                        + chroma[CHROMA * CHROMA + i] * chroma[CHROMA * CHROMA + i])
+        if strength > strongest:
+            strongest = strength
+        total += strength
+        sum_b += chroma[i]
+        sum_r += chroma[CHROMA * CHROMA + i]
+    resultant[0] = sum_b
+    resultant[1] = sum_r
+    if strongest < k.colourless:
+        return 0
+    share = sqrt(sum_b * sum_b + sum_r * sum_r) / total if total > 0 else 1.0
+    return 1 if share >= k.one_hue else 2
+
+
+cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
+                    const double *align, Constants *k) noexcept nogil:
+    """As ``check._colour_agreement`` for one pair."""
+    cdef double ca[CHROMA_BYTES]
+    cdef double cb[CHROMA_BYTES]
+    cdef double region[CHROMA_BYTES]
+    cdef double rows[CHROMA * CHROMA]
+    cdef double dot = 0.0, na = 0.0, nb = 0.0, cosine, norms
+    cdef double resultant_a[2]
+    cdef double resultant_b[2]
+    cdef int hues_a, hues_b
+    cdef const double *fa
+    cdef const double *fb
+    cdef int i, plane
+    if not (x[0] & y[0] & COLOUR):
+        return 1.0
+    for i in range(CHROMA_BYTES):
+        ca[i] = x[HEADER + GREY_BYTES + i] - 128.0
+        cb[i] = y[HEADER + GREY_BYTES + i] - 128.0
+    hues_a = _hues(ca, k, resultant_a)
+    hues_b = _hues(cb, k, resultant_b)
+    if hues_a == 0 or hues_b == 0:
+        return 1.0
+    if hues_a == 1 and hues_b == 1 and (x[0] & y[0] & GRAPHIC):  # the hues must agree
+        dot = resultant_a[0] * resultant_b[0] + resultant_a[1] * resultant_b[1]
+        norms = sqrt((resultant_a[0] * resultant_a[0] + resultant_a[1] * resultant_a[1])
+                     * (resultant_b[0] * resultant_b[0] + resultant_b[1] * resultant_b[1]))
+        cosine = dot / norms if norms > 0 else 0.0
+        return 1.0 - k.colour_weight * (1.0 - cosine)
+    if hues_a == 1 or hues_b == 1:  # a tint of a picture of many hues
+        return 1.0
+    for plane in range(2):
+        if b_in_a:
+            _region(ca + plane * CHROMA * CHROMA, CHROMA, align[0], align[1], align[2],
+                    align[3], rows, region + plane * CHROMA * CHROMA)
+        else:
+            _region(cb + plane * CHROMA * CHROMA, CHROMA, align[0], align[1], align[2],
+                    align[3], rows, region + plane * CHROMA * CHROMA)
+    if b_in_a:
+        fa = region
+        fb = cb
+    else:
+        fa = ca
+        fb = region
+    dot = 0.0
+    for i in range(CHROMA_BYTES):
+        dot += fa[i] * fb[i]
+        na += fa[i] * fa[i]
+        nb += fb[i] * fb[i]
+    norms = sqrt(na * nb)
+    cosine = dot / norms if norms > 0 else 0.0
+    return 1.0 - k.colour_weight * (1.0 - cosine)
+
+
+#: The fields ``comparisons`` gives per pair, in order (``check.Comparison``'s).
+FIELDS = (
+    "similarity", "layout", "detail", "colour", "b_in_a", "scale_x", "offset_x", "scale_y",
+    "offset_y", "mean_a", "mean_b", "spread_a", "spread_b", "worst_x", "worst_y",
+)
+DEF NFIELDS = 15
+
+
+cdef void _mean_spread(const double *grey, double *mean, double *spread) noexcept nogil:
+    cdef int i
+    cdef double total = 0.0, squares = 0.0, d
+    for i in range(GREY_BYTES):
+        total += grey[i]
+    total /= GREY_BYTES
+    for i in range(GREY_BYTES):
+        d = grey[i] - total
+        squares += d * d
+    mean[0] = total
+    spread[0] = sqrt(squares / GREY_BYTES)
+
+
+cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1] scales,
+                const double[::1] offsets, const double[::1] fine_s, const double[::1] fine_o,
+                const double[:, :, ::1] weights, Constants *k, bint full, double *buf,
+                double *fields) noexcept nogil:
+    """One pair's fields (``FIELDS``); ``full``: the detail figure and the tone of each side
+    for every pair (else only what the similarity needs)."""
+    cdef double *ga = buf
+    cdef double *gb = buf + GREY_BYTES
+    cdef double *region_ab = buf + 2 * GREY_BYTES
+    cdef double *region_ba = buf + 3 * GREY_BYTES
+    cdef double *scratch = buf + 4 * GREY_BYTES
+    cdef double *work = buf + 5 * GREY_BYTES
+    cdef double col_a[SIDE]
+    cdef double row_a[SIDE]
+    cdef double col_b[SIDE]
+    cdef double row_b[SIDE]
+    cdef double align_ab[4]
+    cdef double align_ba[4]
+    cdef double where[2]
+    cdef double cost_ab, cost_ba, layout, detail = 1.0, colour, lowest
+    cdef const double *align
+    cdef const double *shared_a
+    cdef const double *shared_b
+    cdef bint b_in_a, any_a = False, any_b = False, graphic
+    cdef int i, j, side
+    for i in range(NFIELDS):
+        fields[i] = 0.0
+    for i in range(WIDTH):
+        if x[i]:
+            any_a = True
+        if y[i]:
+            any_b = True
+    if not (any_a and any_b) and not full:
+        return
+    for i in range(GREY_BYTES):
+        ga[i] = x[HEADER + i]
+        gb[i] = y[HEADER + i]
+    for j in range(SIDE):
+        col_a[j] = 0.0
+        row_a[j] = 0.0
+        col_b[j] = 0.0
+        row_b[j] = 0.0
+    for i in range(SIDE):
+        for j in range(SIDE):
+            col_a[j] += ga[i * SIDE + j]
+            row_a[i] += ga[i * SIDE + j]
+            col_b[j] += gb[i * SIDE + j]
+            row_b[i] += gb[i * SIDE + j]
+    for j in range(SIDE):
+        col_a[j] /= SIDE
+        row_a[j] /= SIDE
+        col_b[j] /= SIDE
+        row_b[j] /= SIDE
+    cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, fine_s, fine_o, k,
+                       align_ab, region_ab, scratch)
+    cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, fine_s, fine_o, k,
+                       align_ba, region_ba, scratch)
+    b_in_a = cost_ab <= cost_ba
+    layout = 1.0 - (cost_ab if b_in_a else cost_ba) / k.unrelated
+    lowest = layout
+    if b_in_a:
+        align = align_ab
+        shared_a = region_ab
+        shared_b = gb
+    else:
+        align = align_ba
+        shared_a = ga
+        shared_b = region_ba
+    graphic = (x[0] & y[0] & GRAPHIC) != 0
+    where[0] = 0.5
+    where[1] = 0.5
+    if graphic or full:
+        side = x[3] if x[3] < y[3] else y[3]
+        side = 1 if side < 1 else (SIDE if side > SIDE else side)
+        detail = _detail(shared_a, shared_b, side, &weights[side, 0, 0], k, work, where)
+        if graphic and detail < lowest:
+            lowest = detail
+    colour = _colour(x, y, b_in_a, align, k)
+    if colour < lowest:
+        lowest = colour
+    fields[0] = _clip(lowest, 0.0, 1.0) if (any_a and any_b) else 0.0
+    fields[1] = layout
+    fields[2] = detail
+    fields[3] = colour
+    fields[4] = 1.0 if b_in_a else 0.0
+    fields[5] = align[2]
+    fields[6] = align[3]
+    fields[7] = align[0]
+    fields[8] = align[1]
+    if full:
+        _mean_spread(shared_a, &fields[9], &fields[11])
+        _mean_spread(shared_b, &fields[10], &fields[12])
+    fields[13] = where[0]
+    fields[14] = where[1]
+
+
+cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
+                 const double[::1] scales, const double[::1] offsets, const double[::1] fine_s,
+                 const double[::1] fine_o, const double[:, :, ::1] weights, dict constants,
+                 bint full):
+    cdef Py_ssize_t pairs = x.shape[0], p
+    if y.shape[0] != pairs or x.shape[1] != WIDTH or y.shape[1] != WIDTH:
+        raise ValueError("descriptors must be (P, %d) rows alike" % WIDTH)
+    if weights.shape[0] != SIDE + 1 or weights.shape[1] != SIDE or weights.shape[2] != SIDE:
+        raise ValueError("weights must be (33, 32, 32)")
+    cdef Constants k
+    k.unrelated = constants["unrelated"]
+    k.detail_unrelated = constants["detail_unrelated"]
+    k.colourless = constants["colourless"]
+    k.one_hue = constants["one_hue"]
+    k.colour_weight = constants["colour_weight"]
+    k.ridge = constants["ridge"]
+    k.flat = constants["flat"]
+    k.min_scale = constants["min_scale"]
+    result = np.zeros((pairs, NFIELDS), np.float64)
     if pairs == 0:
         return result
-    cdef double[::1] out = result
-    try:
-        padded = <real *> malloc(channels * (side + 2) * (side + 2) * sizeof(real))
-        row = <real *> malloc((side + 1) * sizeof(real))
-        best = <real *> malloc((blocks * blocks + 1) * sizeof(real))
-        if padded == NULL or row == NULL or best == NULL:
-            raise MemoryError()
-        with nogil:
-            for p in range(pairs):
-                found = 0.0
-                for direction in range(2):
-                    a = &x[p, 0, 0, 0] if direction == 0 else &y[p, 0, 0, 0]
-                    b = &y[p, 0, 0, 0] if direction == 0 else &x[p, 0, 0, 0]
-                    _best_shifts(a, b, channels, side, padded, row, best, blocks, block)
-                    if worst:
-                        value = -INFINITY
-                        for i in range(blocks * blocks):
-                            if best[i] > value:
-                                value = best[i]
-                    else:
-                        value = 0.0
-                        for i in range(blocks * blocks):
-                            value += best[i]
-                        value /= blocks * blocks
-                    if value > found:
-                        found = value
-                out[p] = found / (channels * block * block)
-    finally:
-        free(padded)
-        free(row)
-        free(best)
+    cdef double[:, ::1] out = result
+    buffers = np.zeros(20 * GREY_BYTES, np.float64)
+    cdef double[::1] buf = buffers
+    with nogil:
+        for p in range(pairs):
+            _pair(&x[p, 0], &y[p, 0], scales, offsets, fine_s, fine_o, weights, &k, full,
+                  &buf[0], &out[p, 0])
     return result
 
 
-def worst_blocks(const float[:, :, :, ::1] x, const float[:, :, :, ::1] y, int block):
-    """The detail check's difference: the worse direction's worst block of ``block`` pixels
-    (see ``check._worst_block``); (P, 3, side, side) float32 thumbnails."""
-    return _compare(x, y, block, True)
+def similarities(
+    const unsigned char[:, ::1] x,
+    const unsigned char[:, ::1] y,
+    const double[::1] scales,
+    const double[::1] offsets,
+    const double[::1] fine_s,
+    const double[::1] fine_o,
+    const double[:, :, ::1] weights,
+    dict constants,
+):
+    """``check.compare(x, y).similarity`` for (P, DESCRIPTOR_BYTES) descriptors: the grid of
+    alignments and its refinement steps, the area matrices ``weights[side]`` (side, 32) padded
+    into (33, 32, 32), and the check's constants by name."""
+    return np.ascontiguousarray(
+        _run(x, y, scales, offsets, fine_s, fine_o, weights, constants, False)[:, 0]
+    )
 
 
-def mean_blocks(const double[:, :, :, ::1] x, const double[:, :, :, ::1] y, int block):
-    """The layout check's difference: the worse direction's mean over blocks of ``block``
-    cells (see ``check._block_difference``); (P, 1, side, side) float64 thumbnails."""
-    return _compare(x, y, block, False)
+def comparisons(
+    const unsigned char[:, ::1] x,
+    const unsigned char[:, ::1] y,
+    const double[::1] scales,
+    const double[::1] offsets,
+    const double[::1] fine_s,
+    const double[::1] fine_o,
+    const double[:, :, ::1] weights,
+    dict constants,
+):
+    """Every field of ``check.compare(x, y)`` (``FIELDS``, in order) as a (P, 15) array."""
+    return _run(x, y, scales, offsets, fine_s, fine_o, weights, constants, True)

@@ -70,6 +70,23 @@ __all__ = [
 
 #: Side of the square greyscale image every hash is computed from.
 WORKING_SIZE = 64
+#: Grey levels (of 255) within which a picture's edge counts as a plain border, trimmed
+#: before hashing: a padded copy, or an icon cropped into its empty margin, hashes alike.
+BORDER_TOLERANCE = 12
+#: A part of a picture: (left, top, right, bottom) as shares of its width and height.
+Box = tuple[float, float, float, float]
+_WHOLE: Box = (0.0, 0.0, 1.0, 1.0)
+#: Share of a side cut by the crops hashed as variants (see ``CROP_BOXES``).
+CROP_SHARE = 0.1
+_C = CROP_SHARE
+#: The parts of the working image hashed as variants, so that the index proposes a copy
+#: cropped by up to about 15 %: the hash moves 12 bits or more once a crop passes some 8 %
+#: of a side, and a copy cropped at one side or corner, or all round, is near one of these.
+CROP_BOXES: tuple[Box, ...] = tuple(
+    (left, top, left + 1.0 - _C, top + 1.0 - _C)
+    for top in (0.0, _C / 2, _C)
+    for left in (0.0, _C / 2, _C)
+)
 #: Working images whose pixel standard deviation (0..255 scale) is below this are refused:
 #: their hash is decided by compression noise and would group unrelated blank images.
 FLAT_STD = 2.0
@@ -81,7 +98,8 @@ DEFAULT_ALGORITHM = "pdhash"
 #: (img2: the hashes computed here with numpy, not by imagehash and scipy; a tied coefficient
 #: of a symmetric picture no longer falls on either side of the median by rounding).
 ALGORITHM_VERSION = (
-    f"img2-{DEFAULT_ALGORITHM}-draft-box-luma-white-lanczos{WORKING_SIZE}"
+    f"img3-{DEFAULT_ALGORITHM}-draft-box-luma-white-trim{BORDER_TOLERANCE}a-lanczos{WORKING_SIZE}"
+    f"-crops{len(CROP_BOXES)}"
     f"-{imagecheck.CHECK_VERSION}"
 )
 
@@ -126,24 +144,40 @@ class ImageFingerprint:
     height: int
     variants: tuple[int, ...] = ()
     descriptor: bytes = b""
+    #: Hashes of the parts ``CROP_BOXES`` of the picture (searched like ``variants``).
+    crops: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class WorkingImage:
     """The square greyscale image all hashes start from, and the original upright size;
     ``colour``: the upright decoded colours at a small size (None for greyscale pictures);
-    ``detail``: small pictures' upright colours over white at the detail size (else None)."""
+    ``graphic``: small or transparent (``check.has_detail``); ``transparent``: some pixel
+    is not opaque; ``format`` and ``quality``: Pillow's format name and, for a JPEG, the
+    quality its quantisation tables were made at (0 when unknown)."""
 
     image: Image.Image
     width: int
     height: int
     colour: Image.Image | None = None
-    detail: Image.Image | None = None
+    graphic: bool = False
+    transparent: bool = False
+    format: str | None = None
+    quality: int = 0
+    border: Box = (0.0, 0.0, 1.0, 1.0)
 
     def descriptor(self) -> bytes:
         """The second check's descriptor of this picture."""
-        side = min(self.width, self.height) if self.detail is not None else 0
-        return imagecheck.descriptor(self.image, self.colour, self.detail, side)
+        return imagecheck.descriptor(
+            self.image,
+            self.colour,
+            graphic=self.graphic,
+            transparent=self.transparent,
+            file_format=self.format,
+            quality=self.quality,
+            side=min(self.width, self.height),
+            border=self.border,
+        )
 
 
 def hash_bits_to_int(bits: np.ndarray) -> int:
@@ -314,22 +348,81 @@ def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, int, int, int]:
     return im, width, height, orientation
 
 
-def _shrink(grey: Image.Image, width: int, height: int, orientation: int) -> Image.Image:
-    """Reduce (unless the JPEG decoder already did), orient, resize to the working square."""
+#: A border is trimmed only while at least this share of each side is left.
+_TRIM_KEEPS = 0.3
+
+
+def trim_box(grey: Image.Image, alpha: Image.Image | None = None) -> Box:
+    """The part of ``grey`` inside a plain border (the four corners within
+    ``BORDER_TOLERANCE`` of one level: padding, or an icon's empty margin over white), as
+    (left, top, right, bottom) shares; the whole picture when it has none. With ``alpha``
+    (the picture's transparency, same size) the border is what is transparent: a brighter,
+    darker or recoloured copy of an icon keeps its shape, not its colours at the edge."""
+    arr = np.asarray(grey, dtype=np.int16)
+    h, w = arr.shape
+    if h < 8 or w < 8:
+        return _WHOLE
+    if alpha is not None:
+        inside = np.asarray(alpha, dtype=np.int16) > BORDER_TOLERANCE
+    else:
+        corners = np.array([arr[0, 0], arr[0, -1], arr[-1, 0], arr[-1, -1]])
+        if int(corners.max() - corners.min()) > BORDER_TOLERANCE:
+            return _WHOLE
+        inside = np.abs(arr - int(np.median(corners))) > BORDER_TOLERANCE
+    rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
+    if len(rows) == 0 or (rows[-1] + 1 - rows[0]) < _TRIM_KEEPS * h:
+        return _WHOLE
+    if (cols[-1] + 1 - cols[0]) < _TRIM_KEEPS * w:
+        return _WHOLE
+    return (cols[0] / w, rows[0] / h, (cols[-1] + 1) / w, (rows[-1] + 1) / h)
+
+
+def _alpha(im: Image.Image) -> Image.Image | None:
+    """The transparency of a picture that has some, else None."""
+    if not _has_alpha(im):
+        return None
+    if im.mode in ("RGBA", "LA", "RGBa", "La", "PA"):
+        return im.getchannel(im.mode[-1])
+    return im.convert("RGBA").getchannel("A")
+
+
+def _cropped(im: Image.Image, box: Box) -> Image.Image:
+    if box == _WHOLE:
+        return im
+    w, h = im.size
+    edges = (box[0] * w, box[1] * h, box[2] * w, box[3] * h)
+    return im.crop(tuple(round(v) for v in edges))  # type: ignore[arg-type]
+
+
+def _shrink(
+    grey: Image.Image,
+    width: int,
+    height: int,
+    orientation: int,
+    alpha: Image.Image | None = None,
+) -> tuple[Image.Image, Box]:
+    """Reduce (unless the JPEG decoder already did), trim a plain border (the transparent
+    one, given the picture's ``alpha``), orient, resize to the working square; and the part of
+    the picture kept."""
     factor = _reduce_factor(width, height)
     if factor > 1 and grey.size == (width, height):
         grey = grey.reduce(factor)
+    if alpha is not None and alpha.size != grey.size:
+        alpha = alpha.resize(grey.size, Image.Resampling.BOX)
+    box = trim_box(grey, alpha)
+    grey = _cropped(grey, box)
     op = _ORIENT_OPS.get(orientation)
     if op is not None:
         grey = grey.transpose(op)
-    return grey.resize((WORKING_SIZE, WORKING_SIZE), _RESAMPLE)
+    return grey.resize((WORKING_SIZE, WORKING_SIZE), _RESAMPLE), box
 
 
-def _colour(im: Image.Image, orientation: int) -> Image.Image | None:
-    """The decoded colours, box-averaged to the chroma thumbnail, over white where
-    transparent, upright; None when the picture has no colour channels."""
+def _colour(im: Image.Image, orientation: int, box: Box = _WHOLE) -> Image.Image | None:
+    """The decoded colours inside ``box``, box-averaged to the chroma thumbnail, over white
+    where transparent, upright; None when the picture has no colour channels."""
     if im.mode in _COLOURLESS_MODES:
         return None
+    im = _cropped(im, box)
     side = (imagecheck.CHROMA_SIDE, imagecheck.CHROMA_SIDE)
     if _has_alpha(im):
         small = im.convert("RGBA").resize(side, Image.Resampling.BOX)
@@ -343,41 +436,82 @@ def _colour(im: Image.Image, orientation: int) -> Image.Image | None:
     return small.transpose(op) if op is not None else small
 
 
-def _detail(im: Image.Image, orientation: int) -> Image.Image:
-    """A small picture's colours over white at the detail size, upright."""
-    side = (imagecheck.DETAIL_SIDE, imagecheck.DETAIL_SIDE)
-    if _has_alpha(im):
-        rgba = im if im.mode == "RGBA" else im.convert("RGBA")
-        if max(rgba.size) > imagecheck.SMALL_SIDE:
-            # An icon drawn large: averaged first (Pillow averages alpha premultiplied, as a
-            # composite would be) so that no full-size composite is made.
-            rgba = rgba.resize(side, Image.Resampling.BOX)
-        flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba)
-        rgb = flat.convert("RGB")
-    else:
-        rgb = im.convert("RGB")
-    small = rgb.resize(side, Image.Resampling.BOX)
-    op = _ORIENT_OPS.get(orientation)
-    return small.transpose(op) if op is not None else small
+#: libjpeg's luminance quantisation table at quality 50 (Annex K), in zig-zag order as Pillow
+#: reports it: a file's table over this one gives the quality it was saved at.
+_JPEG_LUMA_50 = (
+    16, 11, 12, 14, 12, 10, 16, 14, 13, 14, 18, 17, 16, 19, 24, 40, 26, 24, 22, 22, 24, 49,
+    35, 37, 29, 40, 58, 51, 61, 60, 57, 51, 56, 55, 64, 72, 92, 78, 64, 68, 87, 69, 55, 56,
+    80, 109, 81, 87, 95, 98, 103, 104, 103, 62, 77, 113, 121, 112, 100, 120, 92, 101, 103, 99,
+)  # fmt: skip
+
+
+def jpeg_quality(im: Image.Image) -> int:
+    """The libjpeg quality (1..100) a JPEG's luminance table was scaled for; 0 if not known."""
+    tables = getattr(im, "quantization", None)
+    if not isinstance(tables, dict) or 0 not in tables or len(tables[0]) != 64:
+        return 0
+    scale = 100.0 * sum(tables[0]) / sum(_JPEG_LUMA_50)
+    quality = (200.0 - scale) / 2.0 if scale <= 100.0 else 5000.0 / scale
+    return max(1, min(100, round(quality)))
 
 
 def _is_flat(working: Image.Image) -> bool:
     return float(np.asarray(working, dtype=np.float32).std()) < FLAT_STD
 
 
+def _upright(box: Box, orientation: int) -> Box:
+    """A box of the stored pixels as the same box of the picture shown upright."""
+    left, top, right, bottom = box
+    op = _ORIENT_OPS.get(orientation)
+    corners = [(left, top), (right, bottom)]
+    if op is None:
+        return box
+    moved = []
+    for x, y in corners:
+        if op in (Image.Transpose.FLIP_LEFT_RIGHT,):
+            x = 1.0 - x
+        elif op is Image.Transpose.FLIP_TOP_BOTTOM:
+            y = 1.0 - y
+        elif op is Image.Transpose.ROTATE_180:
+            x, y = 1.0 - x, 1.0 - y
+        elif op is Image.Transpose.TRANSPOSE:
+            x, y = y, x
+        elif op is Image.Transpose.ROTATE_270:  # clockwise quarter turn
+            x, y = 1.0 - y, x
+        elif op is Image.Transpose.ROTATE_90:  # anticlockwise quarter turn
+            x, y = y, 1.0 - x
+        elif op is Image.Transpose.TRANSVERSE:
+            x, y = 1.0 - y, 1.0 - x
+        moved.append((x, y))
+    (x0, y0), (x1, y1) = moved
+    return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+
+
 def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
     """Decode ``path`` down to the square greyscale working image every hash is taken from."""
     im, width, height, orientation = _decode(path)
-    working = _shrink(_to_grey(im), width, height, orientation)
-    if _is_flat(working) and _has_alpha(im):
+    alpha = _alpha(im)
+    working, box = _shrink(_to_grey(im), width, height, orientation, alpha)
+    if _is_flat(working) and alpha is not None:
         # White-on-transparent art vanishes over white; over black it shows, as in a viewer.
-        working = _shrink(_to_grey(im, background=0), width, height, orientation)
+        working, box = _shrink(_to_grey(im, background=0), width, height, orientation, alpha)
     if _is_flat(working):
         raise TooLittleContent("flat or nearly blank image")
-    detail = _detail(im, orientation) if imagecheck.has_detail(width, height, im) else None
+    clear = imagecheck.transparent(im) if _has_alpha(im) else False
+    graphic = max(width, height) <= imagecheck.SMALL_SIDE or clear
     if orientation >= 5:
         width, height = height, width
-    return WorkingImage(working, width, height, _colour(im, orientation), detail)
+    return WorkingImage(
+        working,
+        width,
+        height,
+        _colour(im, orientation, box),
+        graphic=graphic,
+        transparent=clear,
+        format=im.format,
+        quality=jpeg_quality(im) if im.format in _JPEG_FORMATS else 0,
+        border=_upright(box, orientation),
+    )
 
 
 def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
@@ -397,4 +531,18 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     variants: tuple[int, ...] = ()
     if invariant:
         variants = tuple(hash_working(working.image.transpose(op)) for op in VARIANT_TRANSFORMS)
-    return ImageFingerprint(value, working.width, working.height, variants, working.descriptor())
+    crops = tuple(hash_working(part) for part in crop_images(working.image))
+    return ImageFingerprint(
+        value, working.width, working.height, variants, working.descriptor(), crops
+    )
+
+
+def crop_images(working: Image.Image) -> list[Image.Image]:
+    """The parts ``CROP_BOXES`` of a working image, each resized to the working square."""
+    side = WORKING_SIZE
+    return [
+        working.resize(
+            (side, side), _RESAMPLE, box=(left * side, top * side, right * side, bottom * side)
+        )
+        for left, top, right, bottom in CROP_BOXES
+    ]

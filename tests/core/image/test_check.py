@@ -34,12 +34,19 @@ def saved(im: Image.Image, path: Path, **options: Any) -> Path:  # PIL's writers
 def test_descriptor_is_made_in_the_fingerprint_pass(tmp_path: Path) -> None:
     path = saved(photo(), tmp_path / "a.jpg", quality=90)
     found = imagesim.image_fingerprint(path)
-    assert len(found.descriptor) == imagecheck.BASE_BYTES  # a photo stores no detail part
+    assert len(found.descriptor) == DESCRIPTOR_BYTES
     assert found.descriptor == imagesim.load_working_image(path).descriptor()
     assert imagecheck.CHECK_VERSION in imagesim.ALGORITHM_VERSION
+    head = imagecheck.header(np.frombuffer(found.descriptor, np.uint8))
+    assert head.format is imagecheck.Format.JPEG
+    assert 85 <= head.quality <= 95
+    assert head.colour
+    assert not head.graphic
+    assert not head.transparent
     small = imagesim.image_fingerprint(saved(icon(), tmp_path / "i.png"))
-    assert len(small.descriptor) == DESCRIPTOR_BYTES
-    # base-only and whole descriptors compare: the missing detail part reads as none
+    icon_head = imagecheck.header(np.frombuffer(small.descriptor, np.uint8))
+    assert icon_head.graphic
+    assert icon_head.format is imagecheck.Format.PNG
     rows = [np.frombuffer(d, np.uint8) for d in (found.descriptor, small.descriptor)]
     assert 0.0 <= float(pair_similarity(rows[0], rows[1])[0]) <= 1.0
 
@@ -112,23 +119,54 @@ def test_a_flattened_icon_matches_its_transparent_original(tmp_path: Path) -> No
     assert similarity(descriptor_of(a), descriptor_of(b)) >= SAME
 
 
+def _descriptor(grey: np.ndarray, flags: int = 0, side: int = 255) -> np.ndarray:
+    """A descriptor of a grey thumbnail with no colour."""
+    head = np.array([flags, 0, 1, side, 0, 0, 0, 0], dtype=np.uint8)
+    neutral = np.full(2 * imagecheck.CHROMA_SIDE**2, 128, dtype=np.uint8)
+    return np.concatenate([head, grey.astype(np.uint8).reshape(-1), neutral])
+
+
+def _smooth(seed: int) -> np.ndarray:
+    """A 32 x 32 grey picture of a few soft blobs (thumbnails of real pictures are smooth)."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:32, 0:32] / 32.0
+    out = np.zeros((32, 32))
+    for _ in range(6):
+        cx, cy, r, w = rng.random(4)
+        out += (w - 0.5) * np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (0.02 + 0.05 * r))
+    return np.clip(128 + 120 * out / np.abs(out).max(), 0, 255)
+
+
 def test_tone_does_not_count_but_layout_does() -> None:
-    rng = np.random.default_rng(5)
-    grey = rng.integers(0, 256, imagecheck.GREY_SIDE**2, dtype=np.uint8)
-    neutral = np.full(DESCRIPTOR_BYTES - grey.size, 128, dtype=np.uint8)
-    a = np.concatenate([grey, neutral])
-    darker = np.concatenate([(grey // 2 + 10).astype(np.uint8), neutral])
-    other = np.concatenate([rng.permutation(grey), neutral])
-    assert similarity(a, darker) == pytest.approx(1.0, abs=0.01)
-    assert similarity(a, a) == 1.0
+    grey = _smooth(5)
+    a = _descriptor(grey)
+    darker = _descriptor(grey * 0.5 + 10)
+    gamma = _descriptor(255 * (grey / 255) ** 0.6)
+    other = _descriptor(_smooth(6))
+    assert similarity(a, darker) >= 0.98
+    assert similarity(a, gamma) >= SAME
+    assert similarity(a, a) == pytest.approx(1.0, abs=1e-4)
     assert similarity(a, other) < 0.5
 
 
+def test_a_crop_is_found_and_aligned(tmp_path: Path) -> None:
+    master = photo(seed=4)  # 480 x 320
+    a = descriptor_of(saved(master, tmp_path / "master.png"))
+    b = descriptor_of(saved(master.crop((0, 29, 437, 320)), tmp_path / "crop.png"))
+    found = imagecheck.compare(np.frombuffer(a, np.uint8), np.frombuffer(b, np.uint8))
+    assert found.b_in_a[0]
+    assert found.offset_x[0] == pytest.approx(0.0, abs=0.02)
+    assert found.scale_x[0] == pytest.approx(437 / 480, abs=0.02)
+    assert found.offset_y[0] == pytest.approx(29 / 320, abs=0.02)
+    assert found.similarity[0] >= DEFAULT_IMAGE_SIMILARITY
+
+
 def test_missing_descriptor_is_unrelated_and_shapes_are_checked() -> None:
-    a = np.full(DESCRIPTOR_BYTES, 100, dtype=np.uint8)
-    a[:10] = 0
+    a = _descriptor(_smooth(8))
     zeros = np.zeros(DESCRIPTOR_BYTES, dtype=np.uint8)
-    assert pair_similarity(np.stack([a, a]), np.stack([zeros, a])).tolist() == [0.0, 1.0]
+    found = pair_similarity(np.stack([a, a]), np.stack([zeros, a]))
+    assert found[0] == 0.0
+    assert found[1] == pytest.approx(1.0, abs=1e-4)
     with pytest.raises(ValueError, match="descriptors must be"):
         pair_similarity(a[:10], a[:10])
 
@@ -145,26 +183,25 @@ def _labelled(text_box: tuple[int, int, int, int]) -> Image.Image:
     return im
 
 
-def _without_detail(d: bytes) -> bytes:
-    base = imagecheck.GREY_SIDE**2 + 2 * imagecheck.CHROMA_SIDE**2
-    return d[:base] + bytes(len(d) - base)
+def _graphic(d: bytes, graphic: bool) -> bytes:
+    """The descriptor with its graphic flag set or cleared (photos get no detail check)."""
+    flags = d[0] | 4 if graphic else d[0] & ~4
+    return bytes([flags]) + d[1:]
 
 
-def test_small_pictures_carry_detail_and_photos_do_not(tmp_path: Path) -> None:
-    side = imagecheck.DESCRIPTOR_BYTES - imagecheck.DETAIL_SIDE**2 * 3 - 1
+def test_icons_are_graphics_and_photos_are_not(tmp_path: Path) -> None:
     small = descriptor_of(saved(_labelled((44, 96, 50, 108)), tmp_path / "icon.png"))
     large = descriptor_of(saved(photo(), tmp_path / "photo.jpg"))
-    assert small[side] == imagecheck.DETAIL_SIDE
-    assert any(small[side + 1 :])
-    assert not any(large[side:])
-    assert "detail" in imagecheck.CHECK_VERSION
+    assert imagecheck.header(np.frombuffer(small, np.uint8)).graphic
+    assert imagecheck.header(np.frombuffer(small, np.uint8)).transparent
+    assert not imagecheck.header(np.frombuffer(large, np.uint8)).graphic
 
 
 def test_a_label_difference_on_one_icon_is_seen_in_detail(tmp_path: Path) -> None:
     a = descriptor_of(saved(_labelled((44, 96, 50, 108)), tmp_path / "a.png"))
     b = descriptor_of(saved(_labelled((78, 96, 84, 108)), tmp_path / "b.png"))
-    # the 16x16 thumbnails cannot tell them apart; the detail can
-    assert similarity(_without_detail(a), _without_detail(b)) >= SAME
+    # as photos (the layout alone) they are one picture with a mark; as icons they differ
+    assert similarity(_graphic(a, False), _graphic(b, False)) >= DEFAULT_IMAGE_SIMILARITY
     assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
 
 
@@ -172,7 +209,6 @@ def test_a_label_difference_on_one_icon_is_seen_in_detail(tmp_path: Path) -> Non
     ("name", "edit", "options"),
     [
         ("half.png", lambda im: im.resize((64, 64), Image.Resampling.LANCZOS), {}),
-        ("quarter.png", lambda im: im.resize((32, 32), Image.Resampling.LANCZOS), {}),
         ("flat.jpg", lambda im: _flattened(im), {"quality": 85}),
         ("flat.webp", lambda im: _flattened(im), {"quality": 80}),
     ],
@@ -183,7 +219,7 @@ def test_copies_of_an_icon_match_in_detail(
     master = _labelled((44, 96, 50, 108))
     a = descriptor_of(saved(master, tmp_path / "icon.png"))
     b = descriptor_of(saved(edit(master), tmp_path / name, **options))
-    assert similarity(a, b) >= SAME
+    assert similarity(a, b) >= DEFAULT_IMAGE_SIMILARITY
 
 
 def _drawn_large(text_box: tuple[int, int, int, int]) -> Image.Image:
@@ -196,7 +232,7 @@ def test_a_label_difference_on_a_large_transparent_icon_is_seen_in_detail(
 ) -> None:
     a = descriptor_of(saved(_drawn_large((44, 96, 50, 108)), tmp_path / "a.png"))
     b = descriptor_of(saved(_drawn_large((78, 96, 84, 108)), tmp_path / "b.png"))
-    assert similarity(_without_detail(a), _without_detail(b)) >= SAME
+    assert imagecheck.header(np.frombuffer(a, np.uint8)).graphic
     assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
 
 
@@ -212,9 +248,16 @@ def test_only_transparent_pixels_make_a_large_picture_an_icon(tmp_path: Path) ->
     opaque = photo().convert("RGBA")  # an alpha channel, every pixel opaque: a photo
     holed = opaque.copy()
     holed.putpixel((0, 0), (0, 0, 0, 0))
-    side = imagecheck.DESCRIPTOR_BYTES - imagecheck.DETAIL_SIDE**2 * 3 - 1
-    assert not any(descriptor_of(saved(opaque, tmp_path / "opaque.png"))[side:])
-    assert descriptor_of(saved(holed, tmp_path / "holed.png"))[side] == imagecheck.DETAIL_SIDE
+    opaque_head = imagecheck.header(
+        np.frombuffer(descriptor_of(saved(opaque, tmp_path / "opaque.png")), np.uint8)
+    )
+    holed_head = imagecheck.header(
+        np.frombuffer(descriptor_of(saved(holed, tmp_path / "holed.png")), np.uint8)
+    )
+    assert not opaque_head.graphic
+    assert not opaque_head.transparent
+    assert holed_head.graphic
+    assert holed_head.transparent
 
 
 def _flattened(im: Image.Image) -> Image.Image:

@@ -1,0 +1,128 @@
+"""What changed, named: each edit a person makes to a real picture (made here with Pillow) is
+named by its code, with its numbers, and copies with no such edit are not given it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageEnhance, ImageFont, ImageOps
+
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import perceptual as imagesim
+from dupfinder.core.model import Edit, EditCode, Side
+
+WALLPAPERS = Path("/usr/share/backgrounds")
+ICON = Path("/usr/share/icons/oxygen/base/256x256/places/folder-green.png")
+FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+
+
+def _photo() -> Image.Image:
+    """A photo in many colours (a ladybird on a leaf, from mate-backgrounds)."""
+    path = WALLPAPERS / "mate" / "nature" / "LadyBird.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not installed")
+    with Image.open(path) as im:
+        picture = ImageOps.exif_transpose(im).convert("RGB")
+    return picture.resize((800, round(800 * picture.height / picture.width)))
+
+
+def _icon() -> Image.Image:
+    if not ICON.is_file():
+        pytest.skip(f"{ICON} is not installed")
+    with Image.open(ICON) as im:
+        return im.convert("RGBA")
+
+
+def _edits(
+    tmp_path: Path, kept: Image.Image, other: Image.Image, name: str, **options: Any
+) -> tuple[Edit, ...]:
+    a_path, b_path = tmp_path / "kept.png", tmp_path / name
+    kept.save(a_path)
+    other.save(b_path, **options)
+    a, b = imagesim.image_fingerprint(a_path), imagesim.image_fingerprint(b_path)
+    return imagecheck.edits(
+        np.frombuffer(a.descriptor, np.uint8),
+        np.frombuffer(b.descriptor, np.uint8),
+        (a.width, a.height),
+        (b.width, b.height),
+    )
+
+
+def _codes(edits: tuple[Edit, ...]) -> set[EditCode]:
+    return {e.code for e in edits}
+
+
+def _caption(im: Image.Image) -> Image.Image:
+    out = im.copy()
+    w, h = out.size
+    font = ImageFont.truetype(str(FONT), h // 10) if FONT.is_file() else None
+    ImageDraw.Draw(out).text((0.55 * w, 0.8 * h), "DRAFT", fill=(230, 20, 20), font=font)
+    return out
+
+
+PHOTO_EDITS: list[tuple[str, Callable[[Image.Image], Image.Image], dict[str, Any], EditCode]] = [
+    ("half.png", lambda im: im.resize((400, im.height // 2)), {}, EditCode.SMALLER),
+    ("grey.png", lambda im: im.convert("L"), {}, EditCode.GREYSCALE),
+    ("crop.png", lambda im: im.crop((0, 0, 720, im.height)), {}, EditCode.CROPPED),
+    ("pad.png", lambda im: ImageOps.expand(im, 40, "white"), {}, EditCode.PADDED),
+    ("dark.png", lambda im: ImageEnhance.Brightness(im).enhance(0.6), {}, EditCode.DARKER),
+    ("flat.png", lambda im: ImageEnhance.Contrast(im).enhance(0.5), {}, EditCode.LESS_CONTRAST),
+    ("q50.jpg", lambda im: im, {"quality": 50}, EditCode.REENCODED),
+    ("copy.webp", lambda im: im, {"quality": 90}, EditCode.REENCODED),
+    ("text.png", _caption, {}, EditCode.MARKED),
+    (
+        "sepia.png",
+        lambda im: ImageOps.colorize(im.convert("L"), (40, 26, 13), (255, 240, 192)),
+        {},
+        EditCode.TINTED,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "edit", "options", "code"), PHOTO_EDITS)
+def test_each_edit_of_a_photo_is_named(
+    tmp_path: Path,
+    name: str,
+    edit: Callable[[Image.Image], Image.Image],
+    options: dict[str, Any],
+    code: EditCode,
+) -> None:
+    master = _photo()
+    assert code in _codes(_edits(tmp_path, master, edit(master), name, **options))
+
+
+def test_the_numbers_of_an_edit_are_given(tmp_path: Path) -> None:
+    master = _photo()
+    found = _edits(tmp_path, master, master.resize((400, master.height // 2)), "half.jpg")
+    smaller = next(e for e in found if e.code is EditCode.SMALLER)
+    assert (smaller.width, smaller.of_width) == (400, 800)
+    assert smaller.label() == f"smaller: 400 × {master.height // 2} of 800 × {master.height}"
+    jpeg = next(e for e in found if e.code is EditCode.REENCODED)
+    assert jpeg.format == "JPEG"
+    assert 70 <= jpeg.quality <= 80
+    crop = _edits(tmp_path, master, master.crop((80, 0, 800, master.height)), "crop.png")
+    cropped = next(e for e in crop if e.code is EditCode.CROPPED)
+    assert cropped.sides == (Side.LEFT,)
+    assert 7 <= cropped.percent <= 13
+
+
+def test_an_unedited_copy_has_no_edits(tmp_path: Path) -> None:
+    master = _photo()
+    assert _edits(tmp_path, master, master.copy(), "same.png") == ()
+
+
+def test_a_flattened_and_a_grey_icon_are_named(tmp_path: Path) -> None:
+    master = _icon()
+    flat = Image.alpha_composite(Image.new("RGBA", master.size, "white"), master).convert("RGB")
+    found = _codes(_edits(tmp_path, master, flat, "flat.jpg", quality=85))
+    assert {EditCode.TRANSPARENCY_REMOVED, EditCode.REENCODED} <= found
+    assert EditCode.GREYSCALE in _codes(_edits(tmp_path, master, master.convert("LA"), "g.png"))
+    half = _edits(tmp_path, master, master.resize((128, 128)), "half.png")
+    assert [e.label() for e in half] == ["smaller: 128 × 128 of 256 × 256"]
+    back = _edits(tmp_path, flat, master, "back.png")
+    assert EditCode.TRANSPARENCY_ADDED in _codes(back)
+    assert EditCode.CONVERTED not in _codes(back)  # PNG to PNG
