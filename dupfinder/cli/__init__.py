@@ -81,7 +81,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("fingerprint", "distributed_cmd", "fingerprint files into Parquet (one shard per machine)"),
     ("pairs", "distributed_cmd", "find every near pair of stored fingerprints on a Dask cluster"),
     ("groups", "distributed_cmd", "groups of stored fingerprints, as 'scan' prints them"),
-    ("similar", "similar_cmd", "find files like one document or picture"),
+    ("similar", "similar_cmd", "find files like one document, picture, song or video"),
     ("gui", "", "open the desktop app"),
 )
 
