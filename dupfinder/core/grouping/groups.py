@@ -330,6 +330,7 @@ def groups_from(
     """The groups a result shows: members in order of similarity, largest groups first,
     each with the reasons its keeper is kept."""
     groups: list[Group] = []
+    pictures: list[tuple[int, dict[str, int]]] = []  # picture groups: index, rows by path
     for part in parts:
         rows = part.rows.tolist()
         distances = part.distances.tolist()
@@ -346,8 +347,56 @@ def groups_from(
             )
             rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
             groups.append(suggested(Group(part.kind, (representative, *rest)), part.references))
+            if part.kind is Kind.IMAGE:
+                by_path = {files.paths[rows[i]]: rows[i] for i in range(start, stop)}
+                pictures.append((len(groups) - 1, by_path))
+    for index, named in _with_edits(groups, outcomes, pictures):
+        groups[index] = named
     groups.sort(key=group_order)
     return groups
+
+
+def _with_edits(
+    groups: Sequence[Group],
+    outcomes: OutcomeColumns,
+    pictures: Sequence[tuple[int, dict[str, int]]],
+) -> list[tuple[int, Group]]:
+    """Picture groups (``pictures``: their index in ``groups`` and their rows by path) with
+    each member's edits against the kept one named (``image.check.edits_of``), every pair
+    compared in one call; byte-identical copies of the keeper have none."""
+    kept_rows: list[int] = []
+    other_rows: list[int] = []
+    places: list[tuple[int, int]] = []  # (group index, member position)
+    for index, by_path in pictures:
+        group = groups[index]
+        for position, m in enumerate(group.members[1:], start=1):
+            if not group.same_bytes_as_keeper(m):
+                kept_rows.append(by_path[group.members[0].path])
+                other_rows.append(by_path[m.path])
+                places.append((index, position))
+    if not places:
+        return []
+    width = imagecheck.DESCRIPTOR_BYTES
+    kept = outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width)
+    other = outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width)
+
+    def size(m: Member) -> tuple[int, int]:
+        return (m.width or 0, m.height or 0)
+
+    named = imagecheck.edits_of(
+        imagecheck.compare(kept, other),
+        kept,
+        other,
+        [size(groups[i].members[0]) for i, _ in places],
+        [size(groups[i].members[p]) for i, p in places],
+    )
+    members = {index: list(groups[index].members) for index, _ in pictures}
+    for (index, position), edits in zip(places, named, strict=True):
+        members[index][position] = dataclasses.replace(members[index][position], edits=edits)
+    return [
+        (index, dataclasses.replace(groups[index], members=tuple(members[index])))
+        for index, _ in pictures
+    ]
 
 
 def _with_media(found: Member, part: KindGroups, index: int) -> Member:

@@ -735,7 +735,7 @@ _TONE_LEVELS = 8.0
 #: Ratio of grey deviations that reads as more or less contrast.
 _CONTRAST_RATIO = 1.12
 #: Share of a side (of 1) cut or added before it counts.
-_EDGE = 0.015
+_EDGE = 0.025
 #: Below this detail figure, with the layout well above it, a small part differs: a mark.
 _MARK = 0.95
 _MARK_GAP = 0.05
@@ -749,6 +749,22 @@ _FORMAT_NAMES = {
     Format.TIFF: "TIFF",
     Format.HEIF: "HEIF",
 }
+
+
+#: Relative change of the pixels inside the border that reads as another size.
+_RESIZED = 0.03
+
+
+def _scaled(ha: Header, size_a: tuple[int, int], hb: Header, size_b: tuple[int, int]) -> bool:
+    """Whether the picture inside its border has another number of pixels: a border added or
+    taken away changes the size of the file's picture, not of what it shows."""
+
+    def inside(head: Header, size: tuple[int, int]) -> float:
+        left, top, right, bottom = head.margins
+        return size[0] * max(1.0 - left - right, 0.0) * size[1] * max(1.0 - top - bottom, 0.0)
+
+    a, b = inside(ha, size_a), inside(hb, size_b)
+    return a > 0 and abs(b / a - 1.0) > _RESIZED
 
 
 def _sides(left: float, top: float, right: float, bottom: float) -> tuple[Side, ...]:
@@ -818,7 +834,7 @@ def _named(
     ha, hb = header(a), header(b)
     out: list[Edit] = []
     (wa, hta), (wb, htb) = kept_size, other_size
-    if wa and hta and wb and htb and wb * htb != wa * hta:
+    if wa and hta and wb and htb and _scaled(ha, (wa, hta), hb, (wb, htb)):
         code = EditCode.SMALLER if wb * htb < wa * hta else EditCode.LARGER
         out.append(Edit(code, width=wb, height=htb, of_width=wa, of_height=hta))
     sx, ox, sy, oy = (float(v[i]) for v in (c.scale_x, c.offset_x, c.scale_y, c.offset_y))

@@ -20,6 +20,8 @@ from typing import Any
 
 from dupfinder.core.errors import ResultFormatError
 from dupfinder.core.model import (
+    Edit,
+    EditCode,
     Fingerprint,
     Group,
     KeepReason,
@@ -30,6 +32,7 @@ from dupfinder.core.model import (
     ScanError,
     ScanResult,
     ScanStats,
+    Side,
 )
 
 __all__ = [
@@ -271,7 +274,45 @@ def _member(kind: Kind, raw: Any, where: str) -> Member:
         similarity=similarity,
         media=_media(r.data.get("media"), f"{where}.media"),
         span=_span(r.data.get("match"), f"{where}.match"),
+        edits=_edits(r.listing("edits", []), f"{where}.edits"),
     )
+
+
+#: Largest picture side, share and quality an edit may state: bounds, not real figures.
+_EDIT_SIDE = 1 << 31
+_EDIT_CODES = {str(code): code for code in EditCode}
+_SIDES = {str(side): side for side in Side}
+
+
+def _edits(raw: list[Any], where: str) -> tuple[Edit, ...]:
+    """What differs in a picture from its keeper (added to the contract without a new
+    version: absent in older results); codes this version does not know are left out, not
+    refused, and so are side names."""
+    out: list[Edit] = []
+    for index, item in enumerate(raw):
+        r = _Reader(item, f"{where}[{index}]")
+        code = _EDIT_CODES.get(r.text("code"))
+        if code is None:
+            continue
+        sides = tuple(
+            _SIDES[name]
+            for name in r.listing("sides", [])
+            if isinstance(name, str) and name in _SIDES
+        )
+        out.append(
+            Edit(
+                code,
+                percent=r.integer("percent", 0, high=100),
+                sides=sides,
+                width=r.integer("width", 0, high=_EDIT_SIDE),
+                height=r.integer("height", 0, high=_EDIT_SIDE),
+                of_width=r.integer("of_width", 0, high=_EDIT_SIDE),
+                of_height=r.integer("of_height", 0, high=_EDIT_SIDE),
+                format=r.optional_text("format", limit=16) or "",
+                quality=r.integer("quality", 0, high=100),
+            )
+        )
+    return tuple(out)
 
 
 def _media(raw: Any, where: str) -> MediaFacts | None:

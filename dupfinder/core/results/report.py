@@ -14,7 +14,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from dupfinder.core.model import MEDIA_KINDS, Group, MatchedSpan, Member, ScanResult
+from dupfinder.core.model import (
+    MEDIA_KINDS,
+    Edit,
+    Group,
+    Kind,
+    MatchedSpan,
+    Member,
+    ScanResult,
+)
 from dupfinder.core.results.reader import (
     FORMAT_VERSION,
     parse_json,
@@ -33,6 +41,7 @@ from dupfinder.core.wording import (
 
 __all__ = [
     "FORMAT_VERSION",
+    "edit_to_dict",
     "load_result",
     "result_from_dict",
     "result_to_dict",
@@ -68,6 +77,8 @@ CSV_COLUMNS = (
     "album",
     "match_start",
     "match_end",
+    # pictures: what differs from the kept one ("; "-separated, as the table says it)
+    "edits",
 )
 
 
@@ -107,6 +118,26 @@ def _member_to_dict(member: Member) -> dict[str, Any]:
         data["media"] = media
     if member.span is not None:
         data["match"] = span_to_dict(member.span)
+    if member.edits:  # pictures: what differs from the kept one
+        data["edits"] = [edit_to_dict(edit) for edit in member.edits]
+    return data
+
+
+def edit_to_dict(edit: Edit) -> dict[str, Any]:
+    """A picture's edit as the JSON contract writes it: its code, and the numbers it has."""
+    data: dict[str, Any] = {"code": str(edit.code)}
+    if edit.percent:
+        data["percent"] = edit.percent
+    if edit.sides:
+        data["sides"] = [str(side) for side in edit.sides]
+    if edit.width and edit.height:
+        data.update(
+            width=edit.width, height=edit.height, of_width=edit.of_width, of_height=edit.of_height
+        )
+    if edit.format:
+        data["format"] = edit.format
+    if edit.quality:
+        data["quality"] = edit.quality
     return data
 
 
@@ -219,6 +250,7 @@ def _csv_rows(result: ScanResult) -> Iterable[list[Any]]:
                 int(m.identical),
                 m.content_hash or "",
                 *_media_cells(m),
+                "; ".join(edit.label() for edit in m.edits),
             ]
 
 
@@ -316,6 +348,8 @@ def write_text(result: ScanResult, out: TextIO) -> None:
             )
             if group.kind in MEDIA_KINDS:
                 buffer.write(_media_line(group, m, index == 0))
+            elif group.kind is Kind.IMAGE and m.edits:
+                buffer.write(f"      what changed: {' · '.join(e.label() for e in m.edits)}\n")
         buffer.write("\n")
     for notice in result.notices:
         buffer.write(f"note: {escaped(notice)}\n")

@@ -126,3 +126,21 @@ def test_a_flattened_and_a_grey_icon_are_named(tmp_path: Path) -> None:
     back = _edits(tmp_path, flat, master, "back.png")
     assert EditCode.TRANSPARENCY_ADDED in _codes(back)
     assert EditCode.CONVERTED not in _codes(back)  # PNG to PNG
+
+
+def test_a_scan_names_each_members_edits_against_its_keeper(tmp_path: Path) -> None:
+    from dupfinder.core.model import Kind, ScanOptions
+    from dupfinder.core.scan import pipeline as scan
+
+    master = _photo()
+    master.save(tmp_path / "ladybird.png")
+    master.convert("L").save(tmp_path / "grey.png")
+    master.resize((400, master.height // 2)).save(tmp_path / "small.jpg", quality=70)
+    options = ScanOptions(roots=(tmp_path,), kinds=frozenset({Kind.IMAGE}), use_cache=False, jobs=1)
+    (group,) = scan.run(options).groups
+    keeper, *others = group.members
+    assert keeper.path.endswith("ladybird.png")
+    assert keeper.edits == ()
+    named = {m.path.rsplit("/", 1)[-1]: _codes(m.edits) for m in others}
+    assert named["grey.png"] == {EditCode.GREYSCALE}
+    assert {EditCode.SMALLER, EditCode.REENCODED} <= named["small.jpg"]
