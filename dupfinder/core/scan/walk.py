@@ -4,7 +4,8 @@ A file is its (device, inode), never its path text: the walk remembers every fol
 every file it has listed by that pair, so a file reached by two paths (a symlinked root or
 folder, roots spelt differently, a followed link into another root, a folder mounted twice,
 hard links) is listed once, under the first path that reached it. Symlinks are not followed
-unless asked, and a link loop is walked once. Folders it cannot read and special files with
+unless asked, and a link loop is walked once. Where a folder's listing reports inode 0
+(Windows, some network file systems) the file's own stat gives its identity. Folders it cannot read and special files with
 a known suffix become ``ScanError`` values, never exceptions.
 """
 
@@ -214,7 +215,10 @@ class _Walker:
             if child.is_symlink() and not self.options.follow_symlinks:
                 self.report.skipped_links += 1
                 return None
-            return child.stat(follow_symlinks=True)
+            info = child.stat(follow_symlinks=True)
+            if info.st_ino == 0:  # Windows' listing (some network file systems too) has no
+                info = os.stat(child.path)  # identity: the file's own stat has it
+            return info
         except OSError as exc:
             if _broken_link(child.path, exc):
                 self.report.errors.append(ScanError(child.path, _missing(child.path, exc)))
@@ -230,7 +234,9 @@ class _Walker:
 @dataclass(slots=True)
 class _Seen:
     """Folders and files already listed, by what names one file (``core.filesystem``):
-    (device, inode), or the real path case-folded where inode numbers do not name files."""
+    (device, inode), or the real path case-folded where inode numbers do not name files, or
+    the real path as the system compares names where a file reports no inode number (two
+    files are never taken for one)."""
 
     dirs: set[tuple[int, int | str]] = field(default_factory=set)
     files: set[tuple[int, int | str]] = field(default_factory=set)
@@ -239,7 +245,10 @@ class _Seen:
     def first_visit(
         self, path: str, info: os.stat_result, into: set[tuple[int, int | str]]
     ) -> bool:
-        key = file_key(path, info, self.by_device)
+        if info.st_ino == 0:  # no identity from the system at all: its path names it
+            key: tuple[int, int | str] = (info.st_dev, os.path.normcase(os.path.realpath(path)))
+        else:
+            key = file_key(path, info, self.by_device)
         if key in into:
             return False
         into.add(key)
