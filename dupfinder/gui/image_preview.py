@@ -12,7 +12,7 @@ import functools
 import math
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageChops, ImageOps
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from dupfinder.app.i18n import translate
-from dupfinder.core.model import Progress
+from dupfinder.core.model import Edit, Progress
 from dupfinder.core.wording import format_size
 from dupfinder.gui import qtcompat  # noqa: F401  (before any signal is emitted)
 from dupfinder.gui.worker import Job
@@ -339,10 +339,17 @@ class ImagePreview(QWidget):
         splitter.addWidget(self.left)
         splitter.addWidget(self.right)
         splitter.setChildrenCollapsible(False)
+        #: What the selected picture changed from the kept one, named (``Member.edits``).
+        self.changes = QLabel()
+        self.changes.setWordWrap(True)
+        self.changes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.changes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.changes.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(toolbar)
         layout.addWidget(splitter, 1)
+        layout.addWidget(self.changes)
         for a, b in ((self.left.view, self.right.view), (self.right.view, self.left.view)):
             a.horizontalScrollBar().valueChanged.connect(b.horizontalScrollBar().setValue)
             a.verticalScrollBar().valueChanged.connect(b.verticalScrollBar().setValue)
@@ -353,7 +360,10 @@ class ImagePreview(QWidget):
         self._paths: tuple[str, str] | None = None
         self._loaded: _Loaded | None = None
 
-    def show_pair(self, representative: str, member: str) -> None:
+    def show_pair(self, representative: str, member: str, edits: Sequence[Edit] = ()) -> None:
+        """Show ``member`` beside the kept ``representative``, and ``edits``, what changed
+        from it, in a line under both (none: the line is hidden)."""
+        self.show_edits(edits)
         if self._loaded is not None and (representative, member) != self._paths:
             # never the previous pair under a new selection while a large picture decodes
             self._loaded = None
@@ -367,7 +377,18 @@ class ImagePreview(QWidget):
             return
         self._start(self._paths)
 
+    def show_edits(self, edits: Sequence[Edit]) -> None:
+        """The line naming what changed ("greyscale · cropped 6 % (left, top)")."""
+        if not edits:
+            self.changes.clear()
+            self.changes.hide()
+            return
+        named = " · ".join(edit.label() for edit in edits)
+        self.changes.setText(translate("Preview", "What changed: {edits}").format(edits=named))
+        self.changes.show()
+
     def clear(self) -> None:
+        self.show_edits(())
         self._paths = None
         self._pending = None
         self._loaded = None
