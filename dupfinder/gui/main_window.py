@@ -507,7 +507,8 @@ class MainWindow(QMainWindow):
             self.file_preview.show_pair(keeper, member)
         else:
             self.preview.setCurrentWidget(self.image_preview)
-            self.image_preview.show_pair(keeper.path, member.path)
+            edits = member.edits if keeper is group.members[0] else ()  # named against it
+            self.image_preview.show_pair(keeper.path, member.path, edits)
         self._update_actions()
 
     # --- marks ------------------------------------------------------------------------------
