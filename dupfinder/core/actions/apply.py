@@ -246,6 +246,10 @@ class _Applier:
         return FileOutcome(member.path, FileStatus.DONE, None, details.get("dest"), member.size)
 
     def _required(self, kind: Kind) -> float:
+        if kind in (Kind.AUDIO, Kind.VIDEO):  # the scan's figure, or the kind's own
+            from dupfinder.core.grouping.media_check import media_check
+
+            return media_check(kind, self.options).threshold
         if kind is Kind.IMAGE:
             return self.options.image_similarity
         return self.options.text_similarity

@@ -34,7 +34,7 @@ from dupfinder.core.actions.folders import NONBLOCK, lock_file, open_dir, open_f
 from dupfinder.core.filesystem import inodes_name_files, same_spelling
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
 from dupfinder.core.fingerprints.worker import Task, fingerprint_file
-from dupfinder.core.model import Kind, Member, ScanOptions
+from dupfinder.core.model import MEDIA_KINDS, Kind, Member, ScanOptions
 from dupfinder.core.wording import os_error_reason, similarity_percent
 
 __all__ = [
@@ -217,6 +217,8 @@ def _lock(opened: Opened) -> None:
 
 def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> float:
     """The scan's second check between the two files, fingerprinted now."""
+    if kind in MEDIA_KINDS:
+        return _media_similarity(kind, target, kept, options)
     import numpy as np  # only here: the command line's help must not load numpy
 
     from dupfinder.core.grouping.groups import second_check
@@ -234,6 +236,20 @@ def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> flo
         row[: data.size] = data
         rows.append(row.reshape(1, -1))
     return float(np.asarray(check.measure(rows[0], rows[1]), dtype=np.float64)[0])
+
+
+def _media_similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> float:
+    """Music and videos: both printed again and aligned, as the scan checked them."""
+    from dupfinder.core.grouping.media_check import media_check
+
+    sequences = []
+    for path in (target, kept):
+        outcome = fingerprint_file(Task(0, path, kind))
+        if outcome.sketch is None:
+            raise Unproven(f"{path} could not be read again: {outcome.error or 'no content'}")
+        sequences.append(outcome.sketch)
+    found = media_check(kind, options).compare(sequences[0], sequences[1])
+    return 0.0 if found is None else found.similarity
 
 
 @contextlib.contextmanager
