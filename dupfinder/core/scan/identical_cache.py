@@ -14,6 +14,9 @@ from dupfinder.core.scan.cache import FingerprintCache
 
 __all__ = ["CachedDigests"]
 
+#: Keys (and rows to write) built at once: a million files' keys at once were a transient
+#: peak of a few hundred MB.
+_ROWS_AT_ONCE = 20_000
 _ALGORITHMS = {False: "bytes/first-read/blake3-128/1", True: "bytes/whole/blake3-128/1"}
 
 
@@ -25,16 +28,20 @@ class CachedDigests:
         self._files = files
 
     def lookup(self, whole: bool, rows: list[int]) -> dict[int, bytes]:
-        keys = [self._files.key(row) for row in rows]
-        found = self._cache.lookup_blobs(_ALGORITHMS[whole], keys)
-        return {
-            rows[position]: digest
-            for position, digest in found.items()
-            if len(digest) == DIGEST_BYTES
-        }
+        found: dict[int, bytes] = {}
+        for start in range(0, len(rows), _ROWS_AT_ONCE):
+            part = rows[start : start + _ROWS_AT_ONCE]
+            keys = [self._files.key(row) for row in part]
+            for position, digest in self._cache.lookup_blobs(_ALGORITHMS[whole], keys).items():
+                if len(digest) == DIGEST_BYTES:
+                    found[part[position]] = digest
+        return found
 
     def store(self, whole: bool, digests: dict[int, bytes]) -> None:
         key = self._files.key
-        self._cache.store_blobs(
-            _ALGORITHMS[whole], ((key(row), digest) for row, digest in digests.items())
-        )
+        items = list(digests.items())
+        for start in range(0, len(items), _ROWS_AT_ONCE):
+            part = items[start : start + _ROWS_AT_ONCE]
+            self._cache.store_blobs(
+                _ALGORITHMS[whole], ((key(row), digest) for row, digest in part)
+            )
