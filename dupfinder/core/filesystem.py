@@ -24,8 +24,10 @@ import unicodedata
 from dataclasses import dataclass
 
 __all__ = [
+    "CTIME_IS_CHANGE_TIME",
     "UNSTABLE_INODES",
     "Mount",
+    "change_time_ns",
     "file_key",
     "inodes_name_files",
     "is_trash_folder",
@@ -64,6 +66,17 @@ UNSTABLE_INODES = frozenset(
         "hfsplus",
     }
 )
+
+
+#: Whether ``st_ctime_ns`` is when the file last changed (POSIX: a rewrite moves it even with
+#: the old mtime put back). On Windows it is when the file was created: a file rewritten in
+#: place keeps it, so there size, mtime and the file index decide, never that time.
+CTIME_IS_CHANGE_TIME = os.name != "nt"
+
+
+def change_time_ns(info: os.stat_result) -> int:
+    """The file's change time, or 0 ("not known") where the system reports none."""
+    return info.st_ctime_ns if CTIME_IS_CHANGE_TIME else 0
 
 
 @dataclass(frozen=True, slots=True)
