@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from dupfinder.core.actions.folders import BINARY, CLOEXEC, NONBLOCK, rename_paths_noreplace
+from dupfinder.core.filesystem import change_time_ns
 
 __all__ = [
     "FileStamp",
@@ -56,7 +57,7 @@ class FileStamp:
             ino=st.st_ino,
             size=st.st_size,
             mtime_ns=st.st_mtime_ns,
-            ctime_ns=st.st_ctime_ns,
+            ctime_ns=change_time_ns(st),  # 0 where ctime is no change time (Windows)
             mode=st.st_mode,
             uid=st.st_uid,
             gid=st.st_gid,
