@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dupfinder.core.filesystem import file_key, is_trash_folder
+from dupfinder.core.filesystem import change_time_ns, file_key, is_trash_folder
 from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
 from dupfinder.core.wording import describe_os_error
@@ -323,6 +323,6 @@ def entry_from_stat(path: str, info: os.stat_result, kind: Kind) -> FileEntry:
         kind,
         dev=info.st_dev,
         ino=info.st_ino,
-        ctime_ns=info.st_ctime_ns,
+        ctime_ns=change_time_ns(info),  # 0 on Windows: its ctime is the creation time
         links=info.st_nlink,
     )
