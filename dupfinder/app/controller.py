@@ -320,6 +320,8 @@ class App:
                 None,
                 amount,
             )
+        for notice in rescored.raw.notices:  # said once by the scan (e.g. FFmpeg is missing)
+            text += " " + notice
         self.view.show_message(text)
 
     def _carried(self, result: ScanResult) -> tuple[frozenset[str], list[str], int]:

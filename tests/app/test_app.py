@@ -52,6 +52,19 @@ def test_english_fills_counts_and_plurals() -> None:
     assert english("no count (s)") == "no count (s)"
 
 
+def test_what_the_scan_says_once_is_in_its_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dupfinder.core.media import tools
+
+    monkeypatch.setattr(tools, "find_tools", lambda: None)
+    (tmp_path / "music").mkdir()
+    (tmp_path / "music" / "song.mp3").write_bytes(b"ID3" + bytes(300))
+    app, view = make_app(tmp_path)
+    assert app.scan(options(tmp_path / "music"), ())
+    assert view.message.endswith(" " + tools.MISSING_TOOLS_HINT)
+
+
 def test_scan_mark_trash_and_undo_through_a_fake_view(tmp_path: Path) -> None:
     files = write_docs(tmp_path / "docs")
     app, view = make_app(tmp_path)
