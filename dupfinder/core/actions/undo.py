@@ -8,7 +8,9 @@ digests were recorded: the identity, or size and date, as they always were). It 
 only into the very folder it came from (opened without following a link, its identity
 compared), never over an existing name:
 
-- trashed files are renamed back from the trash entry the journal names (no search);
+- trashed files are renamed back from the trash entry the journal names (no search); on
+  Windows and macOS, where the system's trash took them, from the entry found there
+  (``recycle_bin``, ``mac_trash``) and proven to be the file trashed;
 - moved files are moved back; a file edited at its destination since is left there and the
   report says so, unless the caller asks for edited files too (``restore_edited``: the file
   goes back with its edits, nothing is lost either way); another file at the destination is
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dupfinder.core.actions import recycle_bin
 from dupfinder.core.actions.fileops import FileStamp
 from dupfinder.core.actions.folders import (
     CREATE_NEW,
@@ -62,10 +65,12 @@ from dupfinder.core.actions.journal import (
     SessionSummary,
 )
 from dupfinder.core.actions.lock import hold_action_lock
+from dupfinder.core.actions.mac_trash import find_trashed
 from dupfinder.core.actions.outcome import FileOutcome, FileStatus, with_status
 from dupfinder.core.actions.putback import (
     Edited,
     Expected,
+    NotTheFile,
     check_open,
     exchange,
     open_folder,
@@ -73,6 +78,7 @@ from dupfinder.core.actions.putback import (
     put_back,
     remove_made_folders,
 )
+from dupfinder.core.actions.recycle_bin import find_recycled
 from dupfinder.core.actions.trash import (
     NATIVE_TRASH,
     TrashEntry,
@@ -220,10 +226,42 @@ def _restore_trashed(item: FileLog, intent: Intent, restore_edited: bool) -> str
             discard_reservation(entry)
         raise
     if not NATIVE_TRASH:
-        raise OSError(errno.ENOTSUP, "restore it from the system trash")
+        return _from_system_trash(item, intent)
     entry = _in_trash(item, intent)
     restore(entry, item.path, _expected(intent), folder=_folder(intent))
     return None
+
+
+def _system_trash_places(item: FileLog, intent: Intent) -> tuple[str, list[Path]]:
+    """macOS and Windows: where the system's trash may hold the file, best first."""
+    stamp = intent.stamp
+    if recycle_bin.IN_USE:
+        return "the Recycle Bin", [r.data for r in find_recycled(item.path, stamp.size)]
+    identity = stamp.identity if stamp.ino else None
+    return "the trash", find_trashed(item.path, identity, stamp.size, stamp.mtime_ns)
+
+
+def _from_system_trash(item: FileLog, intent: Intent) -> str | None:
+    """Find the file in the system's trash, prove it is the file trashed (its digest; in
+    journals without one, its size and mtime) and rename it back, never over a file."""
+    where, places = _system_trash_places(item, intent)
+    if not places:
+        raise FileNotFoundError(errno.ENOENT, f"not found in {where} (emptied?)")
+    expected = _expected(intent)
+    for place in places:
+        if intent.digest is None and not _still_same(str(place), intent.stamp):
+            continue
+        try:
+            put_back(str(place), item.path, expected, folder=_folder(intent))
+        except (NotTheFile, Edited):
+            continue  # another file of that name and size: try the next
+        if recycle_bin.IN_USE:  # its record would list a file no longer there
+            with contextlib.suppress(OSError):
+                os.unlink(place.with_name("$I" + place.name[2:]))
+        return None
+    raise OSError(
+        errno.EEXIST, f"in {where}, but not with the bytes it was trashed with; left there"
+    )
 
 
 def _restore_moved(item: FileLog, intent: Intent, restore_edited: bool) -> str | None:
