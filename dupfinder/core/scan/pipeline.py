@@ -158,7 +158,8 @@ def run(
         references = tuple(os.path.realpath(folder) for folder in options.references)
         groups = merge(groups, copies, references)
         groups.sort(key=_group_order)
-    if any(group.kind in MEDIA_KINDS for group in groups):
+    if options.near_duplicates and any(group.kind in MEDIA_KINDS for group in groups):
+        # --exact-only reads no file but to compare bytes: no header either
         from dupfinder.core.grouping.media_facts import described
 
         groups = described(groups)
