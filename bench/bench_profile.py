@@ -91,22 +91,6 @@ class _Clock:
 
         return timed
 
-    def wrap_iterator(self, phase: str, func: Callable[..., Any]) -> Callable[..., Any]:
-        """A generator's phase runs from its call to its end, with what its consumer does
-        per item (the walk: listing each file in the scan's columns)."""
-
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            cpu, own, wall = self._cpu(), self._own(), time.perf_counter()
-            try:
-                yield from func(*args, **kwargs)
-            finally:
-                row = self.phases[phase]
-                row[0] += self._cpu() - cpu
-                row[1] += self._own() - own
-                row[2] += time.perf_counter() - wall
-
-        return timed
-
 
 def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
     """One scan as ``dupfinder scan FOLDER --format json`` runs it, its phases timed."""
@@ -118,15 +102,14 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
     clock = _Clock(started_wall)  # start-up: the interpreter and the engine's imports
 
     for module, name, phase in (
-        (pipeline, "walk", "walk"),
+        (pipeline, "walk_into", "walk"),
         (pipeline, "_fingerprint_all", "fingerprints"),
         (pipeline, "_identical", "byte-identical"),
         (verify, "candidates", "index"),
         (checked, "checked_pairs", "second check"),
         (pipeline, "_compare", "grouping"),
     ):
-        wrap = clock.wrap_iterator if name == "walk" else clock.wrap
-        setattr(module, name, wrap(phase, getattr(module, name)))
+        setattr(module, name, clock.wrap(phase, getattr(module, name)))
     options = ScanOptions(roots=(Path(folder),), cache_dir=Path(cache), jobs=jobs)
     result = pipeline.run(options)
     with open(os.devnull, "w", encoding="utf-8") as sink:

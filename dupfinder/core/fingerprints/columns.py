@@ -10,12 +10,14 @@ are made again only for the files a result shows.
 from __future__ import annotations
 
 import hashlib
+import os
 from array import array
 from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core.filesystem import change_time_ns
 from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.model import CacheKey, FileEntry, Fingerprint, Kind, Member
 
@@ -48,6 +50,18 @@ class FileColumns:
         self._inos.append(entry.ino)
         self._links.append(entry.links)
         self._kinds.append(_KIND_CODE[entry.kind])
+
+    def append_stat(self, path: str, info: os.stat_result, kind: Kind) -> None:
+        """``append`` of the walk's record of a file (``scan.walk.entry_from_stat``), straight
+        from its stat."""
+        self.paths.append(path)
+        self._sizes.append(info.st_size)
+        self._mtimes.append(info.st_mtime_ns)
+        self._ctimes.append(change_time_ns(info))
+        self._devs.append(info.st_dev)
+        self._inos.append(info.st_ino)
+        self._links.append(info.st_nlink)
+        self._kinds.append(_KIND_CODE[kind])
 
     def __len__(self) -> int:
         return len(self.paths)

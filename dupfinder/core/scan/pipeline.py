@@ -51,7 +51,7 @@ from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
 from dupfinder.core.scan.identical_cache import CachedDigests
 from dupfinder.core.scan.identical_groups import copies_of, merge
-from dupfinder.core.scan.walk import WalkReport, walk
+from dupfinder.core.scan.walk import WalkReport, walk_into
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -110,13 +110,13 @@ def run(
     sample = _Sampler(progress)
     walk_report = WalkReport()
     files = FileColumns()
-    for entry in walk(
+    walk_into(
+        files,
         options,
         walk_report,
         cancel,
         on_file=lambda found: sample(Progress(Phase.WALKING, found)),
-    ):
-        files.append(entry)
+    )
     sample(Progress(Phase.WALKING, len(files), len(files)), force=True)
     if cancel.is_set():
         return _cancelled(len(files), started)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dupfinder.core.filesystem import change_time_ns, file_key, is_trash_folder
+from dupfinder.core.fingerprints.columns import FileColumns
 from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
 from dupfinder.core.wording import describe_os_error
@@ -28,6 +29,7 @@ __all__ = [
     "entry_from_stat",
     "normalise_roots",
     "walk",
+    "walk_into",
     "walk_listed",
 ]
 
@@ -42,6 +44,8 @@ class WalkReport:
     same_file_again: int = 0
 
 
+#: A file the walk lists: its path, its stat and the kind it is compared as.
+_Found = tuple[str, os.stat_result, Kind]
 #: The walk tells its caller the count of files found at the first and then every this many.
 _TELL_EVERY = 64
 
@@ -81,6 +85,30 @@ def walk(
     Paths through followed symlinks are walked last, so a file reachable both ways is
     listed under its real path.
     """
+    for path, info, kind in _found(options, report, cancel, on_file):
+        yield entry_from_stat(path, info, kind)
+
+
+def walk_into(
+    files: FileColumns,
+    options: ScanOptions,
+    report: WalkReport | None = None,
+    cancel: threading.Event | None = None,
+    on_file: Callable[[int], None] | None = None,
+) -> None:
+    """:func:`walk`, each file appended to ``files`` straight from its stat (a scan of a
+    million files builds no ``FileEntry`` per file)."""
+    append = files.append_stat
+    for path, info, kind in _found(options, report, cancel, on_file):
+        append(path, info, kind)
+
+
+def _found(
+    options: ScanOptions,
+    report: WalkReport | None,
+    cancel: threading.Event | None,
+    on_file: Callable[[int], None] | None,
+) -> Iterator[_Found]:
     walker = _Walker(options, report if report is not None else WalkReport(), cancel, on_file)
     # a root spelt without symlinks goes first, for the same reason
     roots = sorted(normalise_roots(options.roots), key=lambda r: os.path.realpath(r) != r)
@@ -122,10 +150,12 @@ def walk_listed(
         except OSError as exc:
             walker.report.errors.append(ScanError(path, f"cannot open: {_missing(path, exc)}"))
             continue
-        yield from walker.admit(path, os.path.basename(path), info)
+        for found in walker.admit(path, os.path.basename(path), info):
+            yield entry_from_stat(*found)
     while walker.linked and not walker.cancelled:
         path, name, info = walker.linked.pop(0)
-        yield from walker.admit(path, name, info)
+        for found in walker.admit(path, name, info):
+            yield entry_from_stat(*found)
 
 
 class _Walker:
@@ -150,7 +180,7 @@ class _Walker:
     def cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()
 
-    def tree(self, root: str) -> Iterator[FileEntry]:
+    def tree(self, root: str) -> Iterator[_Found]:
         stack = [root]
         while stack and not self.cancelled:
             folder = stack.pop()
@@ -173,12 +203,12 @@ class _Walker:
                     if self._folder_wanted(child.name, child.path, info):
                         folders.append(child.path)
                 else:  # what ``admit`` does for a file, without a generator per file
-                    entry = _entry_for(
+                    kind = _kind_for(
                         child.path, child.name, info, self.options, self.report, self.seen
                     )
-                    if entry is not None:
+                    if kind is not None:
                         self._found_one()
-                        yield entry
+                        yield child.path, info, kind
             stack.extend(reversed(folders))
 
     def _found_one(self) -> None:
@@ -188,16 +218,16 @@ class _Walker:
         if self.on_file is not None and self.found % _TELL_EVERY == 1:
             self.on_file(self.found)
 
-    def admit(self, path: str, name: str, info: os.stat_result) -> Iterator[FileEntry]:
+    def admit(self, path: str, name: str, info: os.stat_result) -> Iterator[_Found]:
         """A file is yielded (once per identity); a folder is walked (once per identity)."""
         if stat.S_ISDIR(info.st_mode):
             if self._folder_wanted(name, path, info):
                 yield from self.tree(path)
             return
-        entry = _entry_for(path, name, info, self.options, self.report, self.seen)
-        if entry is not None:
+        kind = _kind_for(path, name, info, self.options, self.report, self.seen)
+        if kind is not None:
             self._found_one()
-            yield entry
+            yield path, info, kind
 
     def _folder_wanted(self, name: str, path: str, info: os.stat_result) -> bool:
         if self.options.exclude and _matches(self.options.exclude, self.options, path, is_dir=True):
@@ -281,14 +311,16 @@ def _listed_as_folder(child: os.DirEntry[str]) -> bool:
         return False
 
 
-def _entry_for(
+def _kind_for(
     path: str,
     name: str,
     info: os.stat_result,
     options: ScanOptions,
     report: WalkReport,
     seen: _Seen,
-) -> FileEntry | None:
+) -> Kind | None:
+    """The kind a file is listed as, or None when the scan passes it over (or has listed it
+    already under another path)."""
     kind = kind_for_path(name)
     told = kind is not None
     if kind is None:  # text is decided by sniffing the content; the rest is compared as bytes
@@ -311,7 +343,7 @@ def _entry_for(
     if not seen.first_visit(path, info, seen.files):
         report.same_file_again += 1
         return None
-    return entry_from_stat(path, info, kind)
+    return kind
 
 
 def entry_from_stat(path: str, info: os.stat_result, kind: Kind) -> FileEntry:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from scan_helpers import edit, essay, picture, write
 
-from dupfinder.core.model import FileEntry, Kind, Phase, Progress, ScanOptions, ScanResult
+from dupfinder.core.model import Kind, Phase, Progress, ScanOptions, ScanResult
 from dupfinder.core.scan import pipeline as scan
 
 
@@ -157,14 +156,13 @@ def test_vanished_file_is_an_error_and_the_scan_goes_on(
 ) -> None:
     from dupfinder.core.scan import walk as walk_module
 
-    real_walk = walk_module.walk
+    real_walk_into = walk_module.walk_into
 
-    def walk_then_delete(*args: Any, **kwargs: Any) -> Iterator[FileEntry]:  # walk's own
-        entries = list(real_walk(*args, **kwargs))
+    def walk_then_delete(*args: Any, **kwargs: Any) -> None:  # the walk's own arguments
+        real_walk_into(*args, **kwargs)
         (corpus / "other.txt").unlink()
-        yield from entries
 
-    monkeypatch.setattr(scan, "walk", walk_then_delete)
+    monkeypatch.setattr(scan, "walk_into", walk_then_delete)
     result = scan.run(_options(corpus, tmp_path))
     assert ("other.txt", "the file vanished during the scan") in {
         (os.path.basename(e.path), e.error) for e in result.errors

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from dupfinder.core.fingerprints.columns import FileColumns
 from dupfinder.core.model import Kind, ScanOptions
-from dupfinder.core.scan.walk import WalkReport, normalise_roots, walk
+from dupfinder.core.scan.walk import WalkReport, normalise_roots, walk, walk_into
 
 
 def _tree(root: Path) -> None:
@@ -177,3 +178,14 @@ def test_suffixes_are_read_as_pathlib_reads_them() -> None:
     names = ["a.TXT", "archive.tar.gz", ".bashrc", "file.", "..", "dir.d/Makefile", "x/.a.md", "a"]
     for name in names:
         assert suffix_of(name) == PurePath(name).suffix.lower(), name
+
+
+def test_walking_into_columns_lists_what_the_walk_yields(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    (tmp_path / "docs" / "hard.txt").hardlink_to(tmp_path / "docs" / "a.txt")
+    options = ScanOptions(roots=(tmp_path,))
+    files = FileColumns()
+    walk_into(files, options, WalkReport())
+    entries = list(walk(options, WalkReport()))
+    assert entries
+    assert [files.entry(row) for row in range(len(files))] == entries
