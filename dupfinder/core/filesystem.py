@@ -25,10 +25,13 @@ from dataclasses import dataclass
 
 __all__ = [
     "CTIME_IS_CHANGE_TIME",
+    "NAMES_IGNORE_CASE",
     "UNSTABLE_INODES",
     "Mount",
+    "casefolded",
     "change_time_ns",
     "file_key",
+    "fold_name",
     "inodes_name_files",
     "is_trash_folder",
     "mount_of",
@@ -77,6 +80,22 @@ CTIME_IS_CHANGE_TIME = os.name != "nt"
 def change_time_ns(info: os.stat_result) -> int:
     """The file's change time, or 0 ("not known") where the system reports none."""
     return info.st_ctime_ns if CTIME_IS_CHANGE_TIME else 0
+
+
+#: Whether the system's own file systems find a name whatever its case (NTFS on Windows, APFS
+#: and HFS+ on macOS, as they are set up by default): there ``Photos/A.JPG`` is ``photos/a.jpg``.
+NAMES_IGNORE_CASE = sys.platform in ("win32", "darwin")
+
+
+def fold_name(text: str) -> str:
+    """A path or pattern as the system compares names: NFC and case-folded where names ignore
+    case, unchanged where case tells two names apart."""
+    return casefolded(text) if NAMES_IGNORE_CASE else text
+
+
+def casefolded(text: str) -> str:
+    """``text`` as a case-insensitive file system compares names (NFC, then case-folded)."""
+    return unicodedata.normalize("NFC", text).casefold()
 
 
 @dataclass(frozen=True, slots=True)
