@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from dupfinder.core.filesystem import fold_name
 from dupfinder.core.model import Group, Kind, Member, ScanResult
 
 __all__ = [
@@ -78,8 +79,10 @@ def _quality(member: Member) -> tuple[float, ...]:
 
 
 def _is_inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or in it, comparing names as the system does (without
+    regard to case on Windows and macOS)."""
     try:
-        return PurePath(os.path.abspath(path)).is_relative_to(folder)
+        return PurePath(fold_name(os.path.abspath(path))).is_relative_to(fold_name(folder))
     except ValueError:
         return False
 
