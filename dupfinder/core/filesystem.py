@@ -189,7 +189,7 @@ def inodes_name_files(path: str | os.PathLike[str]) -> bool:
 
 def spelling(path: str) -> str:
     """The real path as a case-insensitive file system compares it."""
-    return unicodedata.normalize("NFC", os.path.realpath(path)).casefold()
+    return casefolded(os.path.realpath(path))
 
 
 def same_spelling(a: str, b: str) -> bool:
