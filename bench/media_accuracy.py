@@ -105,6 +105,7 @@ def _score(
 ) -> dict[str, Any]:
     kept = positives = true = 0
     per_edit: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    missed: dict[str, int] = defaultdict(int)
     n = len(prints)
     for i in range(n):
         for j in range(i + 1, n):
@@ -116,6 +117,8 @@ def _score(
             kept += hit
             positives += same
             true += hit and same
+            if same and not hit:
+                missed["+".join(sorted((prints[i].item.edit, prints[j].item.edit)))] += 1
             edits = {prints[i].item.edit, prints[j].item.edit}
             if same and "original" in edits and len(edits) == 2:
                 edit = (edits - {"original"}).pop()
@@ -129,6 +132,7 @@ def _score(
         "kept": kept,
         "false": kept - true,
         "recall_per_edit": {e: round(h / t, 3) for e, (h, t) in sorted(per_edit.items())},
+        "missed_by_edits": dict(sorted(missed.items(), key=lambda kv: -kv[1])),
     }
 
 
@@ -220,6 +224,8 @@ def _report(result: dict[str, Any]) -> str:
                 f"  {edit:14s} recall {value:.3f}  (index alone "
                 f"{part['index_recall_per_edit'].get(edit, 0):.3f})"
             )
+        if s["missed_by_edits"]:
+            lines.append(f"  duplicate pairs missed, by their two edits: {s['missed_by_edits']}")
         lines.append(
             f"  hard negatives: {h['pairs']} pairs, {h['proposed_by_index']} proposed by the "
             f"index, highest similarity {h['max_similarity']}, {h['over_threshold']} over"
