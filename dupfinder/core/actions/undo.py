@@ -241,9 +241,9 @@ def _system_trash_places(item: FileLog, intent: Intent) -> tuple[str, list[Path]
     return "the trash", find_trashed(item.path, identity, stamp.size, stamp.mtime_ns)
 
 
-def _from_system_trash(item: FileLog, intent: Intent) -> str | None:
-    """Find the file in the system's trash, prove it is the file trashed (its digest; in
-    journals without one, its size and mtime) and rename it back, never over a file."""
+def _proven_in_system_trash(item: FileLog, intent: Intent) -> Path:
+    """The entry of the system's trash that is the file trashed: proven by its digest (in
+    journals without one, by its size and mtime); else an error saying what was found."""
     where, places = _system_trash_places(item, intent)
     if not places:
         raise FileNotFoundError(errno.ENOENT, f"not found in {where} (emptied?)")
@@ -252,16 +252,27 @@ def _from_system_trash(item: FileLog, intent: Intent) -> str | None:
         if intent.digest is None and not _still_same(str(place), intent.stamp):
             continue
         try:
-            put_back(str(place), item.path, expected, folder=_folder(intent))
-        except (NotTheFile, Edited):
-            continue  # another file of that name and size: try the next
-        if recycle_bin.IN_USE:  # its record would list a file no longer there
-            with contextlib.suppress(OSError):
-                os.unlink(place.with_name("$I" + place.name[2:]))
-        return None
+            with open_folder(str(place.parent)) as files, opened_in(files, place.name) as fd:
+                check_open(fd, str(place), expected)
+        except (NotTheFile, Edited, FileNotFoundError):  # another file of its name and size
+            continue
+        return place
     raise OSError(
         errno.EEXIST, f"in {where}, but not with the bytes it was trashed with; left there"
     )
+
+
+def _put_back_from_system_trash(place: Path, item: FileLog, intent: Intent) -> None:
+    """Rename the proven entry back (proven again as it moves), never over a file."""
+    put_back(str(place), item.path, _expected(intent), folder=_folder(intent))
+    if recycle_bin.IN_USE:  # its record would list a file no longer there
+        with contextlib.suppress(OSError):
+            os.unlink(place.with_name("$I" + place.name[2:]))
+
+
+def _from_system_trash(item: FileLog, intent: Intent) -> str | None:
+    _put_back_from_system_trash(_proven_in_system_trash(item, intent), item, intent)
+    return None
 
 
 def _restore_moved(item: FileLog, intent: Intent, restore_edited: bool) -> str | None:
@@ -335,6 +346,12 @@ def _restore_linked(item: FileLog, intent: Intent, restore_edited: bool) -> str 
     _check_untouched(item.path, intent.stamp)
     original = None if intent.identical is not False else _trash_entry(item, intent)
     name = os.path.basename(item.path)
+    if intent.identical is False and original is None and not NATIVE_TRASH:
+        # the link replaced different bytes: the original went to the system's trash
+        place = _proven_in_system_trash(item, intent)
+        _remove_our_link(os.path.dirname(item.path), item, intent)
+        _put_back_from_system_trash(place, item, intent)
+        return "the original put back from the trash"
     if original is not None and os.path.lexists(original.files):
         # the link replaced different bytes: the original itself waits in the trash
         expected = _expected(intent)
@@ -343,13 +360,7 @@ def _restore_linked(item: FileLog, intent: Intent, restore_edited: bool) -> str 
             opened_in(files, original.files.name) as fd,
         ):
             check_open(fd, str(original.files), expected)  # before the link goes
-        with open_folder(os.path.dirname(item.path), _folder(intent)) as folder:
-            if os.path.lexists(item.path):
-                if not _our_link(folder, name, item, intent):
-                    raise OSError(
-                        errno.EEXIST, "the link was replaced since; nothing was overwritten"
-                    )
-                unlink_at(folder, name)
+        _remove_our_link(os.path.dirname(item.path), item, intent)
         restore(original, item.path, expected, folder=_folder(intent))
         return "the original put back from the trash"
     if not intent.sha256 or intent.kept is None:
@@ -371,6 +382,16 @@ def _restore_linked(item: FileLog, intent: Intent, restore_edited: bool) -> str 
             with contextlib.suppress(FileNotFoundError):
                 unlink_at(folder, temporary)
     return "restored as a copy of the kept file (same SHA-256)"
+
+
+def _remove_our_link(folder_path: str, item: FileLog, intent: Intent) -> None:
+    """Remove the link the apply made, and only that link (gone already: nothing to do)."""
+    name = os.path.basename(item.path)
+    with open_folder(folder_path, _folder(intent)) as folder:
+        if os.path.lexists(item.path):
+            if not _our_link(folder, name, item, intent):
+                raise OSError(errno.EEXIST, "the link was replaced since; nothing was overwritten")
+            unlink_at(folder, name)
 
 
 def _replace_link(folder: int, temporary: str, name: str, item: FileLog, intent: Intent) -> None:

@@ -13,14 +13,15 @@ import pytest
 import send2trash
 from simulated_platform import MacTrash, RecycleBin, recycle_record
 
+from dupfinder.core.actions import Action, make_plan, recycle_bin, trash
 from dupfinder.core.actions import apply as apply_module
-from dupfinder.core.actions import make_plan, recycle_bin, trash
 from dupfinder.core.actions import undo as undo_module
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import Journal
+from dupfinder.core.actions.plan import compare_link_contents
 from dupfinder.core.actions.recycle_bin import BadRecord, parse_record
 from dupfinder.core.actions.undo import undo
-from dupfinder.core.model import Fingerprint, Group, Kind, Member, ScanResult
+from dupfinder.core.model import ActionKind, Fingerprint, Group, Kind, Member, ScanResult
 
 DATA = b"the words of a file that was trashed"
 
@@ -154,6 +155,26 @@ def test_a_new_file_at_the_original_place_is_never_replaced(
     assert _reasons(journal) == [("failed", "a file already exists at the original place")]
     assert copy.read_bytes() == b"made since"
     assert len(windows.items()) == 1
+
+
+@pytest.mark.parametrize("kind", [ActionKind.HARDLINK, ActionKind.SYMLINK])
+def test_a_link_over_different_bytes_gets_its_original_back_from_the_recycle_bin(
+    tmp_path: Path, windows: RecycleBin, kind: ActionKind
+) -> None:
+    keep, near = tmp_path / "keep.txt", tmp_path / "near" / "a.txt"
+    keep.write_bytes(DATA)
+    near.parent.mkdir()
+    near.write_bytes(b"nearly the same words")
+    result = ScanResult((Group(Kind.TEXT, (_member(keep), _member(near))),))
+    plan = compare_link_contents(make_plan(result, {str(near)}, Action(kind)), allow_different=True)
+    journal = Journal(tmp_path / "journal.jsonl")
+    assert apply(plan, journal=journal).ok
+    assert len(windows.items()) == 1
+    assert _reasons(journal) == [("restored", "the original put back from the trash")]
+    assert not near.is_symlink()
+    assert near.read_bytes() == b"nearly the same words"
+    assert near.stat().st_ino != keep.stat().st_ino
+    assert windows.items() == []
 
 
 # --- macOS: ~/.Trash -----------------------------------------------------------------------
