@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import struct
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -162,10 +163,11 @@ def decode(sequence: bytes) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool
 def video_print(path: str, *, time_limit_s: float = FILE_LIMIT_S) -> VideoPrint:
     """Fingerprint one file's video; raises ``FileProblem`` subclasses (no video, damaged,
     timed out, blank or too short)."""
+    started = time.monotonic()
     info = probe(path, time_limit_s=min(10.0, time_limit_s))
     if info.video_codec is None or not info.width or not info.height:
         raise TooLittleContent("holds no video to compare")
-    frames = _keyframes(path, time_limit_s)
+    frames = _keyframes(path, max(0.1, time_limit_s - (time.monotonic() - started)))
     if frames.shape[0] == 0:
         raise CorruptFile("no picture could be decoded")
     hashes, mask = hash_frames(frames)
