@@ -18,7 +18,8 @@ A folder planted by another account is never used: the file stays, and the reaso
 trash on that volume". A bind mount shows the home's device but a rename across it fails,
 so the mount table decides, not the device; a rename that still fails across mounts falls
 back to the trash of the file's own mount. Trashing is always a rename, never a copy.
-Elsewhere (macOS, Windows) send2trash hands the file to the system.
+Elsewhere (macOS, Windows) send2trash hands the file to the system, and undo finds it there
+(``recycle_bin``, ``mac_trash``).
 """
 
 from __future__ import annotations
