@@ -134,7 +134,7 @@ SPEECH = {
 
 
 #: Size and frame rate of the test videos.
-VIDEO_SIZE, VIDEO_RATE = "240x180", 12
+VIDEO_SIZE, VIDEO_RATE = "192x144", 10
 #: Keyframes at least every 10 s, as encoders at 25 frames a second place them by default.
 _GOP = ("-g", str(10 * VIDEO_RATE))
 #: The shared intro's length; each film is 2 s black, the intro, 2 s black, then its own shots.
@@ -213,7 +213,7 @@ FILM_EDITS: dict[str, tuple[str, ...]] = {
     "h264-crf32.mp4": ("-c:v", "libx264", "-preset", "veryfast", "-crf", "32", *_GOP),
     "vp9.webm": ("-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "300k"),
     "mpeg4.avi": ("-c:v", "mpeg4", "-q:v", "8"),
-    "smaller.mp4": ("-vf", "scale=160:120", "-preset", "veryfast", *_GOP),
+    "smaller.mp4": ("-vf", "scale=128:96", "-preset", "veryfast", *_GOP),
     "cropped.mkv": ("-vf", "crop=iw*0.94:ih*0.94", "-preset", "veryfast", *_GOP),
     "letterboxed.mp4": ("-vf", "pad=iw:ih*4/3:0:(oh-ih)/2", "-preset", "veryfast", *_GOP),
     "trimmed.mp4": ("-ss", "8", "-preset", "veryfast", *_GOP),

@@ -72,9 +72,9 @@ def test_a_shared_intro_and_black_frames_do_not_make_a_duplicate(
 
 def test_the_print_describes_the_video(prints: dict[str, video.VideoPrint]) -> None:
     film = prints["film"]
-    assert (film.width, film.height) == (240, 180)
+    assert (film.width, film.height) == (192, 144)
     assert film.duration_s == pytest.approx(48.0, abs=0.5)
-    assert (prints["smaller.mp4"].width, prints["smaller.mp4"].height) == (160, 120)
+    assert (prints["smaller.mp4"].width, prints["smaller.mp4"].height) == (128, 96)
     assert video.compare(b"DFVS", film.sequence) is None
     assert video.compare(film.sequence[:-1], film.sequence) is None
 
