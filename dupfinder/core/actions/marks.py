@@ -55,6 +55,9 @@ class KeepRule:
     folder: str | None = None
     #: the kinds of group the rule can rank (None: every kind)
     kinds: frozenset[Kind] | None = None
+    #: a key that depends on the group (``quality``: a clip is ranked against the whole it
+    #: is part of); used instead of ``key`` when set
+    in_group: Callable[[Group], RuleKey] | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return self.name
@@ -71,11 +74,20 @@ def _pixels(member: Member) -> int:
 
 
 def _quality(member: Member) -> tuple[float, ...]:
-    """The suggested keeper's quality criteria: for music and videos lossless first, then
-    bitrate, length and (videos) pixels; for pictures pixels, lossless, bytes per pixel."""
+    """The suggested keeper's quality criteria: for music and videos the whole recording
+    before a part of it, lossless, then bitrate, length and (videos) pixels; for pictures
+    pixels, lossless, bytes per pixel."""
     from dupfinder.core.grouping.keeper import quality_key  # see best_member
 
     return quality_key(member)
+
+
+def _quality_in(group: Group) -> RuleKey:
+    """:func:`_quality` against the group's longest recording (a clip is a part of it)."""
+    from dupfinder.core.grouping.keeper import longest_of, quality_key
+
+    longest = longest_of(group.members)
+    return lambda member: quality_key(member, longest)
 
 
 def _is_inside(path: str, folder: str) -> bool:
@@ -136,7 +148,12 @@ _SIMPLE_RULES: dict[str, KeepRule] = {
         KeepRule(
             "resolution", key=lambda m: -_pixels(m), kinds=frozenset({Kind.IMAGE, Kind.VIDEO})
         ),
-        KeepRule("quality", key=_quality, kinds=frozenset({Kind.IMAGE, Kind.AUDIO, Kind.VIDEO})),
+        KeepRule(
+            "quality",
+            key=_quality,
+            kinds=frozenset({Kind.IMAGE, Kind.AUDIO, Kind.VIDEO}),
+            in_group=_quality_in,
+        ),
         KeepRule("shortest-path", key=lambda m: len(m.path)),
     )
 }
@@ -181,18 +198,23 @@ def best_member(group: Group, rules: Sequence[KeepRule], current: Member | None 
     Ties go by the suggested keeper's order (with the ``in:DIR`` folders as reference
     folders), then to the member listed first, never by path."""
     # here, not at the top: parsing ``--keep`` for ``--help`` must not load the grouping
-    from dupfinder.core.grouping.keeper import member_key
+    from dupfinder.core.grouping.keeper import longest_of, member_key
 
     if not applies(group, rules):
         return current if current is not None else group.members[0]
-    ranking = [rule for rule in rules if rule.applies(group.kind)]
+    ranking = [
+        rule.in_group(group) if rule.in_group else rule.key
+        for rule in rules
+        if rule.applies(group.kind)
+    ]
     folders = [rule.folder for rule in rules if rule.folder is not None]
     position = {id(m): i for i, m in enumerate(group.members)}
+    longest = longest_of(group.members)
     return min(
         group.members,
         key=lambda m: (
-            tuple(rule.key(m) for rule in ranking),
-            member_key(m, folders)[:-1],  # all but the path
+            tuple(key(m) for key in ranking),
+            member_key(m, folders, longest)[:-1],  # all but the path
             position[id(m)],
         ),
     )

@@ -8,9 +8,11 @@ The order, criterion by criterion (the first difference decides):
    such as "-grey", "_small", "-rotated", "_q40", "~", ".bak") and in its folders
    ("Backup 2023", "old", "copies"); a size in the name ("-800x600") marks a document, never
    a picture, whose pixels speak for themselves (a painting's ``_5640x3172`` original);
-3. for music and videos, higher quality: a lossless encoding first (the FLAC over its MP3),
-   then more bits per second, then the longer file (the whole song over a cut one), then
-   for videos more pixels (these come from the file's header, ``MediaFacts``);
+3. for music and videos, the whole recording before a part of it (a clip, a copy cut by
+   more than a few seconds: keeping it would lose the rest), then higher quality: a
+   lossless encoding first (the FLAC over its MP3), then more bits per second, then the
+   longer file, then for videos more pixels (these come from the file's header,
+   ``MediaFacts``);
 4. for pictures, more pixels (the full-size original over its resize);
 5. for pictures of the same size, higher quality: a lossless format before a lossy one, then
    more bytes per pixel (the original before its recompressed copy: a 183 KB photo before
@@ -37,9 +39,13 @@ from dupfinder.core.model import Group, KeepReason, MediaFacts, Member
 
 __all__ = [
     "LOSSLESS_SUFFIXES",
+    "PART_SECONDS",
+    "PART_SHARE",
     "KeeperKey",
     "copy_marks",
+    "is_part",
     "keeper_key",
+    "longest_of",
     "member_key",
     "quality_key",
     "reasons",
@@ -73,13 +79,17 @@ LOSSLESS_SUFFIXES = frozenset(
     {".png", ".bmp", ".tif", ".tiff", ".ppm", ".pgm", ".pbm", ".pnm", ".qoi", ".tga"}
 )
 
-#: A file's place in the order, smaller first: reference, copy marks, media lossy,
-#: -bitrate, -whole seconds, -pixels, picture lossy, -bytes per pixel, mtime, depth, -size,
-#: path.
-KeeperKey = tuple[int, int, int, int, int, int, int, float, int, int, int, str]
+#: A file's place in the order, smaller first: reference, copy marks, a part of a longer
+#: recording, media lossy, -bitrate, -whole seconds, -pixels, picture lossy, -bytes per
+#: pixel, mtime, depth, -size, path.
+KeeperKey = tuple[int, int, int, int, int, int, int, int, float, int, int, int, str]
 #: Positions in ``KeeperKey``.
-_REFERENCE, _MARKS, _MEDIA_LOSSY, _BITRATE, _DURATION, _PIXELS = range(6)
-_LOSSY, _BYTES_PER_PIXEL, _MTIME, _DEPTH, _SIZE = range(6, 11)
+_REFERENCE, _MARKS, _PART, _MEDIA_LOSSY, _BITRATE, _DURATION, _PIXELS = range(7)
+_LOSSY, _BYTES_PER_PIXEL, _MTIME, _DEPTH, _SIZE = range(7, 12)
+#: A song or a video shorter than the longest it matched by more than both of these is a
+#: part of it (a clip, a cut copy), never kept over the whole; encoders differ by far less.
+PART_SECONDS = 3.0
+PART_SHARE = 0.03
 
 
 def copy_marks(path: str, picture: bool = False) -> int:
@@ -114,6 +124,22 @@ def _lossy(path: str) -> int:
     return 0 if os.path.splitext(path)[1].lower() in LOSSLESS_SUFFIXES else 1
 
 
+def is_part(media: MediaFacts | None, longest_s: float | None) -> bool:
+    """A recording shorter than ``longest_s`` (the longest it matched) by more than
+    ``PART_SECONDS`` and ``PART_SHARE``; one of unknown length is taken for a part of a
+    known one."""
+    if media is None or not longest_s:
+        return False
+    own = media.duration_s or 0.0
+    return longest_s - own > max(PART_SECONDS, PART_SHARE * longest_s)
+
+
+def longest_of(members: Sequence[Member]) -> float | None:
+    """The longest length among ``members``' headers (None: no media, or none known)."""
+    lengths = [m.media.duration_s for m in members if m.media and m.media.duration_s]
+    return max(lengths) if lengths else None
+
+
 def _media_quality(media: MediaFacts | None) -> tuple[int, int, int]:
     """(lossy, -bitrate, -whole seconds) of a song or a video; zeros for other files. A
     medium whose header could not be read ranks last (lossy, no bitrate, no length)."""
@@ -133,17 +159,20 @@ def keeper_key(
     pixels: int,
     references: Sequence[str] = (),
     media: MediaFacts | None = None,
+    longest_s: float | None = None,
 ) -> KeeperKey:
     """Sort key of a file as the one to keep: smaller is better (see the module's rule).
 
     ``pixels`` is 0 for anything but a picture or a video; ``references`` are real paths of
-    folders; ``media`` is what a song's or a video's header says (None for other files)."""
+    folders; ``media`` is what a song's or a video's header says (None for other files),
+    ``longest_s`` the longest length among the files it is compared with."""
     referenced = any(_in_folder(path, folder) for folder in references)
     picture = pixels > 0 and media is None
     lossy_media, bitrate, seconds = _media_quality(media)
     return (
         0 if referenced else 1,
         copy_marks(path, pixels > 0),
+        int(is_part(media, longest_s)),
         lossy_media,
         bitrate,
         seconds,
@@ -163,19 +192,28 @@ def _pixels(member: Member) -> int:
     return member.width * member.height
 
 
-def member_key(member: Member, references: Sequence[str] = ()) -> KeeperKey:
-    """:func:`keeper_key` of a group's member."""
+def member_key(
+    member: Member, references: Sequence[str] = (), longest_s: float | None = None
+) -> KeeperKey:
+    """:func:`keeper_key` of a group's member; ``longest_s``: its group's longest length
+    (``longest_of``), so a clip never comes before the whole."""
     return keeper_key(
-        member.path, member.size, member.mtime_ns, _pixels(member), references, member.media
+        member.path,
+        member.size,
+        member.mtime_ns,
+        _pixels(member),
+        references,
+        member.media,
+        longest_s,
     )
 
 
-def quality_key(member: Member) -> tuple[float, ...]:
+def quality_key(member: Member, longest_s: float | None = None) -> tuple[float, ...]:
     """The quality criteria of :func:`member_key` alone (smaller is better): music and
-    videos lossless first, then bitrate, length, pixels; pictures pixels, lossless, bytes
-    per pixel. The ``quality`` keep rule ranks by it."""
-    key = member_key(member)
-    return tuple(float(cast(float, value)) for value in key[_MEDIA_LOSSY:_MTIME])
+    videos the whole before a part, lossless, then bitrate, length, pixels; pictures
+    pixels, lossless, bytes per pixel. The ``quality`` keep rule ranks by it."""
+    key = member_key(member, (), longest_s)
+    return tuple(float(cast(float, value)) for value in key[_PART:_MTIME])
 
 
 def suggested(group: Group, references: Sequence[str] = ()) -> Group:
@@ -187,7 +225,7 @@ def suggested(group: Group, references: Sequence[str] = ()) -> Group:
     identical files). The other members keep their order."""
     first = group.members[0]
     twins = [m for m in group.members if group.same_bytes_as_keeper(m)]
-    keeper = min(twins, key=lambda m: member_key(m, references))
+    keeper = min(twins, key=lambda m: member_key(m, references))  # one length: no part
     members = (keeper, *(m for m in group.members if m is not keeper))
     if keeper is not first:  # measured against its twin: the same figures
         members = tuple(
@@ -215,8 +253,9 @@ def reasons(
     if not others:
         return ()
     found: list[KeepReason] = []
-    mine = member_key(keeper, references)
-    theirs = [member_key(m, references) for m in others]
+    longest = longest_of(members)
+    mine = member_key(keeper, references, longest)
+    theirs = [member_key(m, references, longest) for m in others]
 
     def best(position: int, among: Sequence[KeeperKey]) -> bool:
         """``mine`` is as good as all of ``among`` at ``position`` and better than one (every
@@ -231,13 +270,16 @@ def reasons(
         found.append(
             KeepReason.NO_COPY_MARKS if mine[_MARKS] == 0 else KeepReason.FEWEST_COPY_MARKS
         )
+    whole = best(_PART, theirs)
+    if whole:  # the others hold only part of it
+        found.append(KeepReason.LONGEST)
     lossless_media = best(_MEDIA_LOSSY, theirs)
     if lossless_media:
         found.append(KeepReason.LOSSLESS)
     same_class = [key for key in theirs if key[_MEDIA_LOSSY] == mine[_MEDIA_LOSSY]]
     if best(_BITRATE, same_class):
         found.append(KeepReason.HIGHEST_BITRATE)
-    if best(_DURATION, theirs):
+    if best(_DURATION, theirs) and not whole:
         found.append(KeepReason.LONGEST)
     if best(_PIXELS, theirs):
         found.append(KeepReason.MOST_PIXELS)

@@ -207,7 +207,8 @@ def media_part(
     ):
         facts[local] = found_facts
     references = tuple(os.path.realpath(folder) for folder in options.references)
-    keys = _MediaKeys(files, outcomes, row_list, facts, references, grouped[inverse])
+    longest = _longest_partner(inverse, node_pairs, facts)
+    keys = _MediaKeys(files, outcomes, row_list, facts, longest, references, grouped[inverse])
     part = MediaPart([], [0], [], [], [], len(node_pairs) + int((counts - 1).sum()))
     grouping = options.grouping(kind)
     for local_rows in cluster_nodes(inverse, node_pairs, keys, grouping):
@@ -233,6 +234,24 @@ def media_part(
     return part
 
 
+def _longest_partner(
+    inverse: I64, node_pairs: I64, facts: list[MediaFacts | None]
+) -> list[float | None]:
+    """For each row, the longest length among itself, its copies and the files it was
+    verified with: a clip is then a part of its original in the keeper's order."""
+    node_longest: dict[int, float] = {}
+    for local, found in enumerate(facts):
+        if found is not None and found.duration_s:
+            node = int(inverse[local])
+            node_longest[node] = max(node_longest.get(node, 0.0), found.duration_s)
+    best = dict(node_longest)
+    for a, b in node_pairs.tolist():
+        for one, other in ((a, b), (b, a)):
+            if other in node_longest:
+                best[one] = max(best.get(one, 0.0), node_longest[other])
+    return [best.get(int(node)) for node in inverse.tolist()]
+
+
 class _MediaKeys(Sequence[KeeperKey]):
     """The keeper key of each row, with its header's facts (only rows that may group have
     them; the others are never compared by key)."""
@@ -243,6 +262,7 @@ class _MediaKeys(Sequence[KeeperKey]):
         outcomes: OutcomeColumns,
         rows: list[int],
         facts: list[MediaFacts | None],
+        longest: list[float | None],
         references: tuple[str, ...],
         grouped: npt.NDArray[np.bool_],
     ) -> None:
@@ -250,6 +270,7 @@ class _MediaKeys(Sequence[KeeperKey]):
         self._outcomes = outcomes
         self._rows = rows
         self._facts = facts
+        self._longest = longest
         self._references = references
         self._grouped = grouped
 
@@ -267,6 +288,7 @@ class _MediaKeys(Sequence[KeeperKey]):
             self._outcomes.pixels(row),
             self._references,
             facts or MediaFacts(),
+            self._longest[local],
         )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dupfinder.core.actions.marks import best_member, parse_rules
-from dupfinder.core.grouping.keeper import member_key, reasons, suggested
+from dupfinder.core.grouping.keeper import longest_of, member_key, reasons, suggested
 from dupfinder.core.model import Fingerprint, Group, KeepReason, Kind, MediaFacts, Member
 
 
@@ -53,11 +53,12 @@ def test_the_keeper_of_a_song_group_says_why() -> None:
     )
     keeper = min(group.members, key=member_key)
     assert keeper.path == "/m/tune.flac"
-    assert reasons(keeper, group.members) == (KeepReason.LOSSLESS, KeepReason.LONGEST)
+    # the Ogg is cut (150 s of 200): the whole before a part, then lossless
+    assert reasons(keeper, group.members) == (KeepReason.LONGEST, KeepReason.LOSSLESS)
     lossy = (group.members[0], group.members[2])
     assert reasons(group.members[0], lossy) == (
+        KeepReason.LONGEST,  # the other is cut
         KeepReason.HIGHEST_BITRATE,
-        KeepReason.LONGEST,
     )
 
 
@@ -86,3 +87,18 @@ def test_keep_rules_break_ties_by_media_quality() -> None:
     # "largest" ties (equal sizes): the suggested order decides, and the FLAC is better
     assert best_member(group, parse_rules(["largest"])).path == "/m/tune.flac"
     assert best_member(group, parse_rules(["quality"])).path == "/m/tune.flac"
+
+
+def test_a_clip_is_never_kept_over_the_whole_recording() -> None:
+    whole = _song("/m/tune.mp3", MP3_128)  # 200 s, lossy
+    clip = _song("/m/tune-clip.flac", MediaFacts(15.0, 900_000, "flac", True))
+    trimmed = _song("/m/tune-trim.flac", MediaFacts(190.0, 900_000, "flac", True))
+    padded = _song("/m/tune.flac", MediaFacts(199.0, 900_000, "flac", True))  # 1 s less
+    group = Group(Kind.AUDIO, (clip, whole, trimmed))
+    longest = longest_of(group.members)
+    assert min(group.members, key=lambda m: member_key(m, (), longest)) is whole
+    assert reasons(whole, group.members)[0] is KeepReason.LONGEST
+    for rule in ("quality", "largest"):  # equal sizes: the keeper's order decides
+        assert best_member(group, parse_rules([rule])) is whole
+    # a second of padding is no cut: the lossless copy still comes first
+    assert min((whole, padded), key=lambda m: member_key(m, (), 200.0)) is padded

@@ -71,6 +71,18 @@ def test_one_song_in_three_encodings_is_one_group_kept_as_flac(music: Path) -> N
         assert member.similarity >= audio.MIN_SIMILARITY
 
 
+def test_a_lossless_clip_is_not_kept_over_the_whole_song(music: Path, tmp_path: Path) -> None:
+    shutil.copy(music / "tune.mp3", tmp_path / "tune.mp3")
+    encoded(music / "tune.flac", tmp_path / "tune clip.flac", "-ss", "4", "-t", "10")
+    result = _scan(tmp_path, Kind.AUDIO)
+    (group,) = result.groups
+    keeper, clip = group.members
+    assert Path(keeper.path).name == "tune.mp3"
+    assert group.reasons[0] is KeepReason.LONGEST
+    assert clip.span is not None
+    assert clip.span.keeper_start_s == pytest.approx(4, abs=1.5)
+
+
 def test_the_scan_similarity_overrides_the_kind_default() -> None:
     assert media_check(Kind.AUDIO, ScanOptions(roots=())).threshold == audio.MIN_SIMILARITY
     chosen = ScanOptions(roots=(), audio_similarity=0.9, video_similarity=0.8)
