@@ -86,6 +86,8 @@ class RecycleBin:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        #: what the records put before the original path (Windows' long-path prefix, or none)
+        self.prefix = ""
         self.user = root / "S-1-5-21-1004336348-1177238915-682003330-1001"
         self.user.mkdir(parents=True, exist_ok=True)
         self._clock = 133_000_000_000_000_000  # a FILETIME in 2022
@@ -94,7 +96,7 @@ class RecycleBin:
         tail = secrets.token_hex(3).upper() + os.path.splitext(path)[1]
         size = os.lstat(path).st_size
         self._clock += 10_000_000
-        (self.user / f"$I{tail}").write_bytes(recycle_record(path, size, self._clock))
+        (self.user / f"$I{tail}").write_bytes(recycle_record(self.prefix + path, size, self._clock))
         os.rename(path, self.user / f"$R{tail}")
 
     def items(self) -> list[Path]:

@@ -39,6 +39,7 @@ _LENGTH = struct.Struct("<i")  # version 2: the path's length in characters, wit
 _V1_PATH_BYTES = 520  # version 1: MAX_PATH characters of UTF-16
 _RECORD_MAX = 1 << 16  # a path of 32,767 characters fits
 _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
+_LONG, _LONG_UNC = "\\\\?\\", "\\\\?\\UNC\\"  # Windows' long-path prefixes
 
 
 class BadRecord(ValueError):
@@ -98,9 +99,18 @@ def bin_of(path: str) -> Path:
     return Path(drive + os.sep) / "$Recycle.Bin"
 
 
+def _plain(path: str) -> str:
+    """A path without Windows' long-path prefix (a record may hold either spelling),
+    normalised as the system compares it (``normcase`` lower-cases there)."""
+    if path.startswith(_LONG_UNC):
+        path = "\\\\" + path[len(_LONG_UNC) :]  # a share: two backslashes again
+    elif path.startswith(_LONG):
+        path = path[len(_LONG) :]
+    return os.path.normcase(os.path.normpath(path))
+
+
 def _same_path(a: str, b: str) -> bool:
-    """Windows compares names without regard to case (``normcase`` there lower-cases)."""
-    return os.path.normcase(os.path.normpath(a)) == os.path.normcase(os.path.normpath(b))
+    return _plain(a) == _plain(b)
 
 
 def _records(folder: Path) -> list[Path]:

@@ -116,6 +116,16 @@ def test_a_recycled_file_comes_back_from_the_recycle_bin(
     assert windows.records() == []  # Explorer lists no file that is gone
 
 
+def test_a_record_with_the_long_path_prefix_names_the_same_file(
+    tmp_path: Path, windows: RecycleBin
+) -> None:
+    windows.prefix = "\\\\?\\"  # a record may spell the path with the long-path prefix
+    journal, (copy,) = _trash_copies(tmp_path, "a.txt")
+    assert windows.records()[0].read_bytes()[28:36].decode("utf-16-le") == "\\\\?\\"
+    assert _reasons(journal) == [("restored", None)]
+    assert copy.read_bytes() == DATA
+
+
 def test_of_two_recycled_files_with_one_name_the_one_trashed_comes_back(
     tmp_path: Path, windows: RecycleBin
 ) -> None:
