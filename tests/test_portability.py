@@ -1,5 +1,5 @@
 """No call that exists only on Linux or POSIX runs unguarded: the same code must start on Windows
-and macOS.
+and macOS; nor one that exists only on Windows (``msvcrt``, ``ctypes.WinDLL``...), the other way.
 
 The test reads every module of ``dupfinder`` and finds the uses of POSIX-only functions,
 constants, modules, ``dir_fd`` arguments to ``os`` and ``/proc`` paths. A use is guarded when
@@ -80,6 +80,29 @@ POSIX_ONLY = {
     },
 }
 POSIX_MODULES = {"fcntl", "pwd", "grp", "resource", "termios", "posix", "pty", "tty"}
+#: What only Windows has, held to the same guards the other way round (Linux and macOS lack it).
+WINDOWS_ONLY = {
+    "ctypes": {
+        "WinDLL",
+        "windll",
+        "OleDLL",
+        "oledll",
+        "WinError",
+        "FormatError",
+        "GetLastError",
+        "get_last_error",
+        "set_last_error",
+    },
+    "signal": {"CTRL_C_EVENT", "CTRL_BREAK_EVENT"},
+    "os": {"startfile", "O_BINARY", "O_NOINHERIT"},
+}
+WINDOWS_MODULES = {"msvcrt", "winreg", "_winapi", "winsound", "_overlapped", "nt"}
+#: Every name and module that exists on one kind of system only.
+ONE_SYSTEM_ONLY = {
+    module: POSIX_ONLY.get(module, set()) | WINDOWS_ONLY.get(module, set())
+    for module in POSIX_ONLY.keys() | WINDOWS_ONLY.keys()
+}
+ONE_SYSTEM_MODULES = POSIX_MODULES | WINDOWS_MODULES
 #: Keyword arguments that name a file relative to an open folder: Windows has none.
 DIR_FD_KEYWORDS = {"dir_fd", "src_dir_fd", "dst_dir_fd"}
 #: What a ``try`` must catch to guard each kind of use: a missing function or constant
@@ -154,20 +177,21 @@ def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST], kind: str) -> bool:
 
 
 def unguarded_uses(path: Path) -> set[str]:
-    """What ``path`` uses that only POSIX has, outside any guard."""
+    """What ``path`` uses that only POSIX (or only Windows) has, outside any guard."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found = set()
     for node in ast.walk(tree):
         what, kind = None, "attribute"
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.attr in POSIX_ONLY.get(node.value.id, ()):
+            if node.attr in ONE_SYSTEM_ONLY.get(node.value.id, ()):
                 what = f"{node.value.id}.{node.attr}"
         elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names if a.name.split(".")[0] in POSIX_MODULES]
+            names = [a.name for a in node.names if a.name.split(".")[0] in ONE_SYSTEM_MODULES]
             what, kind = (f"import {names[0]}" if names else None), "import"
         elif (
-            isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in POSIX_MODULES
+            isinstance(node, ast.ImportFrom)
+            and (node.module or "").split(".")[0] in ONE_SYSTEM_MODULES
         ):
             what, kind = f"import {node.module}", "import"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -217,3 +241,14 @@ def test_the_guard_finder_sees_a_planted_use(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert unguarded_uses(module) == {"os.nice", "os.O_DIRECTORY", "dir_fd", "os.fchmod"}
+
+
+def test_a_windows_only_call_needs_a_guard_too(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text("import ctypes\nkernel32 = ctypes.WinDLL('kernel32')\nimport msvcrt\n")
+    assert unguarded_uses(module) == {"ctypes.WinDLL", "import msvcrt"}
+    module.write_text(
+        "import ctypes, os\nif os.name == 'nt':\n    kernel32 = ctypes.WinDLL('kernel32')\n"
+        "try:\n    import msvcrt\nexcept ImportError:\n    msvcrt = None\n"
+    )
+    assert unguarded_uses(module) == set()
