@@ -165,9 +165,17 @@ def input_url(path: str) -> str:
 
 
 def _limit_memory(limit: int) -> None:  # runs in the child, before exec
+    """Cap the child's address space; where the system refuses (macOS ignores or rejects
+    RLIMIT_AS), the decoder runs under the time and output limits alone."""
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        pass
 
 
 class _Reader(threading.Thread):

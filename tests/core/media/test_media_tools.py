@@ -7,6 +7,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -183,3 +184,13 @@ def test_a_wait_interrupted_by_the_workers_time_limit_kills_the_decoder(
         signal.signal(signal.SIGALRM, previous)
     assert len(started) == 1
     assert started[0].returncode is not None  # killed and reaped, not left running
+
+
+@needs_ffmpeg
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
+def test_a_decoder_over_its_memory_limit_fails_with_a_reason() -> None:
+    ffmpeg = tools.require_tools().ffmpeg
+    small = [ffmpeg, "-v", "error", "-f", "lavfi", "-i", "anoisesrc=d=1", "-f", "null", "-"]
+    assert tools.run_tool(small, time_limit_s=30.0) == b""
+    with pytest.raises(CorruptFile):
+        tools.run_tool(small, time_limit_s=30.0, memory_limit=30 * 1024 * 1024)
