@@ -239,17 +239,22 @@ def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> flo
 
 
 def _media_similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> float:
-    """Music and videos: both printed again and aligned, as the scan checked them."""
-    from dupfinder.core.grouping.media_check import media_check
+    """Music and videos: both printed again and aligned, as the scan checked them; a file
+    only part of which is in the kept one (the kept file is a clip of it) is not a copy."""
+    from dupfinder.core.errors import FileProblem
+    from dupfinder.core.grouping.media_check import recheck
+    from dupfinder.core.wording import format_duration
 
-    sequences = []
-    for path in (target, kept):
-        outcome = fingerprint_file(Task(0, path, kind))
-        if outcome.sketch is None:
-            raise Unproven(f"{path} could not be read again: {outcome.error or 'no content'}")
-        sequences.append(outcome.sketch)
-    found = media_check(kind, options).compare(sequences[0], sequences[1])
-    return 0.0 if found is None else found.similarity
+    try:
+        found = recheck(kind, target, kept, options)
+    except (FileProblem, OSError) as exc:
+        raise Unproven(f"it or the kept file could not be read again: {exc}") from exc
+    if found.similarity > 0 and not found.whole:
+        raise Unproven(
+            f"only {format_duration(found.matched_s)} of its {format_duration(found.duration_s)}"
+            " are in the kept file (a part of it, not a copy)"
+        )
+    return found.similarity
 
 
 @contextlib.contextmanager

@@ -26,8 +26,9 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
+from dupfinder.core.fingerprints.worker import MEDIA_TIME_LIMIT_SECONDS
 from dupfinder.core.grouping.cluster import cluster_nodes
-from dupfinder.core.grouping.keeper import KeeperKey, keeper_key
+from dupfinder.core.grouping.keeper import PART_SECONDS, PART_SHARE, KeeperKey, keeper_key
 from dupfinder.core.grouping.media_facts import probed
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.media.match import MediaMatch
@@ -38,12 +39,14 @@ __all__ = [
     "MediaCheck",
     "MediaPart",
     "PairSearch",
+    "Recheck",
     "file_pairs",
     "match_span",
     "matched",
     "media_check",
     "media_part",
     "near_rows",
+    "recheck",
 ]
 
 I64 = npt.NDArray[np.int64]
@@ -322,3 +325,35 @@ def matched(
             result if result is not None and result.similarity >= check.threshold else None
         )
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Recheck:
+    """Two files printed again and aligned right before an action: the aligned similarity,
+    and whether all of the first (the file to act on) lies in the match, give or take what
+    the keeper's order calls no cut (``PART_SECONDS``, ``PART_SHARE``)."""
+
+    similarity: float
+    whole: bool
+    matched_s: float
+    duration_s: float
+
+
+def recheck(kind: Kind, target: str, kept: str, options: ScanOptions) -> Recheck:
+    """``target`` against ``kept`` as the scan checked them; raises ``FileProblem`` when
+    either cannot be read. A clip of the kept file is similar but not whole: removing the
+    longer one would lose the rest."""
+    check = media_check(kind, options)
+    if kind is Kind.AUDIO:
+        from dupfinder.core.media.audio import audio_print as printed
+    else:
+        from dupfinder.core.media.video import video_print as printed  # type: ignore[assignment]
+    limit = MEDIA_TIME_LIMIT_SECONDS
+    mine, theirs = printed(target, time_limit_s=limit), printed(kept, time_limit_s=limit)
+    found = check.compare(mine.sequence, theirs.sequence)
+    if found is None:
+        return Recheck(0.0, False, 0.0, mine.duration_s)
+    matched = max(0.0, found.a_end_s - found.a_start_s)
+    missing = mine.duration_s - matched
+    whole = missing <= max(PART_SECONDS, PART_SHARE * mine.duration_s)
+    return Recheck(found.similarity, whole, matched, mine.duration_s)

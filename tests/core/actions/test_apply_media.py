@@ -66,3 +66,22 @@ def test_a_song_replaced_since_the_scan_is_left_alone(tmp_path: Path) -> None:
     assert "similar now" in (outcome.reason or "")
     assert copy.exists()
     assert original.exists()
+
+
+def test_a_song_is_not_removed_for_a_clip_of_it(tmp_path: Path) -> None:
+    root = tmp_path / "music"
+    root.mkdir()
+    source = song(tmp_path / "source.flac", 10, 30)
+    whole = encoded(source, root / "tune.mp3", "-b:a", "192k")
+    clip = encoded(source, root / "tune clip.flac", "-ss", "5", "-t", "15")
+    result, options = _scanned(root)
+    (group,) = result.groups
+    assert group.members[0].path == str(whole)  # the keeper's order keeps the whole song
+    # a person keeps the clip instead and asks for the song to go: it is only partly a copy
+    plan = make_plan(result, {str(whole)})
+    report = apply(plan, journal=Journal(tmp_path / "j.jsonl"), options=options)
+    (outcome,) = report.outcomes
+    assert outcome.status is FileStatus.SKIPPED
+    assert "a part of it, not a copy" in (outcome.reason or "")
+    assert whole.exists()
+    assert clip.exists()
