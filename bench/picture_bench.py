@@ -13,7 +13,7 @@ the files of ``--split`` (the README's figures: the held-out half):
   picture (same corpus group);
 - **look-alikes grouped**: pairs of originals of one family (icons of one theme with
   look-alike names, variants of one wallpaper, two framings of one scene) in one group;
-- **CPU seconds** of each scan, its workers included (``RUSAGE_CHILDREN`` of the process).
+- **CPU seconds** of each scan, every process it started included (``bench.measure``).
 
 Tools: dupfinder (``dupfinder scan --kind image --format json``, its defaults); Czkawka
 (PyPI ``czkawka``, the binding of ``czkawka_core``: 8x8 Gradient hash, its similarity presets
@@ -33,16 +33,14 @@ import contextlib
 import itertools
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.measure import measure
 from bench.picture_corpus import DEFAULT_DIR, Item, build
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -82,9 +80,8 @@ def _kind(item: Item) -> str:
 
 
 def _run(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[str, float, float]:
-    """Run a command to its end: stdout, wall seconds, CPU seconds of it and its children."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
+    """Run a command to its end: stdout, wall seconds, CPU seconds of every process it started
+    (``bench.measure``: a scan's workers and their fork server are not its children)."""
     with tempfile.TemporaryDirectory(prefix="picture-bench-home-") as home:
         full = {
             **os.environ,
@@ -93,13 +90,10 @@ def _run(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[str
             "XDG_CONFIG_HOME": f"{home}/config",
             **(env or {}),
         }
-        done = subprocess.run(command, env=full, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        done = measure(command, env=full)
     if done.returncode:
         raise RuntimeError(f"{command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
-    return done.stdout, wall, cpu
+    return done.stdout, done.wall, done.cpu
 
 
 def _dupfinder(folder: Path, jobs: int) -> tuple[list[list[str]], float, float]:
