@@ -125,6 +125,8 @@ _ONE_HUE = 0.98
 #: How fast the colour figure falls with the cosine of the chroma thumbnails: 1 - weight x
 #: (1 - cosine).
 _COLOUR_WEIGHT = 2.0
+#: Grey level (of 255) from which a cell white in both pictures is background to the tone fit.
+_WHITE = 250.0
 #: Ridge added to the tone fit's normal equations (a flat region has a singular one).
 _RIDGE = 1e-6
 #: Deviations below this are flat (nothing to standardise).
@@ -374,18 +376,23 @@ def _region(
 
 
 def _tone_fit(
-    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], graphic: npt.NDArray[np.bool_]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``a`` mapped through the cubic tone curve that best gives ``b`` (least squares), and
     ``b``, both divided by ``b``'s deviation; and their mean absolute difference. (P, N)
-    arrays of grey levels."""
+    arrays of grey levels; ``graphic`` (P,): pairs of two graphics."""
     fa = a / 255.0
     fb = b / 255.0
+    # for two graphics, white in both (the background an icon was drawn on, which every tone
+    # edit keeps) is left out of the fit and agrees: a darker icon has a darker drawing, not
+    # a grey background (a screenshot's white is its content: it is fitted)
+    fit = ~((a >= _WHITE) & (b >= _WHITE) & graphic[:, None])
     basis = np.stack([np.ones_like(fa), fa, fa * fa, fa * fa * fa], axis=2)  # (P, N, 4)
-    gram = np.einsum("pni,pnj->pij", basis, basis) + _RIDGE * np.eye(4)
-    rhs = np.einsum("pni,pn->pi", basis, fb)
+    weighted = basis * fit[:, :, None]
+    gram = np.einsum("pni,pnj->pij", weighted, basis) + _RIDGE * np.eye(4)
+    rhs = np.einsum("pni,pn->pi", weighted, fb)
     coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
-    fitted = np.einsum("pni,pi->pn", basis, coef)
+    fitted = np.where(fit, np.einsum("pni,pi->pn", basis, coef), fb)
     centred = fb - fb.mean(axis=1, keepdims=True)
     spread = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
     scale = np.where(spread > _FLAT, spread, 1.0)
@@ -463,7 +470,9 @@ class Comparison:
 
 
 def _one_way(
-    container: npt.NDArray[np.float64], inner: npt.NDArray[np.float64]
+    container: npt.NDArray[np.float64],
+    inner: npt.NDArray[np.float64],
+    graphic: npt.NDArray[np.bool_],
 ) -> tuple[npt.NDArray[np.float64], tuple[npt.NDArray[np.float64], ...], npt.NDArray[np.float64]]:
     """``inner`` found in ``container``: its layout difference, the alignment (sy, oy, sx, ox)
     and the container's region on the inner's grid."""
@@ -471,26 +480,27 @@ def _one_way(
     sy, oy = _axis_alignment(container.mean(axis=2), inner.mean(axis=2))
     region = _region(container, sy, oy, sx, ox)
     coarse_inner = _coarse(inner)
-    aligned = _layout_cost(_coarse(region), coarse_inner)
+    aligned = _layout_cost(_coarse(region), coarse_inner, graphic)
     # the profiles propose; the whole thumbnails decide whether the pair was aligned already
     # (a tone change moves the profiles of a drawing over a plain background)
-    still = _layout_cost(_coarse(container), coarse_inner) <= aligned
+    unmoved = _layout_cost(_coarse(container), coarse_inner, graphic)
+    still = unmoved <= aligned
     one, zero = np.ones(len(inner)), np.zeros(len(inner))
     alignment = tuple(
         np.where(still, unmoved, moved)
         for unmoved, moved in zip((one, zero, one, zero), (sy, oy, sx, ox), strict=True)
     )
     region = np.where(still[:, None, None], container, region)
-    cost = np.where(still, _layout_cost(_coarse(container), coarse_inner), aligned)
+    cost = np.where(still, unmoved, aligned)
     return cost, alignment, region
 
 
 def _layout_cost(
-    region: npt.NDArray[np.float64], inner: npt.NDArray[np.float64]
+    region: npt.NDArray[np.float64], inner: npt.NDArray[np.float64], graphic: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.float64]:
     """The worse of the tone fits either way of two (P, N) coarse thumbnails."""
-    _, _, there = _tone_fit(region, inner)
-    _, _, back = _tone_fit(inner, region)
+    _, _, there = _tone_fit(region, inner, graphic)
+    _, _, back = _tone_fit(inner, region, graphic)
     out: npt.NDArray[np.float64] = np.maximum(there, back)
     return out
 
@@ -533,8 +543,9 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
     grey = slice(HEADER_BYTES, HEADER_BYTES + _GREY_BYTES)
     ga = x[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
     gb = y[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
-    cost_ab, p_ab, region_ab = _one_way(ga, gb)
-    cost_ba, p_ba, region_ba = _one_way(gb, ga)
+    graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
+    cost_ab, p_ab, region_ab = _one_way(ga, gb, graphic)
+    cost_ba, p_ba, region_ba = _one_way(gb, ga, graphic)
     b_in_a = cost_ab <= cost_ba
     sy, oy, sx, ox = (np.where(b_in_a, u, v) for u, v in zip(p_ab, p_ba, strict=True))
     inside = b_in_a[:, None, None]
@@ -542,8 +553,8 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
     shared_b = np.where(inside, gb, region_ba)
     layout = 1.0 - np.minimum(cost_ab, cost_ba) / _UNRELATED
     # the detail of the better tone fit's direction, at the smaller picture's resolution
-    ta, tb, there = _tone_fit(shared_a.reshape(n, -1), shared_b.reshape(n, -1))
-    ub, ua, back = _tone_fit(shared_b.reshape(n, -1), shared_a.reshape(n, -1))
+    ta, tb, there = _tone_fit(shared_a.reshape(n, -1), shared_b.reshape(n, -1), graphic)
+    ub, ua, back = _tone_fit(shared_b.reshape(n, -1), shared_a.reshape(n, -1), graphic)
     forward = (there <= back)[:, None]
     da = np.where(forward, ta, ua).reshape(n, GREY_SIDE, GREY_SIDE)
     db = np.where(forward, tb, ub).reshape(n, GREY_SIDE, GREY_SIDE)
@@ -560,7 +571,6 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
             _DETAIL_UNRELATED
         )
         worst_x[rows], worst_y[rows] = _worst_position(sa, sb)
-    graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
     colour = _colour_agreement(x, y, b_in_a, (sy, oy, sx, ox))
     missing = ~x.any(axis=1) | ~y.any(axis=1)
     lowest = np.minimum(np.minimum(layout, np.where(graphic, detail, 1.0)), colour)
@@ -690,6 +700,7 @@ def _constants() -> dict[str, float]:
         "ridge": _RIDGE,
         "flat": _FLAT,
         "min_scale": MIN_SCALE,
+        "white": _WHITE,
     }
 
 

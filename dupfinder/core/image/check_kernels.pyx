@@ -36,6 +36,7 @@ cdef struct Constants:
     double ridge
     double flat
     double min_scale
+    double white
 
 
 cdef inline double _clip(double v, double lo, double hi) noexcept nogil:
@@ -194,8 +195,9 @@ cdef bint _solve4(double *m, double *rhs) noexcept nogil:
 
 
 cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, double *ta,
-                      double *tb) noexcept nogil:
-    """As ``check._tone_fit`` for one pair of ``n`` values; ``ta``/``tb`` may be NULL."""
+                      double *tb, bint graphic) noexcept nogil:
+    """As ``check._tone_fit`` for one pair of ``n`` values; ``ta``/``tb`` may be NULL;
+    ``graphic``: a pair of graphics, whose cells white in both are left out."""
     cdef double gram[16]
     cdef double rhs[4]
     cdef double power[7]
@@ -205,9 +207,14 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
         power[i] = 0.0
     for i in range(4):
         rhs[i] = 0.0
+    cdef double count = 0.0
     for i in range(n):  # the normal equations from power sums: gram[r][c] = sum fa^(r + c)
         fa = a[i] / 255.0
         fb = b[i] / 255.0
+        mean += fb
+        if graphic and a[i] >= k.white and b[i] >= k.white:
+            continue
+        count += 1.0
         f2 = fa * fa
         f3 = f2 * fa
         power[1] += fa
@@ -220,8 +227,7 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
         rhs[1] += fa * fb
         rhs[2] += f2 * fb
         rhs[3] += f3 * fb
-    power[0] = n
-    mean = rhs[0]
+    power[0] = count
     for r in range(4):
         for c in range(4):
             gram[r * 4 + c] = power[r + c]
@@ -239,8 +245,11 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
     scale = 1.0 / scale
     for i in range(n):
         fa = a[i] / 255.0
-        fitted = (rhs[0] + fa * (rhs[1] + fa * (rhs[2] + fa * rhs[3]))) * scale
         fb = b[i] / 255.0 * scale
+        if graphic and a[i] >= k.white and b[i] >= k.white:
+            fitted = fb
+        else:
+            fitted = (rhs[0] + fa * (rhs[1] + fa * (rhs[2] + fa * rhs[3]))) * scale
         diff += fabs(fitted - fb)
         if ta != NULL:
             ta[i] = fitted
@@ -252,7 +261,7 @@ cdef double _one_way(const double *container, const double *inner, const double 
                      const double *row_c, const double *col_i, const double *row_i,
                      const double[::1] scales, const double[::1] offsets,
                      const double[::1] fine_s, const double[::1] fine_o, Constants *k,
-                     double *align, double *region, double *scratch) noexcept nogil:
+                     double *align, double *region, double *scratch, bint graphic) noexcept nogil:
     """As ``check._one_way``: the layout difference; ``align`` gets (sy, oy, sx, ox) and
     ``region`` the container's region on the inner's grid."""
     cdef double cr[CELLS * CELLS]
@@ -264,9 +273,9 @@ cdef double _one_way(const double *container, const double *inner, const double 
     _region(container, SIDE, align[0], align[1], align[2], align[3], scratch, region)
     _coarse(region, cr)
     _coarse(inner, ci)
-    aligned = _layout_cost(cr, ci, k)
+    aligned = _layout_cost(cr, ci, k, graphic)
     _coarse(container, cr)
-    still = _layout_cost(cr, ci, k)
+    still = _layout_cost(cr, ci, k, graphic)
     if still <= aligned:  # the whole thumbnails decide whether it was aligned already
         align[0] = 1.0
         align[1] = 0.0
@@ -278,9 +287,10 @@ cdef double _one_way(const double *container, const double *inner, const double 
     return aligned
 
 
-cdef double _layout_cost(const double *region, const double *inner, Constants *k) noexcept nogil:
-    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL)
-    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL)
+cdef double _layout_cost(const double *region, const double *inner, Constants *k,
+                         bint graphic) noexcept nogil:
+    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL, graphic)
+    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL, graphic)
     return there if there > back else back
 
 
@@ -317,8 +327,8 @@ cdef double _best_shift_worst(const double *x, const double *y, int side, double
 
 
 cdef double _detail(const double *shared_a, const double *shared_b, int side,
-                    const double *weights, Constants *k, double *work, double *where
-                    ) noexcept nogil:
+                    const double *weights, Constants *k, double *work, double *where,
+                    bint graphic) noexcept nogil:
     """As the detail figure of ``check.compare`` for one pair; ``where`` gets the centre of
     the block where the two differ most (x, y shares), as ``check._worst_position``."""
     cdef double *ta = work
@@ -333,8 +343,8 @@ cdef double _detail(const double *shared_a, const double *shared_b, int side,
     cdef double *da
     cdef double *db
     cdef int i, j, t, c
-    there = _tone_fit(shared_a, shared_b, GREY_BYTES, k, ta, tb)
-    back = _tone_fit(shared_b, shared_a, GREY_BYTES, k, ub, ua)
+    there = _tone_fit(shared_a, shared_b, GREY_BYTES, k, ta, tb, graphic)
+    back = _tone_fit(shared_b, shared_a, GREY_BYTES, k, ub, ua, graphic)
     if there <= back:
         da = ta
         db = tb
@@ -541,10 +551,11 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         row_a[j] /= SIDE
         col_b[j] /= SIDE
         row_b[j] /= SIDE
+    graphic = (x[0] & y[0] & GRAPHIC) != 0
     cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, fine_s, fine_o, k,
-                       align_ab, region_ab, scratch)
+                       align_ab, region_ab, scratch, graphic)
     cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, fine_s, fine_o, k,
-                       align_ba, region_ba, scratch)
+                       align_ba, region_ba, scratch, graphic)
     b_in_a = cost_ab <= cost_ba
     layout = 1.0 - (cost_ab if b_in_a else cost_ba) / k.unrelated
     lowest = layout
@@ -556,13 +567,13 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         align = align_ba
         shared_a = ga
         shared_b = region_ba
-    graphic = (x[0] & y[0] & GRAPHIC) != 0
     where[0] = 0.5
     where[1] = 0.5
     if graphic or full:
         side = x[3] if x[3] < y[3] else y[3]
         side = 1 if side < 1 else (SIDE if side > SIDE else side)
-        detail = _detail(shared_a, shared_b, side, &weights[side, 0, 0], k, work, where)
+        detail = _detail(shared_a, shared_b, side, &weights[side, 0, 0], k, work, where,
+                         graphic)
         if graphic and detail < lowest:
             lowest = detail
     colour = _colour(x, y, b_in_a, align, k)
@@ -602,6 +613,7 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.ridge = constants["ridge"]
     k.flat = constants["flat"]
     k.min_scale = constants["min_scale"]
+    k.white = constants["white"]
     result = np.zeros((pairs, NFIELDS), np.float64)
     if pairs == 0:
         return result
