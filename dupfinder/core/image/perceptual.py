@@ -99,11 +99,13 @@ DEFAULT_ALGORITHM = "pdhash"
 #: of a symmetric picture no longer falls on either side of the median by rounding).
 ALGORITHM_VERSION = (
     f"img3-{DEFAULT_ALGORITHM}-draft-box-luma-white-trim{BORDER_TOLERANCE}a-lanczos{WORKING_SIZE}"
-    f"-crops{len(CROP_BOXES)}"
+    f"-crops{len(CROP_BOXES)}bilinear"
     f"-{imagecheck.CHECK_VERSION}"
 )
 
 _RESAMPLE = Image.Resampling.LANCZOS
+#: The crops hashed as variants are resized bilinear: they need only land near a copy.
+_CROP_RESAMPLE = Image.Resampling.BILINEAR
 _ORIENTATION_TAG = 0x0112
 _ALPHA_MODES = frozenset({"RGBA", "LA", "PA", "RGBa", "La"})
 _DIRECT_GREY_MODES = frozenset({"1", "L", "P", "RGB", "RGBX"})
@@ -356,14 +358,17 @@ def trim_box(grey: Image.Image, alpha: Image.Image | None = None) -> Box:
     """The part of ``grey`` inside a plain border (the four corners within
     ``BORDER_TOLERANCE`` of one level: padding, or an icon's empty margin over white), as
     (left, top, right, bottom) shares; the whole picture when it has none. With ``alpha``
-    (the picture's transparency, same size) the border is what is transparent: a brighter,
-    darker or recoloured copy of an icon keeps its shape, not its colours at the edge."""
+    (the picture's transparency, same size) the border is what is transparent or opaque
+    white: a brighter, darker or recoloured copy of an icon keeps its shape, not its colours
+    at the edge, and an icon padded with white keeps its drawing."""
     arr = np.asarray(grey, dtype=np.int16)
     h, w = arr.shape
     if h < 8 or w < 8:
         return _WHOLE
-    if alpha is not None:
-        inside = np.asarray(alpha, dtype=np.int16) > BORDER_TOLERANCE
+    if alpha is not None:  # neither transparent nor opaque white (a white border added)
+        opacity = np.asarray(alpha, dtype=np.int16)
+        white = (opacity >= 255 - BORDER_TOLERANCE) & (arr >= 255 - BORDER_TOLERANCE)
+        inside = (opacity > BORDER_TOLERANCE) & ~white
     else:
         corners = np.array([arr[0, 0], arr[0, -1], arr[-1, 0], arr[-1, -1]])
         if int(corners.max() - corners.min()) > BORDER_TOLERANCE:
@@ -531,18 +536,29 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     variants: tuple[int, ...] = ()
     if invariant:
         variants = tuple(hash_working(working.image.transpose(op)) for op in VARIANT_TRANSFORMS)
-    crops = tuple(hash_working(part) for part in crop_images(working.image))
+    crops = crop_hashes(working.image)
     return ImageFingerprint(
         value, working.width, working.height, variants, working.descriptor(), crops
     )
 
 
-def crop_images(working: Image.Image) -> list[Image.Image]:
-    """The parts ``CROP_BOXES`` of a working image, each resized to the working square."""
+def crop_hashes(working: Image.Image) -> tuple[int, ...]:
+    """The default hash of each part ``CROP_BOXES`` of a working image, each part resized
+    straight (bilinear) to the sizes the hash reads (32 x 32 for pHash, 9 x 8 for dHash), all
+    parts' medians and bits taken at once: within a bit or two of hashing each part at the
+    working size, at a third of the cost (they only need to land near a cropped copy)."""
     side = WORKING_SIZE
-    return [
-        working.resize(
-            (side, side), _RESAMPLE, box=(left * side, top * side, right * side, bottom * side)
-        )
-        for left, top, right, bottom in CROP_BOXES
-    ]
+    low = np.empty((len(CROP_BOXES), 8, 8))
+    steps = np.empty((len(CROP_BOXES), 8, 9), dtype=np.int16)
+    for i, (left, top, right, bottom) in enumerate(CROP_BOXES):
+        box = (left * side, top * side, right * side, bottom * side)
+        part = np.asarray(working.resize((32, 32), _CROP_RESAMPLE, box=box), dtype=np.float64)
+        low[i] = (_DCT32 @ part @ _DCT32.T)[:8, :8]
+        steps[i] = np.asarray(working.resize((9, 8), _CROP_RESAMPLE, box=box), dtype=np.int16)
+    flat = low.reshape(len(low), -1)
+    noise = _TIE * np.abs(flat).max(axis=1, keepdims=True)
+    p = (flat > np.median(flat, axis=1, keepdims=True) + noise).reshape(-1, 8, 8)[:, :4]
+    d = (steps[:, :, 1:] > steps[:, :, :-1])[:, ::2]
+    bits = np.concatenate([p, d], axis=1).reshape(len(low), 64)
+    packed = np.packbits(bits, axis=1)
+    return tuple(int.from_bytes(row.tobytes(), "big") for row in packed)
