@@ -63,7 +63,7 @@ BAND_BINS = 5
 #: unrelated documents 1 in 65,025 per band instead of 1 in 255.
 _OWN_BINS = 2
 #: Rows densified at once: bounds the temporary (rows, 2 x bins) arrays to a few MB.
-_DENSIFY_ROWS = 1 << 13
+_DENSIFY_ROWS = 1 << 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +76,47 @@ class Candidates:
 
 
 def _nodes(values: npt.NDArray[np.uint64], sketches: U8) -> tuple[I64, I64]:
-    """Each row's node (equal fingerprint and sketch), and the first row of each node."""
-    keyed = np.concatenate([values.astype("<u8").view(np.uint8).reshape(-1, 8), sketches], axis=1)
-    rows = np.ascontiguousarray(keyed).view(np.dtype((np.void, keyed.shape[1]))).reshape(-1)
-    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-    return inverse.astype(np.int64).reshape(-1), first.astype(np.int64)
+    """Each row's node (equal fingerprint and sketch), and the first row of each node.
+
+    Nodes are numbered in the byte order of (little-endian fingerprint, sketch), the order a
+    sort of whole rows gives, but only rows sharing a fingerprint are sorted on their sketch:
+    a row costs some 40 bytes here instead of three copies of fingerprint and sketch."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # the little-endian bytes read big-endian: numeric order is the bytes' order
+    key = np.ascontiguousarray(values, dtype="<u8").view(">u8").astype(np.uint64)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.ones(n, dtype=np.bool_)
+    starts[1:] = key[1:] != key[:-1]
+    del key
+    tied = np.flatnonzero(~starts)
+    if len(tied):
+        _split_tied(order, starts, tied, sketches)
+    node = np.cumsum(starts) - 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = node
+    return inverse, order[starts].astype(np.int64)
+
+
+def _split_tied(order: I64, starts: npt.NDArray[np.bool_], tied: I64, sketches: U8) -> None:
+    """Within runs of one fingerprint (``tied``: positions equal to the one before), sort the
+    rows by sketch bytes in place of ``order`` (stably) and mark where a sketch changes."""
+    run = np.zeros(len(order), dtype=np.bool_)
+    run[tied] = True
+    run[tied - 1] = True
+    members = np.flatnonzero(run)
+    run_start = np.maximum.accumulate(np.where(starts[members], members, 0))
+    width = sketches.shape[1]
+    keyed = np.empty((len(members), 8 + width), dtype=np.uint8)
+    keyed[:, :8] = run_start.astype(">u8").view(np.uint8).reshape(-1, 8)
+    keyed[:, 8:] = sketches[order[members]]
+    rows = keyed.view(np.dtype((np.void, 8 + width))).reshape(-1)
+    moved = np.argsort(rows, kind="stable")
+    order[members] = order[members][moved]
+    rows = rows[moved]
+    starts[members[1:]] |= rows[1:] != rows[:-1]
 
 
 def _expand(value_pairs: I64, node_value: I64, n_values: int) -> I64:
@@ -134,7 +170,12 @@ def _unique_pairs(pairs: I64, n: int) -> I64:
     per pair sorts several times faster than ``np.unique(axis=0)``."""
     if len(pairs) == 0:
         return pairs.reshape(0, 2)
-    keys = np.sort(pairs[:, 0] * np.int64(n) + pairs[:, 1])
+    return _pair_keys(pairs[:, 0] * np.int64(n) + pairs[:, 1], n)
+
+
+def _pair_keys(keys: I64, n: int) -> I64:
+    """The distinct pairs of ``keys`` (``i * n + j``), sorted, as (P, 2) rows."""
+    keys = np.sort(keys)
     # distinct by one sort: numpy's hash-based unique took 5 s for 3 M keys here, a sort 0.05
     keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
     return np.stack([keys // n, keys % n], axis=1)
@@ -145,43 +186,65 @@ def densified(sketches: U8) -> U8:
     (wrapping around), its value mixed with the distance, so that it stays in 1..255; rows
     with no filled bin stay empty."""
     out = np.array(sketches, dtype=np.uint8, copy=True)
-    width = out.shape[1]
-    short = np.flatnonzero((out == 0).any(axis=1) & (out != 0).any(axis=1))
-    positions = np.arange(width)
-    for lo in range(0, len(short), _DENSIFY_ROWS):
-        rows = short[lo : lo + _DENSIFY_ROWS]
-        filled = np.concatenate([out[rows] != 0] * 2, axis=1)
-        index = np.where(filled, np.arange(2 * width), 2 * width)
-        following = np.minimum.accumulate(index[:, ::-1], axis=1)[:, ::-1][:, :width]
-        value = np.take_along_axis(out[rows], following % width, axis=1).astype(np.int64)
-        out[rows] = ((value - 1 + 97 * (following - positions)) % 255 + 1).astype(np.uint8)
+    for lo in range(0, len(out), _DENSIFY_ROWS):
+        _densify(out[lo : lo + _DENSIFY_ROWS])
     return out
 
 
-def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS) -> I64:
-    """Node pairs whose densified sketches agree on all bins of at least one band, i < j."""
-    n, width = node_sketches.shape
+def _densify(block: U8) -> None:
+    """``densified`` in place on a few rows: the temporaries are (rows, 2 x bins)."""
+    width = block.shape[1]
+    filled = block != 0
+    short = np.flatnonzero(~filled.all(axis=1) & filled.any(axis=1))
+    if len(short) == 0:
+        return
+    # int32 is plenty: positions are under 2 x bins, values under 97 x 2 x bins + 255
+    doubled = np.concatenate([filled[short]] * 2, axis=1)
+    index = np.where(doubled, np.arange(2 * width, dtype=np.int32), np.int32(2 * width))
+    following = np.minimum.accumulate(index[:, ::-1], axis=1)[:, ::-1][:, :width]
+    value = np.take_along_axis(block[short], following % width, axis=1).astype(np.int32)
+    distance = following - np.arange(width, dtype=np.int32)
+    block[short] = ((value - 1 + 97 * distance) % 255 + 1).astype(np.uint8)
+
+
+def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS, rows: I64 | None = None) -> I64:
+    """Node pairs whose densified sketches agree on all bins of at least one band, i < j.
+
+    With ``rows``, node i's sketch is ``node_sketches[rows[i]]`` (gathered a few rows at a
+    time, never copied whole). Only the banded bins are kept densified, a band that cannot be
+    compared marked by a 0 in its first bin; each band's pairs are held as one int64 key."""
+    table = np.asarray(node_sketches, dtype=np.uint8)
+    n = len(table) if rows is None else len(rows)
+    width = table.shape[1]
     if n < 2 or band_bins < 1 or width < band_bins:
         return np.zeros((0, 2), dtype=np.int64)
-    raw = np.asarray(node_sketches, dtype=np.uint8)
-    node_sketches = densified(raw)
-    found = []
-    ids = np.arange(n, dtype=np.int64)
-    for first in range(0, width - band_bins + 1, band_bins):
-        band = node_sketches[:, first : first + band_bins]
+    bands = width // band_bins
+    span = bands * band_bins
+    dense = np.empty((n, span), dtype=np.uint8)
+    for lo in range(0, n, _DENSIFY_ROWS):
+        hi = min(n, lo + _DENSIFY_ROWS)
+        raw = table[lo:hi] if rows is None else table[rows[lo:hi]]
+        block = densified(raw)[:, :span].reshape(-1, bands, band_bins)
         # a band borrowed from one filled bin is 8 bits of chance: unrelated short documents
         # would agree on 1 in 255 and their pairs would grow with the square of their number
-        own = np.count_nonzero(raw[:, first : first + band_bins], axis=1) >= _OWN_BINS
-        full = np.flatnonzero(band.all(axis=1) & own)
+        own = np.count_nonzero(raw[:, :span].reshape(-1, bands, band_bins), axis=2)
+        block[:, :, 0][own < _OWN_BINS] = 0
+        dense[lo:hi] = block.reshape(-1, span)
+    found = []
+    for band in range(bands):
+        columns = dense[:, band * band_bins : (band + 1) * band_bins]
+        full = np.flatnonzero(columns.all(axis=1))
         if len(full) < 2:
             continue
         padded = np.zeros((len(full), 8), dtype=np.uint8)
-        padded[:, :band_bins] = band[full]
-        keys = padded.view("<u8").reshape(-1)
-        found.append(_equal_runs(keys, ids[full]))
+        padded[:, :band_bins] = columns[full]
+        pairs = _equal_runs(padded.view("<u8").reshape(-1), full.astype(np.int64))
+        del padded
+        if len(pairs):
+            found.append(np.min(pairs, axis=1) * np.int64(n) + np.max(pairs, axis=1))
     if not found:
         return np.zeros((0, 2), dtype=np.int64)
-    return _unique_pairs(np.sort(np.concatenate(found), axis=1), n)
+    return _pair_keys(np.concatenate(found), n)
 
 
 def candidates(
@@ -207,8 +270,8 @@ def candidates(
     value_pairs = pair_finder(node_values, k, node_variants).astype(np.int64).reshape(-1, 2)
     pairs = _expand(value_pairs, node_value.astype(np.int64).reshape(-1), len(unique))
     if bands:
-        node_sketches = np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1)[first]
-        extra = band_pairs(node_sketches)
+        table = np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1)
+        extra = band_pairs(table, rows=first)
         if len(extra):
             both = np.concatenate([np.sort(pairs, axis=1), extra])
             pairs = _unique_pairs(both, len(first))
