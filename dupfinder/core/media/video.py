@@ -6,6 +6,11 @@ decoded (``-skip_frame nokey``: a 10-minute film costs a fraction of a second, w
 frame would cost a minute), scaled to ``GRID`` x ``GRID`` grey, and held one ``STEP_S`` slot at
 a time (the ``fps`` filter repeats the last keyframe), so every copy is sampled on the same
 clock whatever its keyframes: an encoder puts keyframes at scene cuts, where copies agree.
+Not every encoder does: x264's ``-preset ultrafast`` and long keyframe intervals leave one
+keyframe in 10 s or more, none at the cuts. A file whose keyframes are further apart than
+``SPARSE_KEY_S`` on average, or hold fewer than ``MIN_OVERLAP_FRAMES`` informative pictures,
+is decoded again whole (reference frames only, no loop filter) and sampled at each slot; the
+check then finds the keyframes of the other copy among those samples.
 Black bars (letterbox, pillarbox) are found over the whole file and cut off; each frame is then
 hashed by the picture code (``dupfinder.core.image.perceptual.hash_working``). Near-constant
 frames (black, one colour, the dark middle of a fade) are not informative and never count.
@@ -30,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from dupfinder.core.errors import CorruptFile, TooLittleContent
+from dupfinder.core.errors import CorruptFile, FileProblem, TooLittleContent
 from dupfinder.core.image import perceptual
 from dupfinder.core.media import align as aligning
 from dupfinder.core.media.info import probe
@@ -73,11 +78,12 @@ TOLERANCE_SLOTS = 2
 MIN_MATCHED_EVENTS = 2
 #: The least held time those keyframes must cover, in seconds.
 MIN_MATCHED_S = 6.0
+#: A file whose keyframes are further apart than this on average (x264's ``-preset ultrafast``
+#: puts one every 250 frames and none at cuts) is sampled from all its frames instead.
+SPARSE_KEY_S = 8.0
 INDEX_RADIUS = 12
 MIN_SIMILARITY = 0.7
-ALGORITHM_VERSION = (
-    f"video1-key-{STEP_S:g}s-{GRID}-{perceptual.DEFAULT_ALGORITHM}-w{WINDOW_S:g}s{STRIDE_S:g}"
-)
+ALGORITHM_VERSION = f"video2-key-{STEP_S:g}s-sparse{SPARSE_KEY_S:g}s-{GRID}-{perceptual.DEFAULT_ALGORITHM}-w{WINDOW_S:g}s{STRIDE_S:g}"
 
 _MAGIC = b"DFVS"
 _HEADER = struct.Struct("<4sBfI")
@@ -97,11 +103,17 @@ class VideoPrint:
     height: int
 
 
-def _keyframes(path: str, time_limit_s: float) -> npt.NDArray[np.uint8]:
-    """Grey ``GRID`` x ``GRID`` frames, one per ``STEP_S``, held from the keyframes."""
+def _frames(path: str, time_limit_s: float, *, keyframes_only: bool) -> npt.NDArray[np.uint8]:
+    """Grey ``GRID`` x ``GRID`` frames, one per ``STEP_S``: held from the keyframes, or taken
+    from every reference frame (the loop filter skipped: the hash does not see it)."""
     tools = require_tools()
+    skip = (
+        ["-skip_frame", "nokey"]
+        if keyframes_only
+        else ["-skip_frame", "noref", "-skip_loop_filter", "all"]
+    )
     raw = run_tool(
-        [tools.ffmpeg, "-nostdin", "-v", "error", "-threads", "1", "-skip_frame", "nokey",
+        [tools.ffmpeg, "-nostdin", "-v", "error", "-threads", "1", *skip,
          "-i", input_url(path), "-map", "0:v:0", "-an", "-sn", "-dn", "-t", str(MAX_SECONDS),
          "-vf", f"scale={GRID}:{GRID}:flags=area,format=gray,fps=1/{STEP_S:g}:round=near",
          "-f", "rawvideo", "-pix_fmt", "gray", "-"],
@@ -109,6 +121,34 @@ def _keyframes(path: str, time_limit_s: float) -> npt.NDArray[np.uint8]:
     )  # fmt: skip
     count = len(raw) // (GRID * GRID)
     return np.frombuffer(raw, dtype=np.uint8, count=count * GRID * GRID).reshape(count, GRID, GRID)
+
+
+def _too_sparse(frames: npt.NDArray[np.uint8], duration_s: float | None) -> bool:
+    """Whether the keyframes are too few or too far apart to sample the video: fewer than
+    ``MIN_OVERLAP_FRAMES`` informative ones, or further apart than ``SPARSE_KEY_S`` on average
+    (an encoder that places them by count only, not at the cuts where copies agree)."""
+    if frames.shape[0] == 0:
+        return True
+    changed = np.any(frames[1:] != frames[:-1], axis=(1, 2))
+    runs = frames[np.concatenate([[True], changed])]
+    informative = int(sum(float(frame.std()) >= FLAT_STD for frame in runs))
+    seconds = duration_s or frames.shape[0] * STEP_S
+    return informative < MIN_OVERLAP_FRAMES or runs.shape[0] * SPARSE_KEY_S < seconds
+
+
+def _sampled(path: str, duration_s: float | None, deadline: float) -> npt.NDArray[np.uint8]:
+    """The keyframes held one slot at a time; for a file whose keyframes are too sparse, the
+    frames at each slot instead, decoded whole (it costs a full decode, so only then). When
+    that whole decode fails or runs out of time, usable keyframes are kept."""
+    frames = _frames(path, max(0.1, deadline - time.monotonic()), keyframes_only=True)
+    if not _too_sparse(frames, duration_s):
+        return frames
+    try:
+        return _frames(path, max(0.1, deadline - time.monotonic()), keyframes_only=False)
+    except FileProblem:
+        if frames.shape[0] == 0:
+            raise
+        return frames
 
 
 def _content_box(frames: npt.NDArray[np.uint8]) -> tuple[int, int, int, int]:
@@ -163,11 +203,11 @@ def decode(sequence: bytes) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool
 def video_print(path: str, *, time_limit_s: float = FILE_LIMIT_S) -> VideoPrint:
     """Fingerprint one file's video; raises ``FileProblem`` subclasses (no video, damaged,
     timed out, blank or too short)."""
-    started = time.monotonic()
+    deadline = time.monotonic() + time_limit_s
     info = probe(path, time_limit_s=min(10.0, time_limit_s))
     if info.video_codec is None or not info.width or not info.height:
         raise TooLittleContent("holds no video to compare")
-    frames = _keyframes(path, max(0.1, time_limit_s - (time.monotonic() - started)))
+    frames = _sampled(path, info.duration_s, deadline)
     if frames.shape[0] == 0:
         raise CorruptFile("no picture could be decoded")
     hashes, mask = hash_frames(frames)

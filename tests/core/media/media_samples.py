@@ -239,3 +239,44 @@ def films() -> dict[str, Path]:
         list(pool.map(lambda job: make(*job[1], str(folder / job[0])), jobs))
         files["other"] = other.result()
     return files
+
+
+#: Where the short film is cut from the film (its own shots, after the shared intro).
+SHORT_START_S = 26.0
+#: Re-encodes of the short film whose keyframes are sparse: x264's default keyframe interval
+#: (250 frames: 25 s at this frame rate; x264 still adds some at cuts), and
+#: ``-preset ultrafast`` (none at cuts either: one keyframe in the whole file).
+SPARSE_EDITS: dict[str, tuple[str, ...]] = {
+    "default-gop.mkv": ("-vf", "scale=320:240", "-c:v", "libx264", "-crf", "26"),
+    "ultrafast.mp4": ("-c:v", "libx264", "-preset", "ultrafast", "-g", "250"),
+}
+
+
+@functools.cache
+def sparse_films() -> dict[str, Path]:
+    """A 22-s film (the film's own shots, keyframes at its cuts), its sparse-keyframe
+    re-encodes, and the other film re-encoded with ``-preset ultrafast``."""
+    folder = Path(tempfile.mkdtemp(prefix="dupfinder-media-sparse-"))
+    atexit.register(shutil.rmtree, folder, True)
+    source = films()
+    short = folder / "short.mp4"
+    make("-ss", f"{SHORT_START_S:g}", "-i", str(source["film"]), "-preset", "veryfast", *_GOP,
+         str(short))  # fmt: skip
+    jobs = [(folder / name, ("-i", str(short), *options)) for name, options in SPARSE_EDITS.items()]
+    jobs.append((folder / "other-ultrafast.mp4", ("-i", str(source["other"]),
+                 *SPARSE_EDITS["ultrafast.mp4"])))  # fmt: skip
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda job: make(*job[1], str(job[0])), jobs))
+    return {"short": short, **{path.name: path for path, _ in jobs}}
+
+
+def keyframes(path: Path) -> int:
+    """How many keyframes the file's video holds."""
+    ffprobe = shutil.which("ffprobe")
+    assert ffprobe is not None
+    flags = subprocess.run(
+        [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
+         "-of", "csv=p=0", str(path)],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    return sum("K" in flag for flag in flags)
