@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -198,12 +199,16 @@ def _densify(block: U8) -> None:
     short = np.flatnonzero(~filled.all(axis=1) & filled.any(axis=1))
     if len(short) == 0:
         return
-    # int32 is plenty: positions are under 2 x bins, values under 97 x 2 x bins + 255
+    # int32 unless the sketch is millions of bins wide: positions are under 2 x bins, the
+    # mixed values under 97 x 2 x bins + 255
+    wide: type[np.signedinteger[Any]] = (
+        np.int64 if 97 * 2 * width + 255 > np.iinfo(np.int32).max else np.int32
+    )
     doubled = np.concatenate([filled[short]] * 2, axis=1)
-    index = np.where(doubled, np.arange(2 * width, dtype=np.int32), np.int32(2 * width))
+    index = np.where(doubled, np.arange(2 * width, dtype=wide), wide(2 * width))
     following = np.minimum.accumulate(index[:, ::-1], axis=1)[:, ::-1][:, :width]
-    value = np.take_along_axis(block[short], following % width, axis=1).astype(np.int32)
-    distance = following - np.arange(width, dtype=np.int32)
+    value = np.take_along_axis(block[short], following % width, axis=1).astype(wide)
+    distance = following - np.arange(width, dtype=wide)
     block[short] = ((value - 1 + 97 * distance) % 255 + 1).astype(np.uint8)
 
 
