@@ -166,6 +166,21 @@ def _equal_runs(keys: npt.NDArray[np.uint64], ids: I64) -> I64:
     return np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
 
 
+def _band_runs(keys: npt.NDArray[np.uint64], ids: I64, band_bins: int, n: int) -> I64:
+    """``_equal_runs`` of one band's keys, found first by one in-place sort of key and id
+    packed in 64 bits (when they fit), so only the rows that share a key are sorted again."""
+    id_bits = max(1, (n - 1).bit_length())
+    if 8 * band_bins + id_bits > 64:
+        return _equal_runs(keys, ids)
+    packed = (keys << np.uint64(id_bits)) | ids.astype(np.uint64)
+    packed.sort()
+    high = packed >> np.uint64(id_bits)
+    shared = np.flatnonzero(high[1:] == high[:-1])
+    members = np.union1d(shared, shared + 1)
+    mask = np.uint64((1 << id_bits) - 1)
+    return _equal_runs(high[members], (packed[members] & mask).astype(np.int64))
+
+
 def _unique_pairs(pairs: I64, n: int) -> I64:
     """Distinct rows of (P, 2) pairs with i < j and both below ``n``, sorted; one int64 key
     per pair sorts several times faster than ``np.unique(axis=0)``."""
@@ -243,8 +258,10 @@ def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS, rows: I64 | None =
             continue
         padded = np.zeros((len(full), 8), dtype=np.uint8)
         padded[:, :band_bins] = columns[full]
-        pairs = _equal_runs(padded.view("<u8").reshape(-1), full.astype(np.int64))
+        keys = padded.view("<u8").reshape(-1)
         del padded
+        pairs = _band_runs(keys, full.astype(np.int64), band_bins, n)
+        del keys, full
         if len(pairs):
             found.append(np.min(pairs, axis=1) * np.int64(n) + np.max(pairs, axis=1))
     if not found:

@@ -129,6 +129,9 @@ def test_band_pairs_of_chosen_rows_are_those_of_their_copy() -> None:
     np.testing.assert_array_equal(found, verify.band_pairs(sketches[rows]))
     np.testing.assert_array_equal(found, _oracle_band_pairs(sketches[rows]))
     assert len(found)
+    # bands of eight bins leave no room to pack a row id beside the key: the other path
+    wide = verify.band_pairs(sketches, band_bins=8, rows=rows)
+    np.testing.assert_array_equal(wide, _oracle_band_pairs(sketches[rows], band_bins=8))
 
 
 def test_a_planted_short_copy_is_proposed_and_empty_sketches_are_not() -> None:
