@@ -53,13 +53,19 @@ _IMAGEDEDUP_CHILD = r"""
 import json, sys, types
 for name in ("torch", "torchvision", "torch.nn", "torchvision.transforms"):
     sys.modules.setdefault(name, types.ModuleType(name))  # its CNN method: not used
-try:
-    from imagededup.methods import hashing
-except Exception:
-    import importlib.util, pathlib, imagededup
-    spec = importlib.util.spec_from_file_location(
-        "hashing", pathlib.Path(imagededup.__file__).parent / "methods" / "hashing.py")
-    hashing = importlib.util.module_from_spec(spec); spec.loader.exec_module(hashing)
+sys.modules["torch"].Tensor = type("Tensor", (), {})  # scipy asks whether arrays are these
+for name in ("imagededup.utils.models", "imagededup.utils.data_generator"):
+    stub = sys.modules.setdefault(name, types.ModuleType(name))
+    stub.CustomModel = stub.img_dataloader = None  # the CNN's, which hashing never calls
+import importlib.util, pathlib, imagededup
+package = types.ModuleType("imagededup.methods")  # its __init__ imports the CNN method
+package.__path__ = [str(pathlib.Path(imagededup.__file__).parent / "methods")]
+sys.modules["imagededup.methods"] = package
+spec = importlib.util.spec_from_file_location(
+    "imagededup.methods.hashing", pathlib.Path(package.__path__[0]) / "hashing.py")
+hashing = importlib.util.module_from_spec(spec)
+sys.modules["imagededup.methods.hashing"] = hashing
+spec.loader.exec_module(hashing)
 method = getattr(hashing, sys.argv[1])(verbose=False)
 found = method.find_duplicates(image_dir=sys.argv[2], recursive=True)
 print(json.dumps({k: v for k, v in found.items() if v}))
