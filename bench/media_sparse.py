@@ -1,11 +1,12 @@
 """Cost and accuracy of video prints for a file whose keyframes are sparse.
 
-Run ``python -m bench.media_sparse``. Makes a 104-s 1280x720 25-fps film of 4-s shots (pictures filmed
-with a push-in, zooms, test cards: the shots of ``bench.media_corpus``), encodes it twice with x264: ``-preset veryfast`` (the default keyframe
-interval, keyframes at cuts: the normal case) and ``-preset ultrafast -g 250`` (a keyframe every
-10 s, none at cuts), then prints each three times with the keyframe-only pass alone (as before
-sparse files were decoded whole) and as shipped, and reports CPU seconds (this process and every
-ffmpeg it started) per minute of video, and the similarity ``compare`` gives the two encodes.
+Run ``python -m bench.media_sparse``. Makes a 104-s 1280x720 25-fps film of 4-s shots
+(pictures filmed with a push-in, zooms, test cards: the shots of ``bench.media_corpus``),
+encodes it twice with x264: ``-preset veryfast`` (the default keyframe interval, keyframes at
+cuts: the normal case) and ``-preset ultrafast -g 250`` (a keyframe every 10 s, none at cuts),
+then prints each three times with the keyframe-only pass alone (as before sparse files were
+decoded whole) and as shipped, and reports CPU seconds (this process and every ffmpeg it
+started) per minute of video, and the similarity ``compare`` gives the two encodes.
 """
 
 from __future__ import annotations
