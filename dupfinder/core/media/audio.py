@@ -13,7 +13,9 @@ Index: each sub-fingerprint is hashed to 64 bits by random hyperplanes over its 
 sub-fingerprints, similar hashes), and ``value`` is the SimHash (bitwise majority) of all of
 them; ``windows`` are the SimHashes of windows of ``WINDOW_S`` every ``STRIDE_S``, so that a
 clip or a trimmed copy meets its original in the index.
-Check (``compare``): the offset where the two bit sequences agree most (``align``), then each
+Check (``compare``): a quick look first (``quick_agreement``: the best agreement over every
+offset of a few bits per frame, a tenth of the cost) turns away songs that share nothing; then
+the offset where the two bit sequences agree most (``align``), then each
 aligned frame is matched when the bit error rate of the second around it is below
 ``MATCH_BER``; the similarity is the share of the shorter file's informative frames matched.
 """
@@ -32,6 +34,7 @@ from dupfinder.core.media.align import (
     decode_both,
     lsh64,
     pack,
+    quick_agreement,
     simhash,
     unpack,
     window_simhashes,
@@ -73,6 +76,14 @@ MIN_OVERLAP_FRAMES = 150
 #: within 10 bits; album mates (same tempo, key and instruments) start at 9.
 INDEX_RADIUS = 10
 MIN_SIMILARITY = 0.6
+#: The bits of each sub-fingerprint the quick first look compares (every fourth band pair).
+QUICK_BITS = tuple(range(0, 32, 4))
+#: Below this quick agreement a pair is no match and the full check is skipped. The weakest
+#: pair the full check keeps (``MIN_SIMILARITY`` of the frames matched, each matched second at
+#: ``MATCH_BER``) scores about 0.3; on the benchmark every duplicate pair scored 0.62 or more,
+#: album mates at most 0.16 (tracks locked to one beat in one phase may reach 0.4: the index
+#: keeps those apart, or the full check does).
+QUICK_AGREEMENT = 0.25
 ALGORITHM_VERSION = f"audio1-{SAMPLE_RATE}-{FRAME}-{HOP}-{BANDS}-w{WINDOW_S:g}s{STRIDE_S:g}"
 
 _LSH_SEED = 0xA0D10
@@ -237,6 +248,8 @@ def compare(a: bytes, b: bytes) -> MediaMatch | None:
     if both is None:
         return None
     (va, ma, step), (vb, mb, _) = both
+    if quick_agreement(va, ma, vb, mb, bits=QUICK_BITS) < QUICK_AGREEMENT:
+        return MediaMatch(0.0, 0.0, 0.0, 0.0, 0.0)
     found = align(va, ma, vb, mb, bits=32, min_overlap=MIN_OVERLAP_FRAMES)
     if found is None or found.a_steps.size == 0:
         return None

@@ -51,14 +51,15 @@ def make(*args: str) -> None:
     subprocess.run([ffmpeg, "-v", "error", "-nostdin", "-y", *args], check=True)
 
 
-def _melody(seed: float) -> str:
+def _melody(seed: float, notes: float | None = None) -> str:
     """An aevalsrc expression: a lead, a bass and a high voice whose notes are drawn per step
-    from a hash of the step and ``seed`` (no period, so a clip aligns at one offset only), at a
-    tempo of the seed's own."""
+    from a hash of the step and ``notes`` (``seed`` when not given; no period, so a clip aligns
+    at one offset only), at a tempo of the seed's own."""
     beat = 0.19 + 0.04 * seed
+    salted = seed if notes is None else notes
 
     def note(base: float, span: int, steps: float, salt: float) -> str:
-        step = rf"floor(t/{beat * steps:g})*({salt + seed:g})"
+        step = rf"floor(t/{beat * steps:g})*({salt + salted:g})"
         return rf"{base:g}*pow(2\,floor({span}*abs(sin({step})))/12)"
 
     return "+".join(
@@ -70,11 +71,12 @@ def _melody(seed: float) -> str:
     )
 
 
-def song(path: Path, seed: float, seconds: float) -> Path:
-    """A music-like stereo track (a melody over pink noise, the right channel 7 ms late)."""
+def song(path: Path, seed: float, seconds: float, notes: float | None = None) -> Path:
+    """A music-like stereo track (a melody over pink noise, the right channel 7 ms late); songs
+    of one ``seed`` and other ``notes`` share tempo, key and instruments, as on an album."""
     make(
-        "-f", "lavfi", "-i", f"aevalsrc={_melody(seed)}:s=16000:d={seconds:g}",
-        "-f", "lavfi", "-i", f"anoisesrc=d={seconds:g}:c=pink:r=16000:a=0.02:seed={int(seed)}",
+        "-f", "lavfi", "-i", f"aevalsrc={_melody(seed, notes)}:s=16000:d={seconds:g}",
+        "-f", "lavfi", "-i", f"anoisesrc=d={seconds:g}:c=pink:r=16000:a=0.02:seed={int(seed if notes is None else notes)}",
         "-filter_complex", "amix=inputs=2:normalize=0,aformat=channel_layouts=stereo,adelay=0|7",
         str(path),
     )  # fmt: skip
@@ -123,6 +125,22 @@ def songs() -> dict[str, Path]:
             subprocess.run([espeak, "-w", str(wav), text], check=True)
             files[name] = wav
     return files
+
+
+@functools.cache
+def album() -> dict[str, Path]:
+    """Two tracks of one album (one tempo, key and instruments; other notes), 40 s each, and
+    each one as an MP3: made once per test session."""
+    folder = Path(tempfile.mkdtemp(prefix="dupfinder-media-album-"))
+    atexit.register(shutil.rmtree, folder, True)
+    with ThreadPoolExecutor(2) as pool:
+        tracks = list(
+            pool.map(lambda k: song(folder / f"track{k}.wav", 1, 40, notes=10.0 + k), (1, 2))
+        )
+        copies = [folder / f"track{k}.mp3" for k in (1, 2)]
+        jobs = zip(tracks, copies, strict=True)
+        list(pool.map(lambda job: make("-i", str(job[0]), str(job[1])), jobs))
+    return {path.name.removesuffix(".wav"): path for path in [*tracks, *copies]}
 
 
 SPEECH = {

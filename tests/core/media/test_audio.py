@@ -10,6 +10,7 @@ from media_samples import (
     CLIP_S,
     CLIP_START_S,
     SONG_EDITS,
+    album,
     match,
     meets_in_index,
     needs_ffmpeg,
@@ -18,6 +19,7 @@ from media_samples import (
 
 from dupfinder.core.errors import CorruptFile, TooLittleContent
 from dupfinder.core.media import audio
+from dupfinder.core.media.align import quick_agreement
 
 pytestmark = needs_ffmpeg
 
@@ -68,6 +70,37 @@ def test_different_songs_are_not_the_same(
 ) -> None:
     found = audio.compare(prints[one].sequence, prints[two].sequence)
     assert found is None or found.similarity < audio.MIN_SIMILARITY / 2
+
+
+def test_album_mates_are_kept_apart_before_the_full_check_and_their_copies_are_not() -> None:
+    """Tracks of one album (same tempo, key and instruments) are not proposed by the index or
+    are turned away by the quick look, so the full alignment is not paid for them; each track
+    and its MP3 meet in the index, pass the quick look and match."""
+    prints = {name: audio.audio_print(str(path)) for name, path in album().items()}
+
+    def quick(one: str, two: str) -> float:
+        va, ma, _ = audio.decode(prints[one].sequence)
+        vb, mb, _ = audio.decode(prints[two].sequence)
+        return quick_agreement(va, ma, vb, mb, bits=audio.QUICK_BITS)
+
+    for one, two in [("track1", "track2"), ("track1", "track2.mp3"), ("track1.mp3", "track2")]:
+        proposed = _meets_in_index(prints[one], prints[two])
+        assert not proposed or quick(one, two) < audio.QUICK_AGREEMENT
+        found = audio.compare(prints[one].sequence, prints[two].sequence)
+        assert found is None or found.similarity < audio.MIN_SIMILARITY / 2
+    for one, two in [("track1", "track1.mp3"), ("track2", "track2.mp3")]:
+        assert _meets_in_index(prints[one], prints[two])
+        assert quick(one, two) >= audio.QUICK_AGREEMENT
+        assert match(audio.compare, prints[one], prints[two]).similarity >= audio.MIN_SIMILARITY
+
+
+def test_different_songs_are_turned_away_by_the_quick_look(
+    prints: dict[str, audio.AudioPrint],
+) -> None:
+    for one, two in [("song", "other"), ("song", "another"), ("clip.mp3", "other")]:
+        va, ma, _ = audio.decode(prints[one].sequence)
+        vb, mb, _ = audio.decode(prints[two].sequence)
+        assert quick_agreement(va, ma, vb, mb, bits=audio.QUICK_BITS) < audio.QUICK_AGREEMENT
 
 
 def test_two_sentences_of_one_voice_are_not_the_same(prints: dict[str, audio.AudioPrint]) -> None:
