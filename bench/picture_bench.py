@@ -128,8 +128,9 @@ def _czkawka(folder: Path, level: int, jobs: int) -> tuple[list[list[str]], floa
 def _imagededup(python: Path, folder: Path, method: str) -> tuple[list[list[str]], float, float]:
     out, wall, cpu = _run([str(python), "-c", _IMAGEDEDUP_CHILD, method, str(folder)])
     found: dict[str, list[str]] = json.loads(out)
-    # imagededup names files relative to the folder; its answer is a neighbour list per file
-    groups = [[str(folder / k), *(str(folder / v) for v in vs)] for k, vs in found.items()]
+    # imagededup names files relative to the folder; its answer is a neighbour list per file,
+    # so each neighbour is a pair (not a group: two neighbours of one file need not be near)
+    groups = [[str(folder / k), str(folder / v)] for k, vs in found.items() for v in vs]
     return groups, wall, cpu
 
 
@@ -226,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--split", default="held", choices=("held", "tune", "all"))
     parser.add_argument("--tools", nargs="+", default=["dupfinder", "czkawka", "imagededup"])
+    parser.add_argument("--imagededup-methods", nargs="+", default=list(IMAGEDEDUP_METHODS))
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--imagededup-python", type=Path, default=IMAGEDEDUP_PYTHON)
     parser.add_argument("--out", type=Path, default=OUT / "picture_bench.json")
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.imagededup_python.exists():
             print(f"imagededup: no {args.imagededup_python} (see the notes): left out")
         else:
-            for method in IMAGEDEDUP_METHODS:
+            for method in args.imagededup_methods:
                 with contextlib.suppress(RuntimeError):
                     record(
                         f"imagededup {method}", _imagededup(args.imagededup_python, folder, method)
