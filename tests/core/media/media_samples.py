@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import random
 import shutil
 import subprocess
 import tempfile
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 import pytest
+from PIL import Image, ImageDraw
 
 from dupfinder.core.media.match import MediaMatch
 
@@ -161,9 +163,7 @@ INTRO_S = 20
 
 def _pictures(folder: Path, count: int, offset: int) -> list[Path]:
     """``count`` real pictures (Debian's wallpapers and icons when installed, else generated
-    patterns) as PNGs a little larger than the video, for slow pans."""
-    from PIL import Image
-
+    drawings) as PNGs a little larger than the video, for slow pans."""
     found = sorted(Path("/usr/share/wallpapers").glob("*/contents/images/*.jpg"))
     found += sorted(Path("/usr/share/icons").glob("*/256x256/apps/*.png"))[:20]
     paths = []
@@ -174,10 +174,24 @@ def _pictures(folder: Path, count: int, offset: int) -> list[Path]:
                 source.draft("RGB", (320, 240))
                 source.convert("RGB").resize((320, 240)).save(path)
         else:
-            make("-f", "lavfi", "-i", "testsrc2=s=320x240:d=1", "-vf",
-                 f"hue=h={(offset + i) * 50}", "-frames:v", "1", str(path))  # fmt: skip
+            _drawing(offset + i).save(path)
         paths.append(path)
     return paths
+
+
+def _drawing(seed: int) -> Image.Image:
+    """A picture of its own for ``seed`` where no wallpapers are installed: shapes of random
+    sizes, places and shades (distinct in grey too, as the video hash sees frames)."""
+    rng = random.Random(seed)
+    picture = Image.new("RGB", (320, 240), tuple(rng.randrange(256) for _ in range(3)))
+    draw = ImageDraw.Draw(picture)
+    for _ in range(60):  # fine detail too, so a slow push-in changes what the frames show
+        x, y = rng.randrange(-20, 320), rng.randrange(-20, 240)
+        w, h = rng.randrange(8, 90), rng.randrange(8, 70)
+        fill = tuple(rng.randrange(256) for _ in range(3))
+        shape = draw.ellipse if rng.random() < 0.5 else draw.rectangle
+        shape((x, y, x + w, y + h), fill=fill)
+    return picture
 
 
 def _shot(kind: str, seconds: float, picture: Path | None = None, seed: int = 0) -> list[str]:
