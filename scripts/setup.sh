@@ -37,6 +37,9 @@ if [[ ",$EXTRAS," == *,test,* ]]; then
   DEB_PACKAGES+=(groff-base appstream exfat-fuse exfatprogs)
   # and speak the media benchmark's speech tracks (espeak-ng)
   DEB_PACKAGES+=(espeak-ng)
+  # and name what changed between real pictures: a photo series and an icon theme drawn at
+  # every size (the picture tests skip where these are missing)
+  DEB_PACKAGES+=(mate-backgrounds oxygen-icon-theme)
 fi
 # The compiled kernels (a C extension built with the package) need a C compiler and, for
 # Debian's own python3, its headers; without them the install falls back to numpy.
