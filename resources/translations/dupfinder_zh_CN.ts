@@ -1178,7 +1178,12 @@ or use “Add folder…”</source>
     </message>
     <message>
         <source>Loading…</source>
+        <extracomment>What the selected picture changed from the kept one, named (``Member.edits``).</extracomment>
         <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>What changed: {edits}</source>
+        <translation>改动之处：{edits}</translation>
     </message>
     <message>
         <source>Cannot show: {message}</source>
