@@ -47,6 +47,7 @@ def rule_title(name: str) -> str:
 def _reason_word(reason: KeepReason) -> str:
     words = {
         KeepReason.REFERENCE: translate("Keeping", "in a reference folder"),
+        KeepReason.ORIGINAL_PICTURE: translate("Keeping", "the others are edited copies of it"),
         KeepReason.NO_COPY_MARKS: translate("Keeping", "no copy marks"),
         KeepReason.FEWEST_COPY_MARKS: translate("Keeping", "fewest copy marks"),
         KeepReason.MOST_PIXELS: translate("Keeping", "most pixels"),

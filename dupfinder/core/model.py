@@ -349,6 +349,7 @@ class KeepReason(enum.StrEnum):
     the order they decide in."""
 
     REFERENCE = "reference"  # in a reference folder
+    ORIGINAL_PICTURE = "original-picture"  # pictures: another is an edited copy of it
     NO_COPY_MARKS = "no-copy-marks"  # no "copy", "(1)", "backup"... in its name or folders
     FEWEST_COPY_MARKS = "fewest-copy-marks"
     MOST_PIXELS = "most-pixels"

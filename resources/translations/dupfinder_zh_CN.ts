@@ -704,6 +704,10 @@
         <translation>位于参考文件夹</translation>
     </message>
     <message>
+        <source>the others are edited copies of it</source>
+        <translation>其他文件是它的编辑副本</translation>
+    </message>
+    <message>
         <source>no copy marks</source>
         <translation>没有副本标记</translation>
     </message>

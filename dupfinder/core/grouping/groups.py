@@ -24,14 +24,16 @@ from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, mem
 from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
-from dupfinder.core.grouping.keeper import KeeperKey, keeper_key, suggested
+from dupfinder.core.grouping.keeper import KeeperKey, keeper_key, member_key, reasons, suggested
 from dupfinder.core.grouping.media_check import MediaPart, media_part
 from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.model import (
     MEDIA_KINDS,
+    EditCode,
     Group,
+    KeepReason,
     Kind,
     MatchedSpan,
     MediaFacts,
@@ -331,6 +333,7 @@ def groups_from(
     each with the reasons its keeper is kept."""
     groups: list[Group] = []
     pictures: list[tuple[int, dict[str, int]]] = []  # picture groups: index, rows by path
+    references: dict[int, tuple[str, ...]] = {}  # picture groups' reference folders
     for part in parts:
         rows = part.rows.tolist()
         distances = part.distances.tolist()
@@ -350,20 +353,67 @@ def groups_from(
             if part.kind is Kind.IMAGE:
                 by_path = {files.paths[rows[i]]: rows[i] for i in range(start, stop)}
                 pictures.append((len(groups) - 1, by_path))
+                references[len(groups) - 1] = part.references
     for index, named in _with_edits(groups, outcomes, pictures):
+        groups[index] = named
+    swapped: list[tuple[int, dict[str, int]]] = []
+    for index, by_path in pictures:  # at most one swap a group: its edits are named once more
+        original = _original_kept(groups[index], references[index])
+        if original is not groups[index]:
+            groups[index] = original
+            swapped.append((index, by_path))
+    for index, named in _with_edits(groups, outcomes, swapped, refigure=True):
         groups[index] = named
     groups.sort(key=group_order)
     return groups
+
+
+#: A member's edits against the suggested keeper that say the keeper is an edited copy of it:
+#: the keeper has a border it lacks, is the grey one, or is a crop of it.
+_ORIGINAL_SIGNS = frozenset({EditCode.BORDER_REMOVED, EditCode.COLOURED, EditCode.UNCROPPED})
+
+
+def _original_kept(group: Group, references: Sequence[str]) -> Group:
+    """``group`` with the picture its suggested keeper was edited from kept instead (the
+    same group where there is none).
+
+    The suggested order cannot see a border, a crop or lost colours (a padded copy has more
+    pixels), so a member whose edits against the keeper say it is the original takes its
+    place: never over a keeper in a reference folder, nor one ranked before it on reference
+    folders and copy marks. The members' figures and edits are the old keeper's until
+    ``_with_edits`` names them again."""
+    if KeepReason.REFERENCE in group.reasons:
+        return group
+    rank = member_key(group.members[0], references)[:2]
+    originals = [
+        m
+        for m in group.members[1:]
+        if any(edit.code in _ORIGINAL_SIGNS for edit in m.edits)
+        and member_key(m, references)[:2] <= rank
+    ]
+    if not originals:
+        return group
+    keeper = min(originals, key=lambda m: member_key(m, references))
+    members = (keeper, *(m for m in group.members if m is not keeper))
+    members = tuple(dataclasses.replace(m, edits=()) for m in members)
+    found = reasons(members[0], members, references)
+    return dataclasses.replace(
+        group, members=members, reasons=(KeepReason.ORIGINAL_PICTURE, *found)
+    )
 
 
 def _with_edits(
     groups: Sequence[Group],
     outcomes: OutcomeColumns,
     pictures: Sequence[tuple[int, dict[str, int]]],
+    refigure: bool = False,
 ) -> list[tuple[int, Group]]:
     """Picture groups (``pictures``: their index in ``groups`` and their rows by path) with
     each member's edits against the kept one named (``image.check.edits_of``), every pair
-    compared in one call; byte-identical copies of the keeper have none."""
+    compared in one call; byte-identical copies of the keeper have none. ``refigure``: a
+    keeper that took another's place, so each member's distance and similarity are
+    measured against it again too (the best over turns and mirrors, and the members put in
+    their order)."""
     kept_rows: list[int] = []
     other_rows: list[int] = []
     places: list[tuple[int, int]] = []  # (group index, member position)
@@ -393,10 +443,39 @@ def _with_edits(
     members = {index: list(groups[index].members) for index, _ in pictures}
     for (index, position), edits in zip(places, named, strict=True):
         members[index][position] = dataclasses.replace(members[index][position], edits=edits)
+    if refigure:
+        similar = imagecheck.invariant_pair_similarity(other, kept).tolist()
+        figures = dict(zip(places, similar, strict=True))
+        for index, by_path in pictures:
+            members[index] = _refigured(members[index], index, figures, outcomes, by_path)
     return [
         (index, dataclasses.replace(groups[index], members=tuple(members[index])))
         for index, _ in pictures
     ]
+
+
+def _refigured(
+    members: list[Member],
+    index: int,
+    similar: dict[tuple[int, int], float],
+    outcomes: OutcomeColumns,
+    by_path: dict[str, int],
+) -> list[Member]:
+    """A group's ``members`` with their bits apart from and similarity with the new keeper
+    (``similar``: by group index and position; its byte-identical copies are 1.0), the
+    others in order of similarity."""
+    rows = np.asarray([by_path[m.path] for m in members], dtype=np.intp)
+    local = np.arange(len(rows), dtype=np.int64)
+    values = outcomes.values[rows]
+    distance = np.bitwise_count(values ^ values[0]).astype(np.int64)
+    variants = [outcomes.variants.get(int(row), ()) for row in rows]
+    distance = _closest_turns(distance, values, variants, local)
+    keeper, *rest = (
+        dataclasses.replace(m, distance=int(distance[p]), similarity=similar.get((index, p), 1.0))
+        for p, m in enumerate(members)
+    )
+    rest.sort(key=lambda m: (-m.similarity, m.distance, m.path))
+    return [dataclasses.replace(keeper, distance=0, similarity=1.0), *rest]
 
 
 def _with_media(found: Member, part: KindGroups, index: int) -> Member:

@@ -231,7 +231,16 @@ def suggested(group: Group, references: Sequence[str] = ()) -> Group:
         members = tuple(
             dataclasses.replace(m, distance=0, similarity=1.0) if m is first else m for m in members
         )
-    return dataclasses.replace(group, members=members, reasons=reasons(keeper, members, references))
+    found = (*_original(group, keeper), *reasons(keeper, members, references))
+    return dataclasses.replace(group, members=members, reasons=found)
+
+
+def _original(group: Group, keeper: Member) -> tuple[KeepReason, ...]:
+    """``ORIGINAL_PICTURE`` where ``group`` named it and ``keeper`` is still its keeper: the
+    edits that told it (``grouping.groups``) are not known here."""
+    if KeepReason.ORIGINAL_PICTURE in group.reasons and keeper is group.members[0]:
+        return (KeepReason.ORIGINAL_PICTURE,)
+    return ()
 
 
 def regrouped(group: Group, members: Sequence[Member]) -> Group:
@@ -241,6 +250,7 @@ def regrouped(group: Group, members: Sequence[Member]) -> Group:
     found = reasons(members[0], members)
     if KeepReason.REFERENCE in group.reasons:
         found = (KeepReason.REFERENCE, *found)
+    found = (*_original(group, members[0]), *found)
     return dataclasses.replace(group, members=tuple(members), reasons=found)
 
 
