@@ -30,6 +30,7 @@ from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.model import (
+    DEFAULT_IMAGE_SIMILARITY,
     MEDIA_KINDS,
     EditCode,
     Group,
@@ -327,10 +328,15 @@ def _media_groups(
 
 
 def groups_from(
-    files: FileColumns, outcomes: OutcomeColumns, parts: Sequence[KindGroups]
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    parts: Sequence[KindGroups],
+    image_similarity: float = DEFAULT_IMAGE_SIMILARITY,
 ) -> list[Group]:
     """The groups a result shows: members in order of similarity, largest groups first,
-    each with the reasons its keeper is kept."""
+    each with the reasons its keeper is kept. ``image_similarity``: what every member of a
+    picture group must reach against its keeper (a keeper that takes another's place must
+    keep every member there, or the group keeps the keeper it was checked around)."""
     groups: list[Group] = []
     pictures: list[tuple[int, dict[str, int]]] = []  # picture groups: index, rows by path
     references: dict[int, tuple[str, ...]] = {}  # picture groups' reference folders
@@ -357,13 +363,18 @@ def groups_from(
     for index, named in _with_edits(groups, outcomes, pictures):
         groups[index] = named
     swapped: list[tuple[int, dict[str, int]]] = []
+    checked_around: dict[int, Group] = {}
     for index, by_path in pictures:  # at most one swap a group: its edits are named once more
         original = _original_kept(groups[index], references[index])
         if original is not groups[index]:
+            checked_around[index] = groups[index]
             groups[index] = original
             swapped.append((index, by_path))
     for index, named in _with_edits(groups, outcomes, swapped, refigure=True):
-        groups[index] = named
+        # the members were checked around the old keeper: one that the new keeper does not
+        # reach (another colour of a grey drawing) would be called its duplicate
+        near = all(m.similarity >= image_similarity for m in named.members[1:])
+        groups[index] = named if near else checked_around[index]
     groups.sort(key=group_order)
     return groups
 

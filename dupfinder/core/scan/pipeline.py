@@ -618,4 +618,4 @@ def _compare(
     if found is None:
         found = group_rows(files, outcomes, options, pair_finder, memory, progress)
     parts, pairs = found
-    return groups_from(files, outcomes, parts), pairs
+    return groups_from(files, outcomes, parts, options.image_similarity), pairs

@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 from PIL import Image, ImageOps
 
-from dupfinder.core.model import EditCode, KeepReason, Kind, ScanOptions, ScanResult
+from dupfinder.core.model import (
+    DEFAULT_IMAGE_SIMILARITY,
+    EditCode,
+    KeepReason,
+    Kind,
+    ScanOptions,
+    ScanResult,
+)
 from dupfinder.core.scan import pipeline as scan
 
 PHOTO = Path("/usr/share/backgrounds/mate/nature/LadyBird.jpg")
@@ -84,3 +91,19 @@ def test_a_copy_in_a_reference_folder_stays_kept(tmp_path: Path) -> None:
     (group,) = result.groups
     assert Path(group.members[0].path).parent.name == "ref"
     assert KeepReason.ORIGINAL_PICTURE not in group.reasons
+
+
+def test_a_keeper_taken_over_must_still_reach_every_member(tmp_path: Path) -> None:
+    """A grey drawing groups with two colours of it, each checked against the grey one; the
+    first colour must not take its place when the other colour is not alike to it (the
+    other would then be called its duplicate at a similarity under the scan's)."""
+    folder = Path("/usr/share/icons/oxygen/base/32x32/places")
+    names = ("folder-grey.png", "folder-cyan.png", "folder-violet.png")
+    if not all((folder / name).is_file() for name in names):
+        pytest.skip(f"{folder} is not installed")
+    for name in names:
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    result = _scan(tmp_path)
+    assert result.groups
+    for group in result.groups:
+        assert all(m.similarity >= DEFAULT_IMAGE_SIMILARITY for m in group.members[1:])
