@@ -30,7 +30,6 @@ from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.model import (
-    DEFAULT_IMAGE_SIMILARITY,
     MEDIA_KINDS,
     EditCode,
     Group,
@@ -55,6 +54,7 @@ __all__ = [
     "group_order",
     "group_rows",
     "groups_from",
+    "picture_check",
     "second_check",
 ]
 
@@ -86,15 +86,21 @@ def second_check(kind: Kind, options: ScanOptions) -> SecondCheck | None:
             sketch.BINS, sketch.BINS, sketch.pair_similarity, options.text_similarity
         )
     if kind is Kind.IMAGE:
-        measure = (
-            imagecheck.invariant_pair_similarity
-            if options.image_invariance
-            else imagecheck.pair_similarity
-        )
-        return SecondCheck(
-            imagecheck.DESCRIPTOR_BYTES, imagecheck.BASE_BYTES, measure, options.image_similarity
-        )
+        return picture_check(options)
     return None
+
+
+def picture_check(options: ScanOptions) -> SecondCheck:
+    """How the scan verifies picture pairs: turned and mirrored copies too where it looks
+    for them."""
+    measure = (
+        imagecheck.invariant_pair_similarity
+        if options.image_invariance
+        else imagecheck.pair_similarity
+    )
+    return SecondCheck(
+        imagecheck.DESCRIPTOR_BYTES, imagecheck.BASE_BYTES, measure, options.image_similarity
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,12 +337,12 @@ def groups_from(
     files: FileColumns,
     outcomes: OutcomeColumns,
     parts: Sequence[KindGroups],
-    image_similarity: float = DEFAULT_IMAGE_SIMILARITY,
+    pictures_check: SecondCheck,
 ) -> list[Group]:
     """The groups a result shows: members in order of similarity, largest groups first,
-    each with the reasons its keeper is kept. ``image_similarity``: what every member of a
-    picture group must reach against its keeper (a keeper that takes another's place must
-    keep every member there, or the group keeps the keeper it was checked around)."""
+    each with the reasons its keeper is kept. ``pictures_check``: the scan's check of picture
+    pairs (measure and threshold), which every member must pass against a keeper that takes
+    another's place, or the group keeps the keeper it was checked around."""
     groups: list[Group] = []
     pictures: list[tuple[int, dict[str, int]]] = []  # picture groups: index, rows by path
     references: dict[int, tuple[str, ...]] = {}  # picture groups' reference folders
@@ -370,10 +376,10 @@ def groups_from(
             checked_around[index] = groups[index]
             groups[index] = original
             swapped.append((index, by_path))
-    for index, named in _with_edits(groups, outcomes, swapped, refigure=True):
+    for index, named in _with_edits(groups, outcomes, swapped, refigure=pictures_check):
         # the members were checked around the old keeper: one that the new keeper does not
         # reach (another colour of a grey drawing) would be called its duplicate
-        near = all(m.similarity >= image_similarity for m in named.members[1:])
+        near = all(m.similarity >= pictures_check.threshold for m in named.members[1:])
         groups[index] = named if near else checked_around[index]
     groups.sort(key=group_order)
     return groups
@@ -417,14 +423,14 @@ def _with_edits(
     groups: Sequence[Group],
     outcomes: OutcomeColumns,
     pictures: Sequence[tuple[int, dict[str, int]]],
-    refigure: bool = False,
+    refigure: SecondCheck | None = None,
 ) -> list[tuple[int, Group]]:
     """Picture groups (``pictures``: their index in ``groups`` and their rows by path) with
     each member's edits against the kept one named (``image.check.edits_of``), every pair
     compared in one call; byte-identical copies of the keeper have none. ``refigure``: a
     keeper that took another's place, so each member's distance and similarity are
-    measured against it again too (the best over turns and mirrors, and the members put in
-    their order)."""
+    measured against it again too, by that check's measure, and the members put in their
+    order."""
     kept_rows: list[int] = []
     other_rows: list[int] = []
     places: list[tuple[int, int]] = []  # (group index, member position)
@@ -455,7 +461,7 @@ def _with_edits(
     for (index, position), edits in zip(places, named, strict=True):
         members[index][position] = dataclasses.replace(members[index][position], edits=edits)
     if refigure:
-        similar = imagecheck.invariant_pair_similarity(other, kept).tolist()
+        similar = refigure.measure(other, kept).tolist()
         figures = dict(zip(places, similar, strict=True))
         for index, by_path in pictures:
             members[index] = _refigured(members[index], index, figures, outcomes, by_path)

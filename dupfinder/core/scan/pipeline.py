@@ -595,7 +595,12 @@ def _compare(
     Beside a window (any thread but the main one) a large grouping runs in a worker
     process, so the window's thread never waits for the interpreter lock behind it, and a
     cancel stops it at once; if that process fails, the grouping runs here instead."""
-    from dupfinder.core.grouping.groups import compared_rows, group_rows, groups_from
+    from dupfinder.core.grouping.groups import (
+        compared_rows,
+        group_rows,
+        groups_from,
+        picture_check,
+    )
     from dupfinder.core.scan import isolated
 
     progress = functools.partial(sample, force=True)
@@ -618,4 +623,4 @@ def _compare(
     if found is None:
         found = group_rows(files, outcomes, options, pair_finder, memory, progress)
     parts, pairs = found
-    return groups_from(files, outcomes, parts, options.image_similarity), pairs
+    return groups_from(files, outcomes, parts, picture_check(options)), pairs
