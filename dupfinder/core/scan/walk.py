@@ -17,12 +17,15 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dupfinder.core.filesystem import change_time_ns, file_key, is_trash_folder
-from dupfinder.core.fingerprints.columns import FileColumns
 from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
 from dupfinder.core.wording import describe_os_error
+
+if TYPE_CHECKING:  # the columns import numpy, which a scan of identical files alone never needs
+    from dupfinder.core.fingerprints.columns import FileColumns
 
 __all__ = [
     "WalkReport",
@@ -31,6 +34,7 @@ __all__ = [
     "walk",
     "walk_into",
     "walk_listed",
+    "walk_stats",
 ]
 
 
@@ -101,6 +105,18 @@ def walk_into(
     append = files.append_stat
     for path, info, kind in _found(options, report, cancel, on_file):
         append(path, info, kind)
+
+
+def walk_stats(
+    options: ScanOptions,
+    report: WalkReport | None = None,
+    cancel: threading.Event | None = None,
+    on_file: Callable[[int], None] | None = None,
+) -> Iterator[tuple[str, os.stat_result, Kind]]:
+    """:func:`walk` as (path, stat, kind) of each file, for a caller that keeps only a few
+    of the stat's values (the byte-identical scan: sizes first, the rest for the few files
+    that share one)."""
+    return _found(options, report, cancel, on_file)
 
 
 def _found(
