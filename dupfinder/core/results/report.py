@@ -183,14 +183,43 @@ def result_to_dict(result: ScanResult, extra: Mapping[str, Any] | None = None) -
 
 
 def write_json(result: ScanResult, out: TextIO, extra: Mapping[str, Any] | None = None) -> None:
-    """UTF-8 JSON; file names that are not valid UTF-8 are written as \\udcXX escapes."""
+    """UTF-8 JSON; file names that are not valid UTF-8 are written as \\udcXX escapes.
+
+    Laid out as the README shows it: the result and each group indented, a member or an
+    error on a line of its own. Each line is written by the json module's C encoder (its
+    indenting encoder is pure Python: 50 ms of a 0.3 s scan for 800 groups)."""
     data = result_to_dict(result, extra)
-    text = json.dumps(data, ensure_ascii=False, indent=2)
+    text = _laid_out(data, _COMPACT)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates from undecodable file names
-        text = json.dumps(data, ensure_ascii=True, indent=2)
+        text = _laid_out(data, _COMPACT_ASCII)
     out.write(text + "\n")
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+_COMPACT_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(", ", ": "))
+#: Objects this deep or deeper (a member, an error) are written on one line.
+_ONE_LINE_DEPTH = 3
+
+
+def _laid_out(value: Any, encoder: json.JSONEncoder, depth: int = 0) -> str:
+    """``value`` as JSON: a list of objects one item a line, an object that holds such a list
+    one key a line (above ``_ONE_LINE_DEPTH``), anything else on one line."""
+    pad = "\n" + "  " * (depth + 1)
+    if isinstance(value, list) and value and any(isinstance(v, dict) for v in value):
+        items = (_laid_out(v, encoder, depth + 1) for v in value)
+        return "[" + pad + ("," + pad).join(items) + "\n" + "  " * depth + "]"
+    if (
+        isinstance(value, dict)
+        and depth < _ONE_LINE_DEPTH
+        and any(isinstance(v, list) and any(isinstance(i, dict) for i in v) for v in value.values())
+    ):
+        items = (
+            f"{encoder.encode(key)}: {_laid_out(v, encoder, depth + 1)}" for key, v in value.items()
+        )
+        return "{" + pad + ("," + pad).join(items) + "\n" + "  " * depth + "}"
+    return encoder.encode(value)
 
 
 def save_result(
