@@ -30,6 +30,7 @@ kept (:func:`reasons`) is the criteria on which it is the best of its group.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Sequence
@@ -112,8 +113,13 @@ def copy_marks(path: str, picture: bool = False) -> int:
         marks += 1
     if _QUALITY_SUFFIX.search(stem):
         marks += 1
-    marks += sum(1 for part in folder.split(os.sep) if part and _FOLDER_MARKS.search(part))
-    return marks
+    return marks + _folder_marks(folder)
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_marks(folder: str) -> int:
+    """Copy marks in a file's folders (remembered: the members of a scan share few folders)."""
+    return sum(1 for part in folder.split(os.sep) if part and _FOLDER_MARKS.search(part))
 
 
 def _in_folder(path: str, folder: str) -> bool:
@@ -225,13 +231,16 @@ def suggested(group: Group, references: Sequence[str] = ()) -> Group:
     identical files). The other members keep their order."""
     first = group.members[0]
     twins = [m for m in group.members if group.same_bytes_as_keeper(m)]
-    keeper = min(twins, key=lambda m: member_key(m, references))  # one length: no part
+    longest = longest_of(group.members)
+    keys = {id(m): member_key(m, references, longest) for m in group.members}
+    # twins have one length: none is a part of another, whatever the group's longest
+    keeper = min(twins, key=lambda m: (*keys[id(m)][:_PART], 0, *keys[id(m)][_PART + 1 :]))
     members = (keeper, *(m for m in group.members if m is not keeper))
     if keeper is not first:  # measured against its twin: the same figures
-        members = tuple(
-            dataclasses.replace(m, distance=0, similarity=1.0) if m is first else m for m in members
-        )
-    found = (*_original(group, keeper), *reasons(keeper, members, references))
+        replaced = dataclasses.replace(first, distance=0, similarity=1.0)
+        keys[id(replaced)] = keys[id(first)]
+        members = tuple(replaced if m is first else m for m in members)
+    found = (*_original(group, keeper), *_reasons(keeper, members, keys))
     return dataclasses.replace(group, members=members, reasons=found)
 
 
@@ -259,13 +268,20 @@ def reasons(
 ) -> tuple[KeepReason, ...]:
     """The criteria on which ``keeper`` is the best of ``members``: as good as every other
     member and better than at least one, in the order's order."""
+    longest = longest_of(members)
+    return _reasons(keeper, members, {id(m): member_key(m, references, longest) for m in members})
+
+
+def _reasons(
+    keeper: Member, members: Sequence[Member], keys: dict[int, KeeperKey]
+) -> tuple[KeepReason, ...]:
+    """:func:`reasons` with each member's key given (by ``id``), computed once per member."""
     others = [m for m in members if m is not keeper]
     if not others:
         return ()
     found: list[KeepReason] = []
-    longest = longest_of(members)
-    mine = member_key(keeper, references, longest)
-    theirs = [member_key(m, references, longest) for m in others]
+    mine = keys[id(keeper)]
+    theirs = [keys[id(m)] for m in others]
 
     def best(position: int, among: Sequence[KeeperKey]) -> bool:
         """``mine`` is as good as all of ``among`` at ``position`` and better than one (every
