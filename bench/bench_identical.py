@@ -59,8 +59,10 @@ def _children_cpu() -> float:
 
 
 def _timed(argv: list[str], cwd: str | None = None) -> tuple[float, float, str]:
+    # an installed dupfinder runs from compiled modules: let the warm-up run write them
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     cpu, wall = _children_cpu(), time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd, env=env)
     wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
     if done.returncode not in (0, 1):  # fdupes and jdupes may say 1 for "found some"
         raise RuntimeError(f"{argv[0]} failed ({done.returncode}): {done.stderr[-500:]}")
@@ -170,48 +172,25 @@ def main(argv: list[str] | None = None) -> int:
     folder = os.path.realpath(args.folder)
     files, size = _folder_size(folder)
     cache = "cold (evicted before each run)" if args.cold else "warm cache"
-    print(f"{folder}: {files:,} files, {size / 1e6:,.0f} MB; best of {args.repeat}, {cache}")
-    runs: list[Run] = []
-    reference: Sets | None = None
+    print(
+        f"{folder}: {files:,} files, {size / 1e6:,.0f} MB; {args.repeat} rounds (every tool "
+        f"once a round), best wall and best CPU of each; {cache}"
+    )
+    tools = [t for t in TOOLS if t in args.tools.split(",")]
+    for tool in [t for t in tools if t != "dupfinder" and shutil.which(t) is None]:
+        print(f"{tool}: not installed (apt-get install {tool})")
+        tools.remove(tool)
+    timings: dict[str, list[tuple[float, float, Sets]]] = {tool: [] for tool in tools}
     with tempfile.TemporaryDirectory(prefix="bench-identical-") as work:
-        for tool, scan in TOOLS.items():
-            if tool not in args.tools.split(","):
-                continue
-            if tool != "dupfinder" and shutil.which(tool) is None:
-                print(f"{tool}: not installed (apt-get install {tool})")
-                continue
-            if not args.cold:
-                scan(folder, work)  # warms the page cache for this tool's reads
-            best: tuple[float, float, Sets] | None = None
-            for _ in range(args.repeat):
+        if not args.cold:
+            for tool in tools:
+                TOOLS[tool](folder, work)  # warms the page cache (and Python's compiled modules)
+        for _ in range(args.repeat):  # rounds: a spell of load on the machine hits every tool
+            for tool in tools:
                 if args.cold:
                     _evict(folder)
-                timing = scan(folder, work)
-                if best is None or timing[0] < best[0]:
-                    best = timing
-            assert best is not None
-            wall, cpu, sets = best
-            if reference is None:
-                reference = sets
-            run = Run(
-                tool,
-                round(wall, 2),
-                round(cpu, 2),
-                len(sets),
-                sum(len(s) for s in sets),
-                None if tool == "dupfinder" else sets == reference,
-            )
-            runs.append(run)
-            same = "" if run.same_as_dupfinder is None else f"  same sets: {run.same_as_dupfinder}"
-            print(
-                f"{tool:<10} {wall:7.2f} s wall {cpu:7.2f} s CPU  {files / wall:9,.0f} files/s "
-                f"{size / 1e6 / wall:8,.0f} MB/s  {len(sets):,} sets, "
-                f"{run.files_in_sets:,} files{same}"
-            )
-            if run.same_as_dupfinder is False and reference is not None:
-                only_tool, only_ours = sets - reference, reference - sets
-                print(f"   only {tool}: {sorted(map(sorted, only_tool))[:3]}")
-                print(f"   only dupfinder: {sorted(map(sorted, only_ours))[:3]}")
+                timings[tool].append(TOOLS[tool](folder, work))
+    runs = _report(timings, files, size)
     OUT.parent.mkdir(exist_ok=True)
     data = {
         "folder": folder,
@@ -219,11 +198,42 @@ def main(argv: list[str] | None = None) -> int:
         "bytes": size,
         "cold": args.cold,
         "dupfinder_jobs": args.jobs,
+        "load_average": os.getloadavg(),
         "runs": [asdict(r) for r in runs],
     }
     out = OUT.with_name(f"{OUT.stem}{'-cold' if args.cold else ''}.json")
     out.write_text(json.dumps(data, indent=2) + "\n")
     return 0
+
+
+def _report(
+    timings: dict[str, list[tuple[float, float, Sets]]], files: int, size: int
+) -> list[Run]:
+    """One line per tool (best wall, best CPU, its sets against dupfinder's) and the ratios."""
+    runs: list[Run] = []
+    reference = timings["dupfinder"][0][2] if "dupfinder" in timings else None
+    for tool, rounds in timings.items():
+        wall = min(r[0] for r in rounds)
+        cpu = min(r[1] for r in rounds)
+        sets = rounds[0][2]
+        same = None if tool == "dupfinder" or reference is None else sets == reference
+        steady = all(r[2] == sets for r in rounds)
+        run = Run(tool, round(wall, 3), round(cpu, 3), len(sets), sum(len(s) for s in sets), same)
+        runs.append(run)
+        note = "" if same is None else f"  same sets: {same}"
+        print(
+            f"{tool:<10} {wall:7.2f} s wall {cpu:7.3f} s CPU  {files / wall:9,.0f} files/s "
+            f"{size / 1e6 / wall:8,.0f} MB/s  {len(sets):,} sets, {run.files_in_sets:,} files"
+            f"{note}{'' if steady else '  (sets differ between rounds)'}"
+        )
+        if same is False and reference is not None:
+            print(f"   only {tool}: {sorted(map(sorted, sets - reference))[:3]}")
+            print(f"   only dupfinder: {sorted(map(sorted, reference - sets))[:3]}")
+    ours = next((r for r in runs if r.tool == "dupfinder"), None)
+    if ours is not None:
+        ratios = [f"{r.tool} {ours.cpu / r.cpu:.2f}x" for r in runs if r is not ours and r.cpu]
+        print("dupfinder's CPU against: " + ", ".join(ratios))
+    return runs
 
 
 if __name__ == "__main__":

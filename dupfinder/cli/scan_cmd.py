@@ -383,7 +383,11 @@ def run_scan_cancellable(
     once. Called from another thread, the scan runs on a helper thread.
     """
     from dupfinder.core.model import Phase, Progress, ScanStats
-    from dupfinder.core.scan import pipeline as scan
+
+    if options.near_duplicates:
+        from dupfinder.core.scan import pipeline as scan
+    else:  # byte-identical files only: the lean entrance, which imports no numpy
+        from dupfinder.core.scan import exact_only as scan  # type: ignore[no-redef]
 
     bar = TerminalProgress(err)
 
