@@ -102,35 +102,52 @@ def _opened(path: str, size: int, dev: int, ino: int) -> int:
     return fd
 
 
-def _exactly(fd: int, count: int) -> bytes:
-    """``count`` bytes from ``fd`` (one call but for the largest); short: it was truncated."""
-    first = os.read(fd, min(count, CHUNK))
-    if len(first) == count:
-        return first
+def _rest(fd: int, first: bytes, count: int) -> bytes:
+    """``first`` and what follows it up to ``count`` bytes in all (a read may return less
+    than asked); shorter: the file was truncated while read."""
     parts = [first]
     count -= len(first)
     while count > 0:
-        if not parts[-1]:
-            raise _Changed
         part = os.read(fd, min(count, CHUNK))
+        if not part:
+            raise _Changed
         parts.append(part)
         count -= len(part)
     return b"".join(parts)
 
 
 def _first(target: Target) -> bytes:
-    """The digest of a small file, or of a large one's head and tail."""
+    """The digest of a small file, or of a large one's head and tail (the common case in
+    few calls: this runs once for every file that shares its size)."""
     path, size, dev, ino = target
     fd = _opened(path, size, dev, ino)
     try:
         if size <= SMALL_FILE:
-            return hasher(_exactly(fd, size)).digest(DIGEST_BYTES)
-        state = hasher(_exactly(fd, PARTIAL_BYTES))
-        os.lseek(fd, size - PARTIAL_BYTES, os.SEEK_SET)
-        state.update(_exactly(fd, PARTIAL_BYTES))
+            data = os.read(fd, size)
+            return hasher(data if len(data) == size else _rest(fd, data, size)).digest(DIGEST_BYTES)
+        head = os.read(fd, PARTIAL_BYTES)
+        state = hasher(head if len(head) == PARTIAL_BYTES else _rest(fd, head, PARTIAL_BYTES))
+        state.update(_tail(fd, size))
         return state.digest(DIGEST_BYTES)
     finally:
         os.close(fd)
+
+
+def _tail(fd: int, size: int) -> bytes:
+    """The last ``PARTIAL_BYTES`` of the file, in one call where the system has ``pread``."""
+    start = size - PARTIAL_BYTES
+    if _PREAD is not None:
+        tail = _PREAD(fd, PARTIAL_BYTES, start)
+        if len(tail) == PARTIAL_BYTES:
+            return tail
+        os.lseek(fd, start + len(tail), os.SEEK_SET)  # the rest as a read would find it
+    else:
+        os.lseek(fd, start, os.SEEK_SET)
+        tail = os.read(fd, PARTIAL_BYTES)
+    return _rest(fd, tail, PARTIAL_BYTES)
+
+
+_PREAD: Callable[[int, int, int], bytes] | None = getattr(os, "pread", None)  # not on Windows
 
 
 _buffers = threading.local()
