@@ -1,0 +1,362 @@
+"""A scan for byte-identical files alone: the lean path gives the pipeline's answer, without numpy.
+
+Every comparison runs both on the same real folder: ``exact_only.find_exact`` (no cache, no
+numpy) and ``pipeline.run`` with a cache of its own (the full path: columns, numpy, the
+identical pass and its digest cache). Groups, keepers, reasons, per-file errors and counts must
+be the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dupfinder.cli import EXIT_OK, main
+from dupfinder.core.model import Kind, Phase, Progress, ScanOptions, ScanResult
+from dupfinder.core.results.report import result_to_dict, write_json
+from dupfinder.core.scan import byte_reads, exact_only, pipeline
+
+#: Heavy modules a scan for identical files never needs.
+_NEVER_FOR_EXACT = ("numpy", "scipy", "PIL", "numba")
+
+
+def _options(root: Path, **kwargs: object) -> ScanOptions:
+    kwargs.setdefault("jobs", 1)
+    return ScanOptions(
+        roots=(root,),
+        near_duplicates=False,
+        use_cache=False,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _full(options: ScanOptions, cache: Path, progress: Callable[[Progress], None]) -> ScanResult:
+    """The pipeline's answer: with a cache of its own, so the lean path never stands in."""
+    return pipeline.run(dataclasses.replace(options, use_cache=True, cache_dir=cache), progress)
+
+
+def _answer(result: ScanResult) -> dict[str, object]:
+    """What a user sees, less the seconds it took."""
+    data = result_to_dict(result)
+    data["stats"].pop("seconds")
+    return data
+
+
+def _both(
+    options: ScanOptions,
+    during: Callable[[], None] = lambda: None,
+    between: Callable[[], None] = lambda: None,
+) -> tuple[ScanResult, ScanResult]:
+    """The lean and the full answer; ``during`` runs in each once the walk is over, before
+    any file is read, ``between`` after the lean scan (to undo what ``during`` did)."""
+    lean = exact_only.find_exact(options, _before(during))
+    between()
+    with tempfile.TemporaryDirectory() as cache:
+        full = _full(options, Path(cache), _before(during))
+    return lean, full
+
+
+def _copies(root: Path) -> None:
+    """Copies of several kinds: small, large (head and tail alike, middles not), linked."""
+    (root / "docs" / "old").mkdir(parents=True)
+    (root / "pics").mkdir()
+    text = b"A short note.\n" * 40
+    (root / "docs" / "note.txt").write_bytes(text)
+    (root / "docs" / "old" / "note (1).txt").write_bytes(text)
+    (root / "docs" / "COPYING").write_bytes(text)  # a document by its name, with a .txt twin
+    big = os.urandom(300_000)
+    (root / "pics" / "big.png").write_bytes(big)
+    (root / "pics" / "big copy.png").write_bytes(big)
+    middle = bytearray(big)
+    middle[150_000] ^= 1  # same size, head and tail: only the whole content tells
+    (root / "pics" / "nearly.png").write_bytes(bytes(middle))
+    (root / "archive.bin").write_bytes(b"\x00\x01" * 5000)
+    os.link(root / "archive.bin", root / "docs" / "archive-link.bin")  # one file, two names
+    (root / "docs" / "archive copy.bin").write_bytes(b"\x00\x01" * 5000)
+    (root / "empty-a").write_bytes(b"")
+    (root / "empty-b").write_bytes(b"")
+
+
+def test_the_lean_path_finds_what_the_pipeline_finds(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    lean, full = _both(_options(root))
+    assert _answer(lean) == _answer(full)
+    sets = sorted(sorted(os.path.relpath(m.path, root) for m in g.members) for g in lean.groups)
+    assert sets == [
+        ["archive.bin", "docs/archive copy.bin"],  # its hard link is the same file
+        ["docs/COPYING", "docs/note.txt", "docs/old/note (1).txt"],
+        ["pics/big copy.png", "pics/big.png"],  # not the one that differs in the middle
+    ]
+    kinds = {os.path.basename(g.representative.path): g.kind for g in lean.groups}
+    assert kinds == {"archive.bin": Kind.OTHER, "note.txt": Kind.TEXT, "big.png": Kind.IMAGE}
+    assert lean.stats.files_bytes_only == lean.stats.files_seen == 8  # no link, no empty file
+
+
+def test_a_scan_for_identical_files_imports_no_numpy(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    script = (
+        "import json, sys\n"
+        "from dupfinder.cli import main\n"
+        f"code = main(['scan', {str(root)!r}, '--exact-only', '--no-cache', '--format', 'json',"
+        f" '-o', {str(tmp_path / 'out.json')!r}])\n"
+        "print(json.dumps([code, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    code, modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert code == EXIT_OK
+    assert "dupfinder.core.scan.exact_only" in modules
+    heavy = [m for m in modules if any(m == h or m.startswith(h + ".") for h in _NEVER_FOR_EXACT)]
+    assert heavy == []
+    assert len(json.loads((tmp_path / "out.json").read_text())["groups"]) == 3
+
+
+def test_with_the_cache_on_an_exact_scan_runs_the_pipeline(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    options = dataclasses.replace(_options(root), use_cache=True, cache_dir=tmp_path / "cache")
+    first = exact_only.run(options)
+    again = exact_only.run(options)  # digests from the cache: nothing read again
+    assert _answer(first) == _answer(again) == _answer(exact_only.find_exact(_options(root)))
+    assert (tmp_path / "cache").is_dir()
+
+
+def test_unreadable_and_vanishing_files_are_per_file_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    (root / "locked.txt").write_bytes(b"A short note.\n" * 40)  # a fourth copy, never opened
+    gone = root / "pics" / "big copy.png"
+    content = gone.read_bytes()
+    real_open = os.open
+
+    def refusing(path: str | os.PathLike[str], flags: int, *args: object, **kw: object) -> int:
+        if os.fspath(path).endswith("locked.txt"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
+
+    def vanish() -> None:
+        if gone.exists():
+            gone.unlink()
+
+    monkeypatch.setattr(os, "open", refusing)
+    lean = exact_only.find_exact(_options(root), _before(vanish))
+    assert {(os.path.basename(e.path), e.code) for e in lean.errors} == {
+        ("locked.txt", "unreadable"),
+        ("big copy.png", "unreadable"),  # gone before it was read
+    }
+    assert not any(m.path.endswith("big.png") for g in lean.groups for m in g.members)
+    gone.write_bytes(content)
+    lean, full = _both(_options(root), vanish, lambda: _put_back(gone, content))
+    assert _answer(lean) == _answer(full)
+
+
+def _put_back(path: Path, content: bytes) -> None:
+    path.write_bytes(content)
+
+
+def test_a_file_replaced_after_the_walk_is_reported_changed(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    note = root / "docs" / "note.txt"
+
+    def replace() -> None:  # same bytes, another inode: no longer the file the walk saw
+        other = note.with_name("new.tmp")
+        other.write_bytes(note.read_bytes())
+        other.replace(note)
+
+    lean = exact_only.find_exact(_options(root), _before(replace))
+    assert [(os.path.basename(e.path), e.code) for e in lean.errors] == [("note.txt", "changed")]
+    (text,) = [g for g in lean.groups if g.kind is Kind.TEXT]
+    assert len(text.members) == 2
+
+
+def test_cancel_returns_an_empty_flagged_result(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    cancel = threading.Event()
+    result = exact_only.find_exact(
+        _options(root), lambda s: cancel.set() if s.phase is Phase.IDENTICAL else None, cancel
+    )
+    assert result.stats.cancelled
+    assert result.groups == ()
+    assert result.stats.files_seen == 8
+
+
+def test_progress_runs_from_walking_to_done(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    samples: list[Progress] = []
+    exact_only.find_exact(_options(root), samples.append)
+    phases = [s.phase for s in samples]
+    assert phases[0] is Phase.WALKING
+    assert phases[-1] is Phase.DONE
+    last = [s for s in samples if s.phase is Phase.IDENTICAL][-1]
+    assert last.total is not None
+    assert last.done == last.total > 0
+
+
+def test_near_duplicates_are_not_its_job() -> None:
+    with pytest.raises(ValueError, match="near_duplicates"):
+        exact_only.find_exact(ScanOptions(roots=(Path("."),), use_cache=False))
+
+
+def test_reads_give_each_files_digest_in_threads_from_the_first_batch(tmp_path: Path) -> None:
+    """Reads switch to threads when a batch read from a disk; digests are the same either way."""
+    from dupfinder.core.fingerprints.digest import digest_of
+
+    paths = []
+    for number in range(300):
+        path = tmp_path / f"{number}.bin"
+        path.write_bytes(os.urandom(number * 7))
+        paths.append(path)
+    targets = [(str(p), p.stat().st_size, p.stat().st_dev, p.stat().st_ino) for p in paths]
+    found = byte_reads.read_digests(targets, False, 4, threading.Event(), lambda *_: None)
+    assert found == [digest_of(p.read_bytes()) for p in paths]
+
+
+def test_the_cli_writes_every_member_on_a_line_of_its_own(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["scan", str(root), "--exact-only", "--no-cache", "--format", "json"], out, err)
+    assert code == EXIT_OK
+    assert "Traceback" not in err.getvalue()
+    text = out.getvalue()
+    data = json.loads(text)
+    paths = [m["path"] for g in data["groups"] for m in g["members"]]
+    members = [line.strip() for line in text.splitlines() if line.strip().startswith('{"path"')]
+    assert [json.loads(line.rstrip(","))["path"] for line in members] == paths
+    buffer = io.StringIO()
+    write_json(exact_only.find_exact(_options(root)), buffer)
+    again = json.loads(buffer.getvalue())
+    for found in (data, again):
+        found["stats"].pop("seconds")
+    assert data == again
+
+
+# -- random folders: copies, hard links, symlinks, empty files, hidden files, sizes either
+#    side of the whole-file read, files that cannot be opened or vanish before they are read
+
+
+_NAMES = ("a.txt", "b.png", "c.bin", "COPYING", "d", ".hidden.txt", "e (1).txt", "copy of f")
+_CONTENTS = (b"", b"x", b"one line\n", b"\x00" * 70_000, b"ab" * 40_000, b"A" * 65_536)
+
+
+@st.composite
+def _trees(draw: st.DrawFn) -> list[tuple[str, int, str]]:
+    """(relative path, content index, how: file, link, symlink, locked, vanish)."""
+    count = draw(st.integers(1, 14))
+    entries = []
+    for _ in range(count):
+        folder = draw(st.sampled_from(("", "x/", "x/y/", "old/", "x/.cache/")))
+        name = draw(st.sampled_from(_NAMES))
+        how = draw(st.sampled_from(("file", "file", "file", "link", "symlink", "locked", "vanish")))
+        entries.append((folder + name, draw(st.integers(0, len(_CONTENTS) + 2)), how))
+    return entries
+
+
+def _content(index: int) -> bytes:
+    if index < len(_CONTENTS):
+        return _CONTENTS[index]
+    big = bytearray(b"H" * 4096 + b"m" * 100_000 + b"T" * 4096)  # head and tail alike
+    big[50_000] = index  # middles differ
+    return bytes(big)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(tree=_trees(), hidden=st.booleans(), follow=st.booleans())
+def test_random_folders_give_the_same_answer_both_ways(
+    tree: list[tuple[str, int, str]], hidden: bool, follow: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "root"
+        root.mkdir()
+        vanishing = _build(root, tree)
+        locked = {str(root / path) for path, _, how in tree if how == "locked"}
+        real_open = os.open
+
+        def refusing(path: str | os.PathLike[str], flags: int, *args: object, **kw: object) -> int:
+            if os.fspath(path) in locked:
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
+
+        def vanish() -> None:
+            for path, _content in vanishing:
+                if path.exists():
+                    path.unlink()
+
+        def restore() -> None:
+            for path, content in vanishing:
+                path.write_bytes(content)
+
+        with monkeypatch.context() as patched:
+            patched.setattr(os, "open", refusing)
+            options = _options(root, include_hidden=hidden, follow_symlinks=follow)
+            lean, full = _both(options, vanish, restore)
+        assert _answer(lean) == _answer(full)
+        for group in lean.groups:
+            identities = {(m.dev, m.ino) for m in group.members}
+            assert len(identities) == len(group.members)  # never a file beside itself
+
+
+def _before(action: Callable[[], None]) -> Callable[[Progress], None]:
+    """A progress sink that runs ``action`` once the walk is over, before any file is read."""
+
+    def sink(sample: Progress) -> None:
+        if sample.phase is Phase.IDENTICAL and sample.total is None:
+            action()
+
+    return sink
+
+
+def _build(root: Path, tree: list[tuple[str, int, str]]) -> list[tuple[Path, bytes]]:
+    """The folder; returns the files to remove once the walk has listed them."""
+    made: list[Path] = []
+    vanishing = []
+    for relative, index, how in tree:
+        path = root / relative
+        if path.exists() or path.is_symlink():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if how in ("link", "symlink") and made:
+            target = made[index % len(made)]
+            if how == "link":
+                os.link(target, path)
+            else:  # to a file, or to a folder (a loop, where it is one above)
+                path.symlink_to(target if index % 2 else target.parent)
+            continue
+        path.write_bytes(_content(index))
+        if how == "vanish":  # put back between the runs as a new file: no link may share it
+            vanishing.append((path, _content(index)))
+        else:
+            made.append(path)
+    return vanishing
