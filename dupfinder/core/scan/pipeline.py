@@ -47,6 +47,7 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
+from dupfinder.core.scan import exact_only
 from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
 from dupfinder.core.scan.identical_cache import CachedDigests
@@ -105,6 +106,8 @@ def run(
     cancel: threading.Event | None = None,
 ) -> ScanResult:
     """Scan ``options.roots`` and return the groups of near-duplicate files."""
+    if exact_only.serves(options):  # byte-identical files only, no cache: no numpy work
+        return exact_only.find_exact(options, progress, cancel)
     started = time.monotonic()
     cancel = cancel if cancel is not None else threading.Event()
     sample = _Sampler(progress)
