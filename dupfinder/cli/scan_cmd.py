@@ -383,11 +383,14 @@ def run_scan_cancellable(
     once. Called from another thread, the scan runs on a helper thread.
     """
     from dupfinder.core.model import Phase, Progress, ScanStats
+    from dupfinder.core.scan import exact_only
 
-    if options.near_duplicates:
-        from dupfinder.core.scan import pipeline as scan
-    else:  # byte-identical files only: the lean entrance, which imports no numpy
-        from dupfinder.core.scan import exact_only as scan  # type: ignore[no-redef]
+    if exact_only.serves(options):  # byte-identical files only: the path without numpy
+        run = exact_only.find_exact
+    else:
+        from dupfinder.core.scan import pipeline
+
+        run = pipeline.run
 
     bar = TerminalProgress(err)
 
@@ -397,7 +400,7 @@ def run_scan_cancellable(
     try:
         if threading.current_thread() is not threading.main_thread():
             return run_cancellable(
-                lambda cancel: scan.run(options, bar, cancel), "dupfinder-scan", cancelling
+                lambda cancel: run(options, bar, cancel), "dupfinder-scan", cancelling
             )
         stop = stop if stop is not None else _StopRequest(err)
 
@@ -409,7 +412,7 @@ def run_scan_cancellable(
 
         previous = {signum: signal.signal(signum, stop) for signum in _STOP_SIGNALS}
         try:
-            return scan.run(options, progress, stop.cancel)
+            return run(options, progress, stop.cancel)
         except _Stopped:
             return ScanResult(stats=ScanStats(cancelled=True))
         finally:

@@ -1,12 +1,13 @@
 """A scan for byte-identical files only (``--exact-only``), as lean as jdupes or fclones.
 
-``run`` is the scan pipeline's entry for ``ScanOptions(near_duplicates=False)``: the same
-options, progress, cancel and ``ScanResult`` as ``pipeline.run``, and the same answer. Without
-the cache it takes a path of its own that imports no numpy (on a small folder the import cost
-more than the whole comparison): the walk's files go straight into lists by size, only files
-that share a size are read (``byte_reads``: head and tail, then the whole content), and each
-set of identical files becomes a group whose keeper ``grouping.keeper`` chooses, as in every
-scan. With the cache on it runs the pipeline, which keeps digests between scans.
+``find_exact`` answers ``ScanOptions(near_duplicates=False, use_cache=False)`` (``serves``
+says so) with the same progress, cancel and ``ScanResult`` as ``pipeline.run``, which hands
+such scans to it, and the same answer, on a path of its own that imports no numpy (on a small
+folder the import cost more than the whole comparison): the walk's files go straight into
+lists by size, only files that share a size are read (``byte_reads``: head and tail, then the
+whole content), and each set of identical files becomes a group whose keeper
+``grouping.keeper`` chooses, as in every scan. With the cache on, the pipeline runs: it keeps
+digests between scans.
 """
 
 from __future__ import annotations
@@ -35,25 +36,17 @@ from dupfinder.core.model import (
 from dupfinder.core.scan.byte_reads import SMALL_FILE, Failed, Target, io_threads, read_digests
 from dupfinder.core.scan.walk import WalkReport, walk_stats
 
-__all__ = ["find_exact", "run"]
+__all__ = ["find_exact", "serves"]
 
 #: A file as the walk found it: its path, its stat and the kind its name says.
 _File = tuple[str, os.stat_result, Kind]
 _SAMPLE_SECONDS = 0.1
 
 
-def run(
-    options: ScanOptions,
-    progress: ProgressCallback = no_progress,
-    cancel: threading.Event | None = None,
-) -> ScanResult:
-    """Scan ``options.roots`` for byte-identical files (near duplicates too where the options
-    ask for them: then, or with the cache on, the whole pipeline runs)."""
-    if options.near_duplicates or options.use_cache:
-        from dupfinder.core.scan import pipeline
-
-        return pipeline.run(options, progress, cancel)
-    return find_exact(options, progress, cancel)
+def serves(options: ScanOptions) -> bool:
+    """Whether :func:`find_exact` answers these options: byte-identical files only, without
+    the cache (with it, the pipeline keeps digests between scans)."""
+    return not options.near_duplicates and not options.use_cache
 
 
 class _Sampler:

@@ -128,15 +128,27 @@ def test_a_scan_for_identical_files_imports_no_numpy(tmp_path: Path) -> None:
     assert len(json.loads((tmp_path / "out.json").read_text())["groups"]) == 3
 
 
-def test_with_the_cache_on_an_exact_scan_runs_the_pipeline(tmp_path: Path) -> None:
+def test_the_pipeline_hands_exact_scans_without_the_cache_to_the_lean_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "files"
     root.mkdir()
     _copies(root)
-    options = dataclasses.replace(_options(root), use_cache=True, cache_dir=tmp_path / "cache")
-    first = exact_only.run(options)
-    again = exact_only.run(options)  # digests from the cache: nothing read again
-    assert _answer(first) == _answer(again) == _answer(exact_only.find_exact(_options(root)))
-    assert (tmp_path / "cache").is_dir()
+    lean = exact_only.find_exact(_options(root))
+    handed: list[ScanOptions] = []
+
+    def lean_path(options: ScanOptions, *_: object) -> ScanResult:
+        handed.append(options)
+        return lean
+
+    monkeypatch.setattr(exact_only, "find_exact", lean_path)
+    assert pipeline.run(_options(root)) is lean
+    cached = dataclasses.replace(_options(root), use_cache=True, cache_dir=tmp_path / "cache")
+    first = pipeline.run(cached)  # the pipeline's own path, digests kept
+    again = pipeline.run(cached)  # from the cache: nothing read again
+    assert handed == [_options(root)]
+    assert _answer(first) == _answer(again) == _answer(lean)
+    assert not exact_only.serves(dataclasses.replace(_options(root), near_duplicates=True))
 
 
 def test_unreadable_and_vanishing_files_are_per_file_errors(
