@@ -34,35 +34,19 @@ from dupfinder.core.model import (
     no_progress,
 )
 from dupfinder.core.scan.byte_reads import SMALL_FILE, Failed, Target, io_threads, read_digests
+from dupfinder.core.scan.sampling import Sampler
 from dupfinder.core.scan.walk import WalkReport, walk_stats
 
 __all__ = ["find_exact", "serves"]
 
 #: A file as the walk found it: its path, its stat and the kind its name says.
 _File = tuple[str, os.stat_result, Kind]
-_SAMPLE_SECONDS = 0.1
 
 
 def serves(options: ScanOptions) -> bool:
     """Whether :func:`find_exact` answers these options: byte-identical files only, without
     the cache (with it, the pipeline keeps digests between scans)."""
     return not options.near_duplicates and not options.use_cache
-
-
-class _Sampler:
-    """Forwards at most one progress sample per interval, plus every phase change."""
-
-    def __init__(self, sink: ProgressCallback) -> None:
-        self._sink = sink
-        self._last = 0.0
-        self._phase: Phase | None = None
-
-    def __call__(self, sample: Progress, force: bool = False) -> None:
-        now = time.monotonic()
-        if force or sample.phase is not self._phase or now - self._last >= _SAMPLE_SECONDS:
-            self._phase = sample.phase
-            self._last = now
-            self._sink(sample)
 
 
 def find_exact(
@@ -75,7 +59,7 @@ def find_exact(
         raise ValueError("find_exact finds byte-identical files only: near_duplicates=False")
     started = time.monotonic()
     cancel = cancel if cancel is not None else threading.Event()
-    sample = _Sampler(progress)
+    sample = Sampler(progress)
     report = WalkReport()
     by_size: dict[int, list[_File]] = {}
     seen = 0
@@ -111,7 +95,7 @@ def find_exact(
 class _Reads:
     """The two passes over files that share a size: first reads, then whole contents."""
 
-    def __init__(self, options: ScanOptions, sample: _Sampler, cancel: threading.Event) -> None:
+    def __init__(self, options: ScanOptions, sample: Sampler, cancel: threading.Event) -> None:
         self._threads = io_threads(options)
         self._sample = sample
         self._cancel = cancel

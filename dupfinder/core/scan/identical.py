@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, digest_of, hasher
+from dupfinder.core.scan.byte_reads import PARTIAL_BYTES, SMALL_FILE
 from dupfinder.core.wording import describe_os_error
 
 __all__ = [
@@ -37,10 +38,6 @@ __all__ = [
     "find_identical",
 ]
 
-#: Bytes read from each end of a file for the partial hash.
-PARTIAL_BYTES = 4096
-#: Files up to this size are hashed whole on the first read.
-SMALL_FILE = 64 * 1024
 #: Flags of every open: read-only, and binary where the system tells the two apart.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 #: Work handed to one thread at a time: files, and bytes of whole-file reads.

@@ -48,10 +48,12 @@ from dupfinder.core.model import (
     no_progress,
 )
 from dupfinder.core.scan import exact_only
+from dupfinder.core.scan.byte_reads import io_threads
 from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
 from dupfinder.core.scan.identical_cache import CachedDigests
 from dupfinder.core.scan.identical_groups import copies_of, merge
+from dupfinder.core.scan.sampling import Sampler
 from dupfinder.core.scan.walk import WalkReport, walk_into
 
 if TYPE_CHECKING:
@@ -81,23 +83,6 @@ _IN_PROCESS_LIMIT = 48
 #: Files compared from which a scan beside a window groups in a worker process: below, the
 #: grouping takes a fraction of a second and a process start would cost more than it saves.
 _ISOLATED_MIN = 5_000
-_SAMPLE_SECONDS = 0.1
-
-
-class _Sampler:
-    """Forwards at most one progress sample per interval, plus every phase change."""
-
-    def __init__(self, sink: ProgressCallback) -> None:
-        self._sink = sink
-        self._last = 0.0
-        self._phase: Phase | None = None
-
-    def __call__(self, sample: Progress, *, force: bool = False) -> None:
-        now = time.monotonic()
-        if force or sample.phase is not self._phase or now - self._last >= _SAMPLE_SECONDS:
-            self._phase = sample.phase
-            self._last = now
-            self._sink(sample)
 
 
 def run(
@@ -110,7 +95,7 @@ def run(
         return exact_only.find_exact(options, progress, cancel)
     started = time.monotonic()
     cancel = cancel if cancel is not None else threading.Event()
-    sample = _Sampler(progress)
+    sample = Sampler(progress)
     walk_report = WalkReport()
     files = FileColumns()
     walk_into(
@@ -210,7 +195,7 @@ def fingerprint_files(
     and videos without FFmpeg."""
     cancel = cancel if cancel is not None else threading.Event()
     with _opened_cache(options) as cache:
-        outcomes, cached = _fingerprint_all(files, options, _Sampler(progress), cancel, cache)
+        outcomes, cached = _fingerprint_all(files, options, Sampler(progress), cancel, cache)
     _settle_sniffed(files, outcomes)
     _settle_media(files, outcomes)
     return outcomes, _hits(files, cached)
@@ -223,7 +208,7 @@ def group_files(
     pair_finder: PairFinder | None = None,
 ) -> tuple[list[Group], int]:
     """Groups and pair count of fingerprinted files, as a scan forms them."""
-    return _compare(files, outcomes, options, _Sampler(no_progress), pair_finder)
+    return _compare(files, outcomes, options, Sampler(no_progress), pair_finder)
 
 
 #: Rows looked up in the cache at once: bounds the keys and objects alive at any moment.
@@ -231,7 +216,7 @@ _LOOKUP_ROWS = 20_000
 
 
 def _read_all(
-    files: FileColumns, options: ScanOptions, sample: _Sampler, cancel: threading.Event
+    files: FileColumns, options: ScanOptions, sample: Sampler, cancel: threading.Event
 ) -> tuple[OutcomeColumns, int, IdenticalReport]:
     """Fingerprints (with how many came from the cache), then byte-identical sets; one cache
     serves both, so a cache that fails is reported and turned off once."""
@@ -260,7 +245,7 @@ def _opened_cache(options: ScanOptions) -> Iterator[FingerprintCache | None]:
 def _fingerprint_all(
     files: FileColumns,
     options: ScanOptions,
-    sample: _Sampler,
+    sample: Sampler,
     cancel: threading.Event,
     cache: FingerprintCache | None,
 ) -> tuple[OutcomeColumns, npt.NDArray[np.bool_]]:
@@ -343,16 +328,10 @@ def _settle_sniffed(files: FileColumns, outcomes: OutcomeColumns) -> None:
         del outcomes.errors[row]
 
 
-def _io_threads(options: ScanOptions) -> int:
-    """Reads wait on the disk more than on the CPU: more threads than cores (from the disk,
-    4 threads read twice as fast as 2 here, 8 another 10% faster; see the README)."""
-    return min(8, max(4, 2 * options.jobs))
-
-
 def _identical(
     files: FileColumns,
     options: ScanOptions,
-    sample: _Sampler,
+    sample: Sampler,
     cancel: threading.Event,
     cache: FingerprintCache | None,
 ) -> IdenticalReport:
@@ -364,7 +343,7 @@ def _identical(
         files.rows_in(options.kinds),
         files.paths,
         files.sizes,
-        threads=_io_threads(options),
+        threads=io_threads(options),
         progress=lambda done, total, current: sample(
             Progress(Phase.IDENTICAL, done, total, current)
         ),
@@ -588,7 +567,7 @@ def _compare(
     files: FileColumns,
     outcomes: OutcomeColumns,
     options: ScanOptions,
-    sample: _Sampler,
+    sample: Sampler,
     pair_finder: PairFinder | None = None,
     cancel: threading.Event | None = None,
     memory: CheckMemory | None = None,
