@@ -68,6 +68,15 @@ def _both(
     return lean, full
 
 
+@pytest.fixture
+def copies(tmp_path: Path) -> Path:
+    """A folder with the copies below."""
+    root = tmp_path / "files"
+    root.mkdir()
+    _copies(root)
+    return root
+
+
 def _copies(root: Path) -> None:
     """Copies of several kinds: small, large (head and tail alike, middles not), linked."""
     (root / "docs" / "old").mkdir(parents=True)
@@ -89,10 +98,8 @@ def _copies(root: Path) -> None:
     (root / "empty-b").write_bytes(b"")
 
 
-def test_the_lean_path_finds_what_the_pipeline_finds(tmp_path: Path) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+def test_the_lean_path_finds_what_the_pipeline_finds(copies: Path) -> None:
+    root = copies
     lean, full = _both(_options(root))
     assert _answer(lean) == _answer(full)
     sets = sorted(sorted(os.path.relpath(m.path, root) for m in g.members) for g in lean.groups)
@@ -106,10 +113,8 @@ def test_the_lean_path_finds_what_the_pipeline_finds(tmp_path: Path) -> None:
     assert lean.stats.files_bytes_only == lean.stats.files_seen == 8  # no link, no empty file
 
 
-def test_a_scan_for_identical_files_imports_no_numpy(tmp_path: Path) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+def test_a_scan_for_identical_files_imports_no_numpy(copies: Path, tmp_path: Path) -> None:
+    root = copies
     script = (
         "import json, sys\n"
         "from dupfinder.cli import main\n"
@@ -129,11 +134,9 @@ def test_a_scan_for_identical_files_imports_no_numpy(tmp_path: Path) -> None:
 
 
 def test_the_pipeline_hands_exact_scans_without_the_cache_to_the_lean_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    copies: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+    root = copies
     lean = exact_only.find_exact(_options(root))
     handed: list[ScanOptions] = []
 
@@ -152,11 +155,9 @@ def test_the_pipeline_hands_exact_scans_without_the_cache_to_the_lean_path(
 
 
 def test_unreadable_and_vanishing_files_are_per_file_errors(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    copies: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+    root = copies
     (root / "locked.txt").write_bytes(b"A short note.\n" * 40)  # a fourth copy, never opened
     gone = root / "pics" / "big copy.png"
     content = gone.read_bytes()
@@ -187,10 +188,8 @@ def _put_back(path: Path, content: bytes) -> None:
     path.write_bytes(content)
 
 
-def test_a_file_replaced_after_the_walk_is_reported_changed(tmp_path: Path) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+def test_a_file_replaced_after_the_walk_is_reported_changed(copies: Path) -> None:
+    root = copies
     note = root / "docs" / "note.txt"
 
     def replace() -> None:  # same bytes, another inode: no longer the file the walk saw
@@ -204,10 +203,8 @@ def test_a_file_replaced_after_the_walk_is_reported_changed(tmp_path: Path) -> N
     assert len(text.members) == 2
 
 
-def test_cancel_returns_an_empty_flagged_result(tmp_path: Path) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+def test_cancel_returns_an_empty_flagged_result(copies: Path) -> None:
+    root = copies
     cancel = threading.Event()
     result = exact_only.find_exact(
         _options(root), lambda s: cancel.set() if s.phase is Phase.IDENTICAL else None, cancel
@@ -217,10 +214,8 @@ def test_cancel_returns_an_empty_flagged_result(tmp_path: Path) -> None:
     assert result.stats.files_seen == 8
 
 
-def test_progress_runs_from_walking_to_done(tmp_path: Path) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+def test_progress_runs_from_walking_to_done(copies: Path) -> None:
+    root = copies
     samples: list[Progress] = []
     exact_only.find_exact(_options(root), samples.append)
     phases = [s.phase for s in samples]
@@ -250,10 +245,8 @@ def test_reads_give_each_files_digest_in_threads_from_the_first_batch(tmp_path: 
     assert found == [digest_of(p.read_bytes()) for p in paths]
 
 
-def test_the_cli_writes_every_member_on_a_line_of_its_own(tmp_path: Path) -> None:
-    root = tmp_path / "files"
-    root.mkdir()
-    _copies(root)
+def test_the_cli_writes_every_member_on_a_line_of_its_own(copies: Path) -> None:
+    root = copies
     out, err = io.StringIO(), io.StringIO()
     code = main(["scan", str(root), "--exact-only", "--no-cache", "--format", "json"], out, err)
     assert code == EXIT_OK
