@@ -231,18 +231,29 @@ def test_near_duplicates_are_not_its_job() -> None:
         exact_only.find_exact(ScanOptions(roots=(Path("."),), use_cache=False))
 
 
-def test_reads_give_each_files_digest_in_threads_from_the_first_batch(tmp_path: Path) -> None:
-    """Reads switch to threads when a batch read from a disk; digests are the same either way."""
+@pytest.mark.parametrize("from_disk", [False, True])
+def test_reads_give_each_files_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, from_disk: bool
+) -> None:
+    """One thread from the page cache, several once a batch read from a disk: the same digests."""
     from dupfinder.core.fingerprints.digest import digest_of
 
+    if from_disk:  # every batch says it read blocks from a disk
+        counter = iter(range(1_000_000))
+        monkeypatch.setattr(byte_reads, "_blocks_read", lambda: next(counter))
     paths = []
-    for number in range(300):
+    for number in range(600):
         path = tmp_path / f"{number}.bin"
-        path.write_bytes(os.urandom(number * 7))
+        path.write_bytes(os.urandom(number * 7 if number % 50 else 70_000 + number))
         paths.append(path)
     targets = [(str(p), p.stat().st_size, p.stat().st_dev, p.stat().st_ino) for p in paths]
     found = byte_reads.read_digests(targets, False, 4, threading.Event(), lambda *_: None)
-    assert found == [digest_of(p.read_bytes()) for p in paths]
+    heads = [p.read_bytes() if p.stat().st_size <= byte_reads.SMALL_FILE else None for p in paths]
+    assert [f for f, h in zip(found or [], heads, strict=True) if h is not None] == [
+        digest_of(h) for h in heads if h is not None
+    ]
+    whole = byte_reads.read_digests(targets, True, 4, threading.Event(), lambda *_: None)
+    assert whole == [digest_of(p.read_bytes()) for p in paths]
 
 
 def test_the_cli_writes_every_member_on_a_line_of_its_own(copies: Path) -> None:
