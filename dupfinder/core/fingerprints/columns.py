@@ -2,17 +2,19 @@
 
 A scan of a whole disk sees millions of files and groups a few thousand of them. Keeping a
 ``FileEntry`` and an ``FingerprintOutcome`` object per file costs hundreds of bytes each; here the walk's
-stat values and the fingerprints live in numpy arrays, the only per-file Python objects are
-the paths, and errors and image variants are kept only for the files that have them. Objects
-are made again only for the files a result shows.
+stat values and the fingerprints live in numpy arrays, the paths in one byte string with the
+end of each, and errors and image variants are kept only for the files that have them.
+Objects are made again only for the files a result shows.
 """
 
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 from array import array
-from typing import cast
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -21,10 +23,72 @@ from dupfinder.core.filesystem import change_time_ns
 from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.model import CacheKey, FileEntry, Fingerprint, Kind, Member
 
-__all__ = ["FileColumns", "OutcomeColumns", "member"]
+__all__ = ["FileColumns", "OutcomeColumns", "PathColumn", "member"]
 
 _KINDS = tuple(Kind)
 _KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
+
+
+#: How paths are held as bytes: every ``str`` a path can be (lone surrogates stand for bytes
+#: that are not UTF-8, as ``os.fsdecode`` gives them) comes back exactly.
+_ENCODING = ("utf-8", "surrogatepass")
+
+
+class PathColumn(Sequence[str]):
+    """Paths as one byte string with the end of each: a million paths of 60 characters
+    cost some 70 MB here, against some 190 MB as a list of ``str`` (an object and a pointer
+    each); a path is made again when asked for. Reads as a list of ``str`` does."""
+
+    def __init__(self, paths: Iterable[str] = ()) -> None:
+        self._blob = bytearray()
+        self._ends = array("Q")
+        for path in paths:
+            self.append(path)
+
+    def append(self, path: str) -> None:
+        self._blob += path.encode(*_ENCODING)
+        self._ends.append(len(self._blob))
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._at(row) for row in range(*index.indices(len(self)))]
+        row = operator.index(index)
+        if row < 0:
+            row += len(self._ends)
+        if not 0 <= row < len(self._ends):
+            raise IndexError("path row out of range")
+        return self._at(row)
+
+    def _at(self, row: int) -> str:
+        start = self._ends[row - 1] if row else 0
+        return self._blob[start : self._ends[row]].decode(*_ENCODING)
+
+    def __iter__(self) -> Iterator[str]:
+        blob, start = self._blob, 0
+        for end in self._ends:
+            yield blob[start:end].decode(*_ENCODING)
+            start = end
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PathColumn):
+            return self._ends == other._ends and self._blob == other._blob
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list is
+
+    def __repr__(self) -> str:
+        return f"PathColumn({len(self)} paths)"
 
 
 class FileColumns:
@@ -32,7 +96,7 @@ class FileColumns:
     stamps, link counts) and kinds."""
 
     def __init__(self) -> None:
-        self.paths: list[str] = []
+        self.paths = PathColumn()
         self._sizes = array("q")
         self._mtimes = array("q")
         self._ctimes = array("q")
@@ -110,18 +174,6 @@ class FileColumns:
             self._devs[row],
         )
 
-    def __getstate__(self) -> dict[str, object]:
-        """Paths cross to another process as a few long byte strings: a list of a million
-        strings took one pickle call of 0.26 s, holding the interpreter lock from a window."""
-        state = self.__dict__.copy()
-        state["paths"] = _packed_paths(self.paths)
-        return state
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        packed = cast(list[bytes], state.pop("paths"))
-        self.__dict__.update(state)
-        self.paths = _unpacked_paths(packed)
-
     def entry(self, row: int) -> FileEntry:
         """The walk's record of one row, made again for a file a result shows."""
         return FileEntry(
@@ -134,25 +186,6 @@ class FileColumns:
             ctime_ns=self._ctimes[row],
             links=self._links[row],
         )
-
-
-#: Paths joined into one byte string at a time when pickled (a few ms each).
-_PATHS_PER_CHUNK = 20_000
-_SEPARATOR = "\0"  # the one character no path holds
-
-
-def _packed_paths(paths: list[str]) -> list[bytes]:
-    return [
-        _SEPARATOR.join(paths[start : start + _PATHS_PER_CHUNK]).encode("utf-8", "surrogatepass")
-        for start in range(0, len(paths), _PATHS_PER_CHUNK)
-    ]
-
-
-def _unpacked_paths(chunks: list[bytes]) -> list[str]:
-    paths: list[str] = []
-    for chunk in chunks:
-        paths.extend(chunk.decode("utf-8", "surrogatepass").split(_SEPARATOR))
-    return paths
 
 
 class OutcomeColumns:
@@ -240,27 +273,44 @@ class OutcomeColumns:
                 out[chosen, :stored] = table[rows[chosen]]
         return out
 
-    def sketch_keys(self, rows: npt.NDArray[np.intp], prefix: int) -> npt.NDArray[np.uint8]:
+    def sketch_keys(
+        self, rows: npt.NDArray[np.intp], prefix: int, digest: bool | None = None
+    ) -> npt.NDArray[np.uint8]:
         """Per row, the first ``prefix`` bytes of its sketch, then (when some row's sketch is
-        longer) a 16-byte BLAKE2 digest of the rest: rows with equal keys have equal
-        sketches, which is what folds copies of one file into one node, and the array stays
-        ``prefix`` bytes wide however long the longest sketch."""
+        longer, or ``digest`` says so) a 16-byte BLAKE2 digest of the rest: rows with equal
+        keys have equal sketches, which is what folds copies of one file into one node, and
+        the array stays ``prefix`` bytes wide however long the longest sketch."""
         widths = self._sketch_width[rows]
-        longer = np.flatnonzero(widths > prefix)
-        out = np.zeros((len(rows), prefix + (16 if len(longer) else 0)), dtype=np.uint8)
+        if digest is None:
+            digest = bool(np.any(widths > prefix))
+        out = np.zeros((len(rows), prefix + (16 if digest else 0)), dtype=np.uint8)
         for stored, table in self._sketches.items():
             chosen = np.flatnonzero(widths == stored)
             if len(chosen) == 0:
                 continue
             part = min(stored, prefix)
             out[chosen, :part] = table[rows[chosen], :part]
-            if stored > prefix:
+            if stored > prefix and digest:
                 rest = table[rows[chosen], prefix:]
                 out[chosen, prefix:] = np.frombuffer(
                     b"".join(hashlib.blake2b(r.tobytes(), digest_size=16).digest() for r in rest),
                     dtype=np.uint8,
                 ).reshape(-1, 16)
         return out
+
+    def key_reader(
+        self, rows: npt.NDArray[np.intp], prefix: int
+    ) -> Callable[[npt.NDArray[np.intp]], npt.NDArray[np.uint8]]:
+        """``sketch_keys`` of ``rows[i]`` for the positions ``i`` asked, a few at a time: the
+        keys of a million documents were a copy of their sketches (128 MB) held through the
+        whole grouping. Whether keys carry a digest is decided once, from every row, so keys
+        read in separate calls compare as one array's would."""
+        digest = bool(np.any(self._sketch_width[rows] > prefix))
+
+        def read(positions: npt.NDArray[np.intp]) -> npt.NDArray[np.uint8]:
+            return self.sketch_keys(rows[positions], prefix, digest)
+
+        return read
 
     def pixels(self, row: int) -> int:
         return int(self.widths[row]) * int(self.heights[row])

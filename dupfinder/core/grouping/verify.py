@@ -38,6 +38,7 @@ from dupfinder.core.index.pairs import near_pairs
 __all__ = [
     "BAND_BINS",
     "Candidates",
+    "Gather",
     "PairSearch",
     "Similarity",
     "band_pairs",
@@ -76,7 +77,23 @@ class Candidates:
     pairs: I64  # (P, 2) node pairs, i < j
 
 
-def _nodes(values: npt.NDArray[np.uint64], sketches: U8) -> tuple[I64, I64]:
+#: Sketch rows of the given row numbers (an array's rows, or keys read a few at a time).
+Gather = Callable[[I64], U8]
+
+
+def _gatherer(sketches: U8 | Gather) -> Gather:
+    """``sketches`` as a function of the rows asked for."""
+    if callable(sketches):
+        return sketches
+    table = np.asarray(sketches, dtype=np.uint8)
+
+    def gather(rows: I64) -> U8:
+        return table[rows]
+
+    return gather
+
+
+def _nodes(values: npt.NDArray[np.uint64], sketches: Gather) -> tuple[I64, I64]:
     """Each row's node (equal fingerprint and sketch), and the first row of each node.
 
     Nodes are numbered in the byte order of (little-endian fingerprint, sketch), the order a
@@ -101,7 +118,7 @@ def _nodes(values: npt.NDArray[np.uint64], sketches: U8) -> tuple[I64, I64]:
     return inverse, order[starts].astype(np.int64)
 
 
-def _split_tied(order: I64, starts: npt.NDArray[np.bool_], tied: I64, sketches: U8) -> None:
+def _split_tied(order: I64, starts: npt.NDArray[np.bool_], tied: I64, sketches: Gather) -> None:
     """Within runs of one fingerprint (``tied``: positions equal to the one before), sort the
     rows by sketch bytes in place of ``order`` (stably) and mark where a sketch changes."""
     run = np.zeros(len(order), dtype=np.bool_)
@@ -109,10 +126,12 @@ def _split_tied(order: I64, starts: npt.NDArray[np.bool_], tied: I64, sketches: 
     run[tied - 1] = True
     members = np.flatnonzero(run)
     run_start = np.maximum.accumulate(np.where(starts[members], members, 0))
-    width = sketches.shape[1]
+    tied_sketches = sketches(order[members])
+    width = tied_sketches.shape[1]
     keyed = np.empty((len(members), 8 + width), dtype=np.uint8)
     keyed[:, :8] = run_start.astype(">u8").view(np.uint8).reshape(-1, 8)
-    keyed[:, 8:] = sketches[order[members]]
+    keyed[:, 8:] = tied_sketches
+    del tied_sketches
     rows = keyed.view(np.dtype((np.void, 8 + width))).reshape(-1)
     moved = np.argsort(rows, kind="stable")
     order[members] = order[members][moved]
@@ -227,23 +246,35 @@ def _densify(block: U8) -> None:
     block[short] = ((value - 1 + 97 * distance) % 255 + 1).astype(np.uint8)
 
 
-def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS, rows: I64 | None = None) -> I64:
+def band_pairs(
+    node_sketches: U8 | Gather, band_bins: int = BAND_BINS, rows: I64 | None = None
+) -> I64:
     """Node pairs whose densified sketches agree on all bins of at least one band, i < j.
 
     With ``rows``, node i's sketch is ``node_sketches[rows[i]]`` (gathered a few rows at a
-    time, never copied whole). Only the banded bins are kept densified, a band that cannot be
-    compared marked by a 0 in its first bin; each band's pairs are held as one int64 key."""
-    table = np.asarray(node_sketches, dtype=np.uint8)
-    n = len(table) if rows is None else len(rows)
-    width = table.shape[1]
-    if n < 2 or band_bins < 1 or width < band_bins:
+    time, never copied whole; ``node_sketches`` may be a function giving the rows asked for).
+    Only the banded bins are kept densified, a band that cannot be compared marked by a 0 in
+    its first bin; each band's pairs are held as one int64 key."""
+    if callable(node_sketches):
+        if rows is None:
+            raise ValueError("sketches read by a function need the rows to read")
+        gather = node_sketches
+    else:
+        table = np.asarray(node_sketches, dtype=np.uint8)
+        rows = np.arange(len(table), dtype=np.int64) if rows is None else rows
+        gather = _gatherer(table)
+    n = len(rows)
+    if n < 2 or band_bins < 1:
+        return np.zeros((0, 2), dtype=np.int64)
+    width = gather(rows[:1]).shape[1]
+    if width < band_bins:
         return np.zeros((0, 2), dtype=np.int64)
     bands = width // band_bins
     span = bands * band_bins
     dense = np.empty((n, span), dtype=np.uint8)
     for lo in range(0, n, _DENSIFY_ROWS):
         hi = min(n, lo + _DENSIFY_ROWS)
-        raw = table[lo:hi] if rows is None else table[rows[lo:hi]]
+        raw = gather(rows[lo:hi])
         block = densified(raw)[:, :span].reshape(-1, bands, band_bins)
         # a band borrowed from one filled bin is 8 bits of chance: unrelated short documents
         # would agree on 1 in 255 and their pairs would grow with the square of their number
@@ -271,7 +302,7 @@ def band_pairs(node_sketches: U8, band_bins: int = BAND_BINS, rows: I64 | None =
 
 def candidates(
     values: npt.NDArray[np.uint64],
-    sketches: U8,
+    sketches: U8 | Gather,
     k: int,
     variants: Sequence[Sequence[int]] | None = None,
     pair_finder: PairSearch = near_pairs,
@@ -282,18 +313,22 @@ def candidates(
 
     ``variants`` (per row, mirrored/rotated picture hashes) also propose pairs; with
     ``bands`` so do equal bands of the sketches (documents). ``pair_finder`` replaces the
-    index (pairs found elsewhere, e.g. on a cluster).
+    index (pairs found elsewhere, e.g. on a cluster). ``sketches`` may be a function giving
+    the rows asked for: only rows sharing a fingerprint, and (with ``bands``) a few nodes at
+    a time, are read.
     """
     values = np.asarray(values, dtype=np.uint64)
-    inverse, first = _nodes(values, np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1))
+    if not callable(sketches):
+        sketches = np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1)
+    gather = _gatherer(sketches)
+    inverse, first = _nodes(values, gather)
     node_values = values[first]
     unique, node_value = np.unique(node_values, return_inverse=True)
     node_variants = [variants[row] for row in first.tolist()] if variants else None
     value_pairs = pair_finder(node_values, k, node_variants).astype(np.int64).reshape(-1, 2)
     pairs = _expand(value_pairs, node_value.astype(np.int64).reshape(-1), len(unique))
     if bands:
-        table = np.asarray(sketches, dtype=np.uint8).reshape(len(values), -1)
-        extra = band_pairs(table, rows=first)
+        extra = band_pairs(gather, rows=first)
         if len(extra):
             both = np.concatenate([np.sort(pairs, axis=1), extra])
             pairs = _unique_pairs(both, len(first))
@@ -302,21 +337,14 @@ def candidates(
 
 def verified(
     found: Candidates,
-    sketches: U8 | Callable[[I64], U8],
+    sketches: U8 | Gather,
     min_similarity: float,
     measure: Similarity,
 ) -> tuple[I64, npt.NDArray[np.float64]]:
     """The candidate node pairs whose sketches are at least ``min_similarity`` alike, with
     their similarity. ``sketches`` are per row: an array, or a function giving the rows
     asked for (so wide sketches are gathered a chunk of pairs at a time, never all)."""
-    if callable(sketches):
-        gather = sketches
-    else:
-        table = np.asarray(sketches, dtype=np.uint8)
-
-        def gather(rows: I64) -> U8:
-            return table[rows]
-
+    gather = _gatherer(sketches)
     keep_pairs, keep_sims = [], []
     chunk_size = _CHUNK
     if len(found.pairs):

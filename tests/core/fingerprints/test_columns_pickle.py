@@ -8,8 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from dupfinder.core.fingerprints import columns as columns_module
-from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
+from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, PathColumn
 from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.model import FileEntry, Kind
 
@@ -30,14 +29,27 @@ def _files(paths: list[str]) -> FileColumns:
     return files
 
 
-def test_paths_and_stat_values_survive_a_pickle(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(columns_module, "_PATHS_PER_CHUNK", 4)
+def test_paths_and_stat_values_survive_a_pickle() -> None:
     paths = ODD_NAMES * 3
     again = pickle.loads(pickle.dumps(_files(paths)))
     assert again.paths == paths
     assert [again.entry(row) for row in range(len(paths))] == [
         _files(paths).entry(row) for row in range(len(paths))
     ]
+
+
+def test_path_column_reads_as_a_list_of_its_paths() -> None:
+    paths = PathColumn(ODD_NAMES)
+    assert len(paths) == len(ODD_NAMES)
+    assert list(paths) == ODD_NAMES
+    assert [paths[row] for row in range(len(ODD_NAMES))] == ODD_NAMES
+    assert paths[-2] == ODD_NAMES[-2]
+    assert paths[1:3] == ODD_NAMES[1:3]
+    assert paths == ODD_NAMES
+    assert paths != ODD_NAMES[:-1]
+    assert {path: row for row, path in enumerate(paths)}[ODD_NAMES[3]] == 3
+    with pytest.raises(IndexError):
+        paths[len(ODD_NAMES)]
 
 
 def test_no_files_survive_a_pickle() -> None:

@@ -43,6 +43,18 @@ def test_keys_are_equal_exactly_when_sketches_are() -> None:
     assert columns([b"\x01" * BASE] * 2).sketch_keys(np.arange(2), BASE).shape == (2, BASE)
 
 
+def test_keys_read_a_few_rows_at_a_time_are_those_of_all_rows() -> None:
+    made: list[bytes | None] = [b"\x01" * BASE, b"\x02" * WHOLE, None, b"\x01" * BASE] * 3
+    held = columns(made)
+    rows = np.array([9, 3, 0, 1, 7, 2], dtype=np.intp)
+    read = held.key_reader(rows, BASE)
+    whole = held.sketch_keys(rows, BASE)
+    # a call that asks only for short sketches still carries the digest's room
+    assert read(np.array([1, 2])).tolist() == whole[[1, 2]].tolist()
+    assert read(np.arange(len(rows))).tolist() == whole.tolist()
+    assert held.key_reader(np.array([0, 3]), BASE)(np.arange(2)).shape == (2, BASE)
+
+
 def test_verification_gathers_a_bounded_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     n = 50
     found = verify.Candidates(

@@ -111,6 +111,12 @@ def test_candidates_are_those_of_the_whole_array_version(
     np.testing.assert_array_equal(found.first, first)
     np.testing.assert_array_equal(found.pairs, pairs)
     assert found.inverse.dtype == found.first.dtype == found.pairs.dtype == np.int64
+    # sketches read by a function, a few rows at a time: the same nodes and pairs
+    with mock.patch.object(verify, "_DENSIFY_ROWS", chunk):
+        read = verify.candidates(values, lambda rows: sketches[rows], k, bands=True)
+    np.testing.assert_array_equal(read.inverse, inverse)
+    np.testing.assert_array_equal(read.first, first)
+    np.testing.assert_array_equal(read.pairs, pairs)
 
 
 @settings(max_examples=200, deadline=None)
