@@ -71,10 +71,24 @@ def check_name(kind_name: str, measure: Similarity) -> str:
     return f"{kind_name}.{qualname}.{source}".replace("<", "").replace(">", "")
 
 
-def content_keys(values: U64, sketch_keys: U8) -> U64:
+#: Rows keyed at once: bounds the temporary (rows, width) arrays to a few MB.
+_KEY_ROWS = 1 << 15
+
+
+def content_keys(values: U64, sketch_keys: U8 | Callable[[I64], U8]) -> U64:
     """A 64-bit key per row from its fingerprint and its sketch key bytes (the sketch's
     first bytes and a digest of the rest, ``OutcomeColumns.sketch_keys``): equal rows get
-    equal keys, and two different rows one by chance with odds of 2^-64."""
+    equal keys, and two different rows one by chance with odds of 2^-64. ``sketch_keys``
+    may be a function giving the keys of the positions asked for (read a few at a time)."""
+    key = np.empty(len(values), dtype=np.uint64)
+    for lo in range(0, len(values), _KEY_ROWS):
+        positions = np.arange(lo, min(lo + _KEY_ROWS, len(values)), dtype=np.int64)
+        part = sketch_keys(positions) if callable(sketch_keys) else sketch_keys[positions]
+        key[positions] = _content_keys(values[positions], part)
+    return key
+
+
+def _content_keys(values: U64, sketch_keys: U8) -> U64:
     rows = len(values)
     width = sketch_keys.shape[1] if sketch_keys.ndim == 2 else 0
     words = -(-width // 8)

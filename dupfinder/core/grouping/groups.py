@@ -250,7 +250,8 @@ def group_rows(
         if kind is Kind.IMAGE:  # crops always; mirrored and turned ones when invariant
             variants = [outcomes.variants.get(row, ()) for row in row_list]
         check = second_check(kind, options)
-        keys = outcomes.sketch_keys(rows, check.key_bytes if check else 0)
+        key_bytes = check.key_bytes if check else 0
+        keys = outcomes.key_reader(rows, key_bytes)
         finder = near_pairs if pair_finder is None else functools.partial(pair_finder, kind)
         found = verify.candidates(
             values,
@@ -272,7 +273,9 @@ def group_rows(
                 gather,
                 check.threshold,
                 check.measure,
-                checked.content_keys(values[found.first], keys[found.first]),
+                checked.content_keys(
+                    values[found.first], outcomes.key_reader(rows[found.first], key_bytes)
+                ),
                 memory if kind in _REMEMBERED else None,
                 checked.check_name(kind.value, check.measure),
             )

@@ -106,6 +106,25 @@ def test_content_keys_tell_rows_apart_by_fingerprint_and_sketch() -> None:
     assert len(set(found.tolist())) == 3
 
 
+def test_content_keys_read_a_chunk_at_a_time_are_those_of_the_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 4, 40).astype(np.uint64)
+    keys = rng.integers(0, 3, (40, 11)).astype(np.uint8)
+    whole = checked.content_keys(values, keys)
+    monkeypatch.setattr(checked, "_KEY_ROWS", 7)
+    asked: list[int] = []
+
+    def read(positions: np.ndarray) -> np.ndarray:
+        asked.append(len(positions))
+        return keys[positions]
+
+    np.testing.assert_array_equal(checked.content_keys(values, read), whole)
+    np.testing.assert_array_equal(checked.content_keys(values, keys), whole)
+    assert max(asked) == 7
+
+
 def test_a_warm_rescan_gives_the_same_groups_without_checking_again(tmp_path: Path) -> None:
     from PIL import Image
 
