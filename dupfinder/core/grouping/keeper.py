@@ -272,6 +272,12 @@ def reasons(
     return _reasons(keeper, members, {id(m): member_key(m, references, longest) for m in members})
 
 
+def _numbers(key: KeeperKey) -> tuple[float, ...]:
+    """Every criterion of ``key`` but the path, as numbers (compared once a member, not once
+    a criterion and member)."""
+    return tuple(map(float, cast(tuple[float, ...], key[:-1])))
+
+
 def _reasons(
     keeper: Member, members: Sequence[Member], keys: dict[int, KeeperKey]
 ) -> tuple[KeepReason, ...]:
@@ -280,15 +286,16 @@ def _reasons(
     if not others:
         return ()
     found: list[KeepReason] = []
-    mine = keys[id(keeper)]
-    theirs = [keys[id(m)] for m in others]
+    mine = _numbers(keys[id(keeper)])
+    theirs = [_numbers(keys[id(m)]) for m in others]
 
-    def best(position: int, among: Sequence[KeeperKey]) -> bool:
-        """``mine`` is as good as all of ``among`` at ``position`` and better than one (every
-        position but the last, the path, holds a number)."""
-        own = float(cast(float, mine[position]))
-        values = [float(cast(float, key[position])) for key in among]
-        return bool(values) and all(own <= v for v in values) and any(own < v for v in values)
+    def best(position: int, among: Sequence[tuple[float, ...]]) -> bool:
+        """``mine`` is as good as all of ``among`` at ``position`` and better than one."""
+        if not among:
+            return False
+        own = mine[position]
+        values = [key[position] for key in among]
+        return own <= min(values) and own < max(values)
 
     if best(_REFERENCE, theirs):
         found.append(KeepReason.REFERENCE)
@@ -309,7 +316,7 @@ def _reasons(
         found.append(KeepReason.LONGEST)
     if best(_PIXELS, theirs):
         found.append(KeepReason.MOST_PIXELS)
-    pixels = cast(int, mine[_PIXELS])
+    pixels = mine[_PIXELS]
     same_size = [key for key in theirs if key[_PIXELS] == pixels] if pixels < 0 else []
     if best(_LOSSY, same_size) and not lossless_media:
         found.append(KeepReason.LOSSLESS)
