@@ -45,6 +45,9 @@ _BATCH_FILES = 64
 _BATCH_BYTES = 32 << 20
 
 IntArray = npt.NDArray[np.int64]
+#: Digests looked up in, or written to, the store at once: a rescan of a million files held
+#: every remembered digest in one dict (some 120 bytes a file) and every fresh one in another.
+_STORE_ROWS = 20_000
 #: Progress sink: files done, files to read so far, the last file read.
 ProgressSink = Callable[[int, int, str | None], None]
 
@@ -292,6 +295,7 @@ class _Reader:
         self._report = report
         self._store = store
         self._fresh: dict[int, bytes] = {}
+        self._whole = False
         self.done = 0
         self.total = 0
 
@@ -303,26 +307,40 @@ class _Reader:
             positions = self._remembered(self._store, found, positions, whole)
         self._progress(self.done, self.total, None)
         self._fresh = {}
+        self._whole = whole
         self._read(found, positions, whole)
-        if self._store is not None and not self._cancel.is_set():
-            self._store.store(whole, self._fresh)
+        if not self._cancel.is_set():
+            self._flush()
+
+    def _flush(self) -> None:
+        """Hand the fresh digests to the store (some are written while reading goes on)."""
+        if self._store is not None and self._fresh:
+            self._store.store(self._whole, self._fresh)
+        self._fresh = {}
 
     def _remembered(
         self, store: DigestStore, found: _Candidates, positions: IntArray, whole: bool
     ) -> IntArray:
-        """Fill in what the store knows; returns the positions still to read."""
-        known = store.lookup(whole, found.rows[positions].tolist())
-        if not known:
-            return positions
-        hit = np.isin(found.rows[positions], np.fromiter(known, dtype=np.int64, count=len(known)))
-        cached = positions[hit]
-        digests = b"".join(known[row] for row in found.rows[cached].tolist())
-        found.digests[cached] = np.frombuffer(digests, dtype=np.uint8).reshape(len(cached), -1)
-        found.complete[cached] = whole | (found.sizes[cached] <= SMALL_FILE)
-        found.readable[cached] = True
-        self.done += len(cached)
-        self._report.files_from_store += len(cached)
-        return positions[~hit]
+        """Fill in what the store knows, a few thousand files at a time; returns the
+        positions still to read."""
+        missing = np.ones(len(positions), dtype=np.bool_)
+        for lo in range(0, len(positions), _STORE_ROWS):
+            part = positions[lo : lo + _STORE_ROWS]
+            rows = found.rows[part]
+            known = store.lookup(whole, rows.tolist())
+            if not known:
+                continue
+            hit = np.isin(rows, np.fromiter(known, dtype=np.int64, count=len(known)))
+            cached = part[hit]
+            digests = b"".join(known[row] for row in rows[hit].tolist())
+            del known
+            found.digests[cached] = np.frombuffer(digests, dtype=np.uint8).reshape(len(cached), -1)
+            found.complete[cached] = whole | (found.sizes[cached] <= SMALL_FILE)
+            found.readable[cached] = True
+            missing[lo : lo + len(part)] = ~hit
+            self.done += len(cached)
+            self._report.files_from_store += len(cached)
+        return positions[missing]
 
     def _read(self, found: _Candidates, positions: IntArray, whole: bool) -> None:
         batches = _batches(positions, found.sizes, whole)
@@ -354,6 +372,8 @@ class _Reader:
                 self._report.bytes_read += outcome.bytes_read
                 self._fresh[int(found.rows[position])] = outcome.digest
         found.put(positions, reads)
+        if len(self._fresh) >= _STORE_ROWS:
+            self._flush()
         self._report.files_read += len(reads)
         self.done += len(results)
         last = self._paths[int(found.rows[results[-1][0]])] if results else None

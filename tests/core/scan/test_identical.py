@@ -12,9 +12,10 @@ import pytest
 
 from dupfinder.core.fingerprints.digest import DIGEST_BYTES
 from dupfinder.core.scan import identical
+from dupfinder.core.scan.byte_reads import SMALL_FILE
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
 
-BIG = identical.SMALL_FILE * 3  # read in two steps: head and tail, then whole
+BIG = SMALL_FILE * 3  # read in two steps: head and tail, then whole
 
 
 def _find(paths: list[Path], **kwargs: Any) -> tuple[IdenticalReport, list[list[str]]]:
@@ -158,3 +159,39 @@ def test_a_digest_store_needs_the_walks_identities() -> None:
 
     with pytest.raises(ValueError, match="identities"):
         find_identical([], [], [], store=Store())
+
+
+def test_a_rescan_takes_every_digest_from_the_store_a_few_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(identical, "_STORE_ROWS", 3)
+    monkeypatch.setattr(identical, "_BATCH_FILES", 2)
+    paths = [
+        _write(tmp_path / f"f{i:02}", b"same" if i % 3 else f"other {i}".encode())
+        for i in range(10)
+    ]
+    paths += [_write(tmp_path / f"g{i:02}", f"strange{i}".encode()) for i in range(10)]
+    remembered: dict[tuple[bool, int], bytes] = {}
+    asked: list[int] = []
+    written: list[int] = []
+
+    class Store:
+        def lookup(self, whole: bool, rows: list[int]) -> dict[int, bytes]:
+            asked.append(len(rows))
+            return {row: remembered[whole, row] for row in rows if (whole, row) in remembered}
+
+        def store(self, whole: bool, digests: dict[int, bytes]) -> None:
+            written.append(len(digests))
+            remembered.update(((whole, row), digest) for row, digest in digests.items())
+
+    stats = [p.stat() for p in paths]
+    identities = (np.array([s.st_dev for s in stats]), np.array([s.st_ino for s in stats]))
+    first, first_sets = _find(paths, store=Store(), identities=identities)
+    assert max(asked) <= 3
+    assert max(written) <= 3 + 2 - 1  # written once a batch brings them to three or more
+    assert sum(written) == first.files_read == 20
+    again, again_sets = _find(paths, store=Store(), identities=identities)
+    assert again.files_read == 0
+    assert again.files_from_store == 20
+    assert again_sets == first_sets
+    assert sorted(first_sets[0]) == [f"f{i:02}" for i in range(10) if i % 3]
