@@ -58,9 +58,14 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _timed(argv: list[str], cwd: str | None = None) -> tuple[float, float, str]:
+def _timed(
+    argv: list[str], cwd: str | None = None, source: str | None = None
+) -> tuple[float, float, str]:
     # an installed dupfinder runs from compiled modules: let the warm-up run write them
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if source is not None:  # another version's source tree comes first on the path
+        env["PYTHONPATH"] = source
+        cwd = cwd or source
     cpu, wall = _children_cpu(), time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd, env=env)
     wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
@@ -86,10 +91,11 @@ def _blank_line_sets(text: str) -> Sets:
 _JOBS: list[str] = []
 
 
-def _dupfinder(folder: str, work: str) -> tuple[float, float, Sets]:
+def _dupfinder(folder: str, work: str, source: str | None = None) -> tuple[float, float, Sets]:
+    """This checkout's dupfinder, or the one whose source tree is ``source`` (``--before``)."""
     out = os.path.join(work, "dupfinder.json")
     argv = [sys.executable, "-m", "dupfinder", "scan", folder, "--exact-only", "--hidden", *_JOBS]
-    wall, cpu, _ = _timed([*argv, "--no-cache", "--format", "json", "-o", out])
+    wall, cpu, _ = _timed([*argv, "--no-cache", "--format", "json", "-o", out], source=source)
     with open(out, encoding="utf-8") as handle:
         groups = json.load(handle)["groups"]
     return wall, cpu, frozenset(frozenset(m["path"] for m in g["members"]) for g in groups)
@@ -164,7 +170,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, help="dupfinder -j (reading threads: 2 x jobs)")
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset")
     parser.add_argument("--quick", action="store_true", help="/usr/share, one run per tool")
+    parser.add_argument(
+        "--before",
+        metavar="SOURCE",
+        help="also run the dupfinder of this source tree (e.g. `git archive REV | tar -x -C DIR`)"
+        " in the same rounds, as 'dupfinder-before'",
+    )
     args = parser.parse_args(argv)
+    if args.before:
+        before = os.path.realpath(args.before)
+        TOOLS["dupfinder-before"] = lambda folder, work: _dupfinder(folder, work, before)
+        args.tools += ",dupfinder-before"
     if args.quick:
         args.folder, args.repeat = "/usr/share", 1
     if args.jobs:
@@ -177,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         f"once a round), best wall and best CPU of each; {cache}"
     )
     tools = [t for t in TOOLS if t in args.tools.split(",")]
-    for tool in [t for t in tools if t != "dupfinder" and shutil.which(t) is None]:
+    for tool in [t for t in tools if not t.startswith("dupfinder") and shutil.which(t) is None]:
         print(f"{tool}: not installed (apt-get install {tool})")
         tools.remove(tool)
     timings: dict[str, list[tuple[float, float, Sets]]] = {tool: [] for tool in tools}
@@ -222,7 +238,7 @@ def _report(
         runs.append(run)
         note = "" if same is None else f"  same sets: {same}"
         print(
-            f"{tool:<10} {wall:7.2f} s wall {cpu:7.3f} s CPU  {files / wall:9,.0f} files/s "
+            f"{tool:<16} {wall:7.2f} s wall {cpu:7.3f} s CPU  {files / wall:9,.0f} files/s "
             f"{size / 1e6 / wall:8,.0f} MB/s  {len(sets):,} sets, {run.files_in_sets:,} files"
             f"{note}{'' if steady else '  (sets differ between rounds)'}"
         )
