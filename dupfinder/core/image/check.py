@@ -27,9 +27,12 @@ that holds the other), the better way kept:
    caption on a photo does not make it another photo.
 4. **Colour.** When both pictures hold colours of more than one hue, the cosine of their
    aligned chroma thumbnails says whether the colours agree (brightness and saturation scale
-   chroma and keep the cosine); a greyscale copy has no colours to compare, nor does a tinted
-   (sepia) copy of a picture of many hues. Two graphics of one hue each (drawings with one
-   colour in them: a red badge, a green one) must agree on that hue.
+   chroma and keep the cosine); a greyscale copy has no colours to compare, nor does a tint
+   (one hue that is weak, or the brown of sepia), which may be made of a picture of any
+   colours. A graphic of one strong hue (a drawing in one colour: a red badge, a green
+   button) must agree on that hue with the other graphic, whether that one holds one hue or
+   many: a green button and its pink-and-orange twin are two icons. Photos of one hue (a
+   tint, a green meadow) need not agree.
 
 The similarity of a pair is the lowest of these, 0..1: what a person is shown and what the
 scan's picture threshold is compared with. ``check_kernels`` is the same computation compiled
@@ -122,6 +125,12 @@ _COLOURLESS = 8.0
 #: Chroma whose cells point one way (mean resultant length of their directions, weighted by
 #: strength) is a tint of one hue (sepia, a blue-toned print): no colours to compare.
 _ONE_HUE = 0.98
+#: Chroma of one hue whose strongest cell is at most this is a tint (a faded or sepia copy),
+#: which may be made of a picture of any colours.
+_TINT_STRENGTH = 32.0
+#: The direction (Cb, Cr) of sepia's brown, and the cosine within which one hue is sepia.
+_SEPIA = np.array([-0.75, 0.66])
+_SEPIA_COSINE = 0.9
 #: How fast the colour figure falls with the cosine of the chroma thumbnails: 1 - weight x
 #: (1 - cosine).
 _COLOUR_WEIGHT = 2.0
@@ -627,12 +636,29 @@ def _colour_agreement(
     cosine = _cosine(fa, fb)
     plain = ~((x[:, 0] & y[:, 0]) & _COLOUR).astype(bool) | _colourless(ca) | _colourless(cb)
     one_a, one_b = _one_hue(ca), _one_hue(cb)
+    tint_a, tint_b = one_a & _tint(ca), one_b & _tint(cb)
     # two graphics of one hue each (drawings with one colour in them: a red badge, a green
     # one): the hues must agree; photos of one hue (a tint, a green meadow) need not
     hue = _cosine(ca.reshape(n, 2, -1).sum(axis=2), cb.reshape(n, 2, -1).sum(axis=2))
     graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
-    agreement = np.where(one_a & one_b & graphic, hue, np.where(one_a | one_b, 1.0, cosine))
+    # a graphic of one strong hue against another picture is another drawing unless one of
+    # them is a tint (sepia: weak, or brown), which may be made of anything
+    tinted = tint_a | tint_b
+    photo_rule = np.where(one_a | one_b, 1.0, cosine)
+    graphic_rule = np.where(tinted, 1.0, np.where(one_a | one_b, hue, cosine))
+    agreement = np.where(graphic, graphic_rule, photo_rule)
     out: npt.NDArray[np.float64] = np.where(plain, 1.0, 1.0 - _COLOUR_WEIGHT * (1.0 - agreement))
+    return out
+
+
+def _tint(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """(P, 2, side, side) chroma of one hue that reads as a tint: weak (no cell stronger
+    than ``_TINT_STRENGTH``), or of the brown of sepia (within ``_SEPIA_COSINE`` of it)."""
+    flat = chroma.reshape(len(chroma), 2, -1)
+    weak = np.hypot(flat[:, 0], flat[:, 1]).max(axis=1) <= _TINT_STRENGTH
+    direction = flat.sum(axis=2)
+    sepia = _cosine(direction, np.broadcast_to(_SEPIA, direction.shape)) >= _SEPIA_COSINE
+    out: npt.NDArray[np.bool_] = weak | sepia
     return out
 
 
@@ -701,6 +727,10 @@ def _constants() -> dict[str, float]:
         "flat": _FLAT,
         "min_scale": MIN_SCALE,
         "white": _WHITE,
+        "tint_strength": _TINT_STRENGTH,
+        "sepia_b": float(_SEPIA[0]),
+        "sepia_r": float(_SEPIA[1]),
+        "sepia_cosine": _SEPIA_COSINE,
     }
 
 

@@ -37,6 +37,10 @@ cdef struct Constants:
     double flat
     double min_scale
     double white
+    double tint_strength
+    double sepia_b
+    double sepia_r
+    double sepia_cosine
 
 
 cdef inline double _clip(double v, double lo, double hi) noexcept nogil:
@@ -404,9 +408,9 @@ cdef void _worst_position(const double *x, const double *y, int side, double *wh
 
 cdef int _hues(const double *chroma, Constants *k, double *resultant) noexcept nogil:
     """0: no colour (colourless); 1: one hue (``resultant`` gets its direction, summed Cb
-    and Cr); 2: many."""
+    and Cr); 2: many; 3: one hue that reads as a tint (``check._tint``)."""
     cdef int i
-    cdef double strength, strongest = 0.0, total = 0.0, sum_b = 0.0, sum_r = 0.0, share
+    cdef double strength, strongest = 0.0, total = 0.0, sum_b = 0.0, sum_r = 0.0, share, norm
     for i in range(CHROMA * CHROMA):
         strength = sqrt(chroma[i] * chroma[i]
                         + chroma[CHROMA * CHROMA + i] * chroma[CHROMA * CHROMA + i])
@@ -420,7 +424,15 @@ cdef int _hues(const double *chroma, Constants *k, double *resultant) noexcept n
     if strongest < k.colourless:
         return 0
     share = sqrt(sum_b * sum_b + sum_r * sum_r) / total if total > 0 else 1.0
-    return 1 if share >= k.one_hue else 2
+    if share < k.one_hue:
+        return 2
+    if strongest <= k.tint_strength:
+        return 3
+    norm = sqrt(sum_b * sum_b + sum_r * sum_r)
+    if norm > 0 and (sum_b * k.sepia_b + sum_r * k.sepia_r) / (
+            norm * sqrt(k.sepia_b * k.sepia_b + k.sepia_r * k.sepia_r)) >= k.sepia_cosine:
+        return 3
+    return 1
 
 
 cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
@@ -446,13 +458,16 @@ cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
     hues_b = _hues(cb, k, resultant_b)
     if hues_a == 0 or hues_b == 0:
         return 1.0
-    if hues_a == 1 and hues_b == 1 and (x[0] & y[0] & GRAPHIC):  # the hues must agree
-        dot = resultant_a[0] * resultant_b[0] + resultant_a[1] * resultant_b[1]
-        norms = sqrt((resultant_a[0] * resultant_a[0] + resultant_a[1] * resultant_a[1])
-                     * (resultant_b[0] * resultant_b[0] + resultant_b[1] * resultant_b[1]))
-        cosine = dot / norms if norms > 0 else 0.0
-        return 1.0 - k.colour_weight * (1.0 - cosine)
-    if hues_a == 1 or hues_b == 1:  # a tint of a picture of many hues
+    if x[0] & y[0] & GRAPHIC:
+        if hues_a == 3 or hues_b == 3:  # a tint may be made of a drawing of any colours
+            return 1.0
+        if hues_a == 1 or hues_b == 1:  # a drawing of one hue: the hues must agree
+            dot = resultant_a[0] * resultant_b[0] + resultant_a[1] * resultant_b[1]
+            norms = sqrt((resultant_a[0] * resultant_a[0] + resultant_a[1] * resultant_a[1])
+                         * (resultant_b[0] * resultant_b[0] + resultant_b[1] * resultant_b[1]))
+            cosine = dot / norms if norms > 0 else 0.0
+            return 1.0 - k.colour_weight * (1.0 - cosine)
+    elif hues_a != 2 or hues_b != 2:  # a photo of one hue: a tint, a green meadow
         return 1.0
     for plane in range(2):
         if b_in_a:
@@ -614,6 +629,10 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.flat = constants["flat"]
     k.min_scale = constants["min_scale"]
     k.white = constants["white"]
+    k.tint_strength = constants["tint_strength"]
+    k.sepia_b = constants["sepia_b"]
+    k.sepia_r = constants["sepia_r"]
+    k.sepia_cosine = constants["sepia_cosine"]
     result = np.zeros((pairs, NFIELDS), np.float64)
     if pairs == 0:
         return result

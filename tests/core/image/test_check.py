@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw, ImageEnhance
+from PIL import Image, ImageDraw, ImageEnhance, ImageOps
 from test_perceptual import icon, photo
 
 from dupfinder.core.image import check as imagecheck
@@ -20,6 +20,16 @@ from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY
 SAME = 0.9
 #: Verified similarity that different pictures must stay below.
 DIFFERENT = 0.8
+
+
+@pytest.fixture(params=["numpy", "compiled"])
+def check_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both engines of the check (the compiled one where it was built)."""
+    engine: str = request.param
+    if engine == "compiled" and imagecheck.choose(imagecheck.Kernel.PICTURE_CHECK) is None:
+        pytest.skip("the compiled check was not built")
+    monkeypatch.setenv(imagecheck.ENGINE_VARIABLE, engine)
+    return engine
 
 
 def descriptor_of(path: Path) -> bytes:
@@ -299,3 +309,49 @@ def test_copies_of_an_installed_icon_match(tmp_path: Path) -> None:
     own = descriptor_of(path)
     assert similarity(own, descriptor_of(half)) >= SAME
     assert similarity(own, descriptor_of(jpeg)) >= SAME
+
+
+def _sepia(im: Image.Image) -> Image.Image:
+    """A sepia print of a transparent icon, as photo editors tint one."""
+    tinted = ImageOps.colorize(im.convert("L"), (40, 26, 13), (255, 240, 192)).convert("RGBA")
+    tinted.putalpha(im.getchannel("A"))
+    return tinted
+
+
+@pytest.mark.parametrize("relative", ["places/folder-green.png", "places/folder-blue.png"])
+@pytest.mark.parametrize("side", [48, 22])
+def test_a_sepia_copy_of_a_small_icon_of_one_hue_matches_it(
+    tmp_path: Path, relative: str, side: int, check_engine: str
+) -> None:
+    """A tint is made of a drawing of any colour: a green icon's sepia copy is its copy."""
+    source = Path(f"/usr/share/icons/oxygen/base/{side}x{side}") / relative
+    if not source.is_file():
+        pytest.skip(f"{source} is not installed")
+    with Image.open(source) as im:
+        original = im.convert("RGBA")
+    a = saved(original, tmp_path / "original.png")
+    b = saved(_sepia(original), tmp_path / "sepia.png")
+    assert similarity(descriptor_of(a), descriptor_of(b)) >= DEFAULT_IMAGE_SIMILARITY
+
+
+def test_an_icon_of_one_hue_and_its_drawing_in_many_hues_are_different(
+    tmp_path: Path, check_engine: str
+) -> None:
+    """One drawing coloured another way (a green and a pink-and-orange button of one theme)
+    is another icon: a strong hue is not a tint, so it must agree with the other's colours."""
+    path = _installed_icon(tmp_path, "places/folder-green.png")
+    with Image.open(path) as im:
+        green = im.convert("RGBA")
+    grey = green.convert("L")
+    half = green.width // 2
+    left = ImageOps.colorize(grey, (60, 0, 60), (255, 120, 220)).crop((0, 0, half, green.height))
+    right = ImageOps.colorize(grey, (80, 30, 0), (255, 190, 60)).crop(
+        (half, 0, green.width, green.height)
+    )
+    recoloured = Image.new("RGB", green.size)
+    recoloured.paste(left, (0, 0))
+    recoloured.paste(right, (half, 0))
+    recoloured = recoloured.convert("RGBA")
+    recoloured.putalpha(green.getchannel("A"))
+    b = saved(recoloured, tmp_path / "pink-orange.png")
+    assert similarity(descriptor_of(path), descriptor_of(b)) < DEFAULT_IMAGE_SIMILARITY
