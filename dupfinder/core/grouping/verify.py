@@ -64,6 +64,8 @@ BAND_BINS = 5
 #: Filled bins of its own a band needs to be compared: two make a chance agreement of two
 #: unrelated documents 1 in 65,025 per band instead of 1 in 255.
 _OWN_BINS = 2
+#: Bytes of densified bands held at once by ``band_pairs`` (more bands take more passes).
+_DENSE_BYTES = 64 << 20
 #: Rows densified at once: bounds the temporary (rows, 2 x bins) arrays to a few MB.
 _DENSIFY_ROWS = 1 << 11
 
@@ -270,15 +272,34 @@ def band_pairs(
     if width < band_bins:
         return np.zeros((0, 2), dtype=np.int64)
     bands = width // band_bins
-    span = bands * band_bins
+    # bands a pass: the densified bands of every node held at once stay under _DENSE_BYTES
+    # (a million documents' 25 bands were 125 MB); each pass densifies the sketches again
+    per_pass = max(1, min(bands, _DENSE_BYTES // max(1, n * band_bins)))
+    found: list[I64] = []
+    for first_band in range(0, bands, per_pass):
+        last_band = min(bands, first_band + per_pass)
+        found.extend(_bands_pairs(gather, rows, band_bins, first_band, last_band))
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    return _pair_keys(np.concatenate(found), n)
+
+
+def _bands_pairs(
+    gather: Gather, rows: I64, band_bins: int, first_band: int, last_band: int
+) -> list[I64]:
+    """``band_pairs``' keys (``i * n + j``) of the bands from ``first_band`` to ``last_band``."""
+    n = len(rows)
+    bands = last_band - first_band
+    lo_bin, hi_bin = first_band * band_bins, last_band * band_bins
+    span = hi_bin - lo_bin
     dense = np.empty((n, span), dtype=np.uint8)
     for lo in range(0, n, _DENSIFY_ROWS):
         hi = min(n, lo + _DENSIFY_ROWS)
         raw = gather(rows[lo:hi])
-        block = densified(raw)[:, :span].reshape(-1, bands, band_bins)
+        block = densified(raw)[:, lo_bin:hi_bin].reshape(-1, bands, band_bins)
         # a band borrowed from one filled bin is 8 bits of chance: unrelated short documents
         # would agree on 1 in 255 and their pairs would grow with the square of their number
-        own = np.count_nonzero(raw[:, :span].reshape(-1, bands, band_bins), axis=2)
+        own = np.count_nonzero(raw[:, lo_bin:hi_bin].reshape(-1, bands, band_bins), axis=2)
         block[:, :, 0][own < _OWN_BINS] = 0
         dense[lo:hi] = block.reshape(-1, span)
     found = []
@@ -295,9 +316,7 @@ def band_pairs(
         del keys, full
         if len(pairs):
             found.append(np.min(pairs, axis=1) * np.int64(n) + np.max(pairs, axis=1))
-    if not found:
-        return np.zeros((0, 2), dtype=np.int64)
-    return _pair_keys(np.concatenate(found), n)
+    return found
 
 
 def candidates(

@@ -140,6 +140,18 @@ def test_band_pairs_of_chosen_rows_are_those_of_their_copy() -> None:
     np.testing.assert_array_equal(wide, _oracle_band_pairs(sketches[rows], band_bins=8))
 
 
+def test_band_pairs_found_a_few_bands_a_pass_are_those_of_all_at_once() -> None:
+    _, sketches = _rows(11, 300, 128)
+    sketches[1::7] = sketches[0::7][: len(sketches[1::7])]  # copies agree on every band
+    rows = np.arange(300, dtype=np.int64)
+    expected = _oracle_band_pairs(sketches)
+    assert len(expected)
+    for budget in (1, 300 * verify.BAND_BINS * 4):  # a band a pass; four bands a pass
+        with mock.patch.object(verify, "_DENSE_BYTES", budget):
+            found = verify.band_pairs(lambda at: sketches[at], rows=rows)
+        np.testing.assert_array_equal(found, expected)
+
+
 def test_a_planted_short_copy_is_proposed_and_empty_sketches_are_not() -> None:
     rng = np.random.default_rng(3)
     sketches = np.zeros((300, 128), dtype=np.uint8)
