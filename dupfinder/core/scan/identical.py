@@ -238,26 +238,47 @@ def _same_size(rows: IntArray, sizes: npt.NDArray[np.int64]) -> _Candidates:
 
 
 def _buckets(found: _Candidates) -> list[IntArray]:
-    """Positions of readable files sharing size and digest, one name per inode, two or more."""
+    """Positions of readable files sharing size and digest, one name per inode, two or more.
+
+    One sort of (size, digest) finds the runs; only files in a run of two or more are
+    looked at again for names of one inode (a million files' ``np.unique`` of whole key
+    rows held some 170 bytes a file of copies)."""
     readable = np.flatnonzero(found.readable)
     if len(readable) < 2:
         return []
-    keys = np.empty((len(readable), 1 + DIGEST_BYTES // 8), dtype=np.uint64)
-    keys[:, 0] = found.sizes[readable].astype(np.uint64)
-    keys[:, 1:] = found.digests[readable].view(np.uint64)
-    _, bucket_of = np.unique(keys, axis=0, return_inverse=True)
-    bucket_of = bucket_of.reshape(-1)
+    words = found.digests.view(np.uint64)  # (count, DIGEST_BYTES // 8), native order
+    keys = [words[readable, column] for column in range(words.shape[1] - 1, -1, -1)]
+    keys.append(found.sizes[readable])
+    order = readable[np.lexsort(keys)]  # by size, then the digest's words
+    del keys
+    same = np.ones(len(order) - 1, dtype=np.bool_)
+    for column in [found.sizes, *(words[:, c] for c in range(words.shape[1]))]:
+        ordered = column[order]
+        same &= ordered[1:] == ordered[:-1]
+        del ordered
+    # a run of equal keys: starts where the key changes; only runs of two or more stay
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    del same
+    lengths = np.diff(np.append(starts, len(order)))
+    runs = np.flatnonzero(lengths >= 2)
+    if len(runs) == 0:
+        return []
+    bucket = np.repeat(np.arange(len(runs)), lengths[runs])
+    members = order[np.repeat(lengths >= 2, lengths)]
+    del order
     # a second name of an inode in the same bucket is the same file: keep its first name
-    identity = np.stack([bucket_of.astype(np.uint64), found.devs[readable], found.inos[readable]])
-    _, first = np.unique(identity, axis=1, return_index=True)
-    first.sort()
-    kept, kept_bucket = readable[first], bucket_of[first]
-    shared = np.bincount(kept_bucket)[kept_bucket] >= 2  # most buckets hold one file
-    kept, kept_bucket = kept[shared], kept_bucket[shared]
-    order = np.argsort(kept_bucket, kind="stable")
-    kept, kept_bucket = kept[order], kept_bucket[order]
-    splits = np.flatnonzero(np.diff(kept_bucket)) + 1
-    return np.split(kept, splits) if len(kept) else []
+    by_name = np.lexsort((members, found.inos[members], found.devs[members], bucket))
+    members, bucket = members[by_name], bucket[by_name]
+    devs, inos = found.devs[members], found.inos[members]
+    first = np.ones(len(members), dtype=np.bool_)
+    first[1:] = (bucket[1:] != bucket[:-1]) | (devs[1:] != devs[:-1]) | (inos[1:] != inos[:-1])
+    members, bucket = members[first], bucket[first]
+    shared = np.bincount(bucket)[bucket] >= 2
+    members, bucket = members[shared], bucket[shared]
+    order = np.lexsort((members, bucket))
+    members, bucket = members[order], bucket[order]
+    splits = np.flatnonzero(np.diff(bucket)) + 1
+    return np.split(members, splits) if len(members) else []
 
 
 def _batches(positions: IntArray, sizes: IntArray, whole: bool) -> Iterator[IntArray]:

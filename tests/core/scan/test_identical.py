@@ -195,3 +195,38 @@ def test_a_rescan_takes_every_digest_from_the_store_a_few_at_a_time(
     assert again.files_from_store == 20
     assert again_sets == first_sets
     assert sorted(first_sets[0]) == [f"f{i:02}" for i in range(10) if i % 3]
+
+
+def _oracle_buckets(found: Any) -> list[list[int]]:
+    """Every readable position grouped by (size, digest), one name per (device, inode)."""
+    by_key: dict[tuple[int, bytes], list[int]] = {}
+    for position in np.flatnonzero(found.readable).tolist():
+        key = (int(found.sizes[position]), found.digests[position].tobytes())
+        by_key.setdefault(key, []).append(position)
+    out = []
+    for key in sorted(by_key):
+        seen: set[tuple[int, int]] = set()
+        kept = []
+        for position in by_key[key]:
+            name = (int(found.devs[position]), int(found.inos[position]))
+            if name not in seen:
+                seen.add(name)
+                kept.append(position)
+        if len(kept) >= 2:
+            out.append(kept)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_buckets_are_files_of_one_size_and_digest_one_name_per_inode(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 400
+    found = identical._Candidates(np.arange(n), rng.integers(1, 4, n))
+    found.digests[:] = rng.integers(0, 3, (n, 1)).astype(np.uint8)  # few digests: many runs
+    found.digests[:, 5] = rng.integers(0, 2, n)
+    found.devs[:] = rng.integers(1, 3, n)
+    found.inos[:] = rng.integers(1, 300, n)  # some names of one inode
+    found.readable[:] = rng.random(n) < 0.9
+    got = [bucket.tolist() for bucket in identical._buckets(found)]
+    assert sorted(got) == sorted(_oracle_buckets(found))
+    assert got
