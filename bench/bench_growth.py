@@ -8,7 +8,7 @@ as ``dupfinder scan --format json`` does, in a fresh process, cold (empty cache)
 warm (nothing changed), each measured by ``bench.measure`` (CPU and peak resident memory
 of all processes together). A straight-line fit over the sizes gives the cost of one file;
 nothing should grow faster than the files, except the pairs themselves. JSON goes to
-bench/out/bench_growth.json.
+bench/out/bench_growth.json, where sizes not run this time are kept.
 """
 
 from __future__ import annotations
@@ -38,6 +38,21 @@ def _slope(xs: list[int], ys: list[float]) -> float:
     mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
     spread = sum((x - mean_x) ** 2 for x in xs) or 1.0
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
+
+
+def _merged(jobs: int, rows: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """This run's sizes over the file's others measured with as many workers (a 1M run
+    takes half an hour: it can be run alone and still sit beside the smaller sizes)."""
+    kept: dict[str, Any] = {}
+    try:
+        earlier = json.loads((OUT / "bench_growth.json").read_text())
+        if earlier.get("jobs") == jobs:
+            kept = dict(earlier.get("sizes", {}))
+    except (OSError, ValueError):
+        pass
+    kept.update({str(files): row for files, row in rows.items()})
+    ordered = dict(sorted(kept.items(), key=lambda item: int(item[0])))
+    return {"jobs": jobs, "sizes": ordered}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             memory = _slope(sizes, [rows[n][run]["peak_mb"] for n in sizes]) * 1e6
             print(f"{run}: {cpu_us:.0f} us of CPU and {memory:.0f} bytes of peak memory a file")
     OUT.mkdir(exist_ok=True)
-    (OUT / "bench_growth.json").write_text(json.dumps({"jobs": args.jobs, "sizes": rows}, indent=1))
+    (OUT / "bench_growth.json").write_text(json.dumps(_merged(args.jobs, rows), indent=1))
     return 0
 
 
