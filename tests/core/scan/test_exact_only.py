@@ -304,14 +304,32 @@ def _content(index: int) -> bytes:
     return bytes(big)
 
 
+#: Options besides hidden files and links: kinds, sizes, patterns, a reference folder.
+_CHOICES = st.fixed_dictionaries(
+    {},
+    optional={
+        "kinds": st.sets(st.sampled_from(tuple(Kind)), min_size=1).map(frozenset),
+        "min_size": st.sampled_from((0, 2, 5000)),
+        "max_size": st.sampled_from((10, 70_000)),
+        "include": st.sampled_from((("*.txt",), ("x/",))),
+        "exclude": st.sampled_from((("old/",), ("*.png", "COPYING"))),
+        "references": st.just(("old",)),
+    },
+)
+
+
 @settings(
     max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(tree=_trees(), hidden=st.booleans(), follow=st.booleans())
+@given(tree=_trees(), hidden=st.booleans(), follow=st.booleans(), choices=_CHOICES)
 def test_random_folders_give_the_same_answer_both_ways(
-    tree: list[tuple[str, int, str]], hidden: bool, follow: bool, monkeypatch: pytest.MonkeyPatch
+    tree: list[tuple[str, int, str]],
+    hidden: bool,
+    follow: bool,
+    choices: dict[str, object],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "root"
@@ -336,7 +354,9 @@ def test_random_folders_give_the_same_answer_both_ways(
 
         with monkeypatch.context() as patched:
             patched.setattr(os, "open", refusing)
-            options = _options(root, include_hidden=hidden, follow_symlinks=follow)
+            if "references" in choices:
+                choices["references"] = (root / "old",)
+            options = _options(root, include_hidden=hidden, follow_symlinks=follow, **choices)
             lean, full = _both(options, vanish, restore)
         assert _answer(lean) == _answer(full)
         for group in lean.groups:
