@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
 
 from dupfinder.core.filesystem import change_time_ns
 from dupfinder.core.grouping.keeper import suggested
@@ -107,25 +106,26 @@ class _Reads:
         """Sets of files with the same bytes (walk order within a set) and their digest;
         None when cancelled."""
         self._sample(Progress(Phase.IDENTICAL, 0, None), force=True)
-        first = self._digests(files, whole=False)
+        first = self._alike(files, whole=False)
         if first is None:
             return None
         sets, partial = [], []
-        for same in _alike(files, first):
+        for same, digest in first:
             if same[0][1].st_size <= SMALL_FILE:
-                sets.append((same, first[id(same[0])]))
+                sets.append((same, digest))
             else:
                 partial.extend(same)
         if partial:
-            whole = self._digests(partial, whole=True)
+            whole = self._alike(partial, whole=True)
             if whole is None:
                 return None
-            sets.extend((same, whole[id(same[0])]) for same in _alike(partial, whole))
+            sets.extend(whole)
         self._sample(Progress(Phase.IDENTICAL, self.files_read, self.files_read), force=True)
         return sets
 
-    def _digests(self, files: list[_File], whole: bool) -> dict[int, bytes] | None:
-        """Each readable file's digest, by the ``id`` of its record."""
+    def _alike(self, files: list[_File], whole: bool) -> list[tuple[list[_File], bytes]] | None:
+        """Files of one size and digest (the first read's, or the whole content's), two or
+        more, one name per (device, inode), in walk order; None when cancelled."""
         targets: list[Target] = [
             (path, info.st_size, info.st_dev, info.st_ino) for path, info, _ in files
         ]
@@ -138,30 +138,33 @@ class _Reads:
         if found is None:
             return None
         self._before += len(files)
-        digests: dict[int, bytes] = {}
+        buckets: dict[tuple[int, bytes], list[_File]] = {}
+        failed = 0
         for file, digest in zip(files, found, strict=True):
             if isinstance(digest, Failed):
                 self.problems.append(ScanError(file[0], digest.error, digest.code))
+                failed += 1
+                continue
+            key = (file[1].st_size, digest)
+            same = buckets.get(key)
+            if same is None:
+                buckets[key] = [file]
             else:
-                digests[id(file)] = digest
-        self.files_read += len(digests)
-        return digests
+                same.append(file)
+        self.files_read += len(files) - failed
+        return [
+            (named, digest)
+            for (_, digest), same in buckets.items()
+            if len(same) > 1 and len(named := _one_name_each(same)) > 1
+        ]
 
 
-def _alike(files: list[_File], digests: dict[int, bytes]) -> Iterator[list[_File]]:
-    """Files of one size and digest, two or more, one name per (device, inode), walk order."""
-    buckets: dict[tuple[int, bytes], list[_File]] = {}
+def _one_name_each(files: list[_File]) -> list[_File]:
+    """A second name of one (device, inode) is the same file: only its first name stays."""
+    names: dict[tuple[int, int], _File] = {}
     for file in files:
-        digest = digests.get(id(file))
-        if digest is not None:
-            buckets.setdefault((file[1].st_size, digest), []).append(file)
-    for same in buckets.values():
-        if len(same) > 1:
-            names: dict[tuple[int, int], _File] = {}
-            for file in same:  # a second name of one inode is the same file: its first name
-                names.setdefault((file[1].st_dev, file[1].st_ino), file)
-            if len(names) > 1:
-                yield list(names.values())
+        names.setdefault((file[1].st_dev, file[1].st_ino), file)
+    return list(names.values())
 
 
 def _group(files: list[_File], digest: bytes, references: tuple[str, ...]) -> Group:
