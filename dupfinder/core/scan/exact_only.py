@@ -60,20 +60,7 @@ def find_exact(
     cancel = cancel if cancel is not None else threading.Event()
     sample = Sampler(progress)
     report = WalkReport()
-    by_size: dict[int, list[_File]] = {}
-    seen = 0
-    for found in walk_stats(
-        options, report, cancel, lambda count: sample(Progress(Phase.WALKING, count))
-    ):
-        seen += 1
-        size = found[1].st_size
-        if size:  # every empty file is alike: nothing is gained by removing one
-            same = by_size.get(size)
-            if same is None:
-                by_size[size] = [found]
-            else:
-                same.append(found)
-    sample(Progress(Phase.WALKING, seen, seen), force=True)
+    seen, by_size = _walked(options, report, cancel, sample)
     if cancel.is_set():
         return _cancelled(seen, started)
     reads = _Reads(options, sample, cancel)
@@ -89,6 +76,27 @@ def find_exact(
     sample(Progress(Phase.DONE, seen, seen), force=True)
     stats = ScanStats(files_seen=seen, files_bytes_only=seen, seconds=time.monotonic() - started)
     return ScanResult(tuple(groups), tuple(errors), stats)
+
+
+def _walked(
+    options: ScanOptions, report: WalkReport, cancel: threading.Event, sample: Sampler
+) -> tuple[int, dict[int, list[_File]]]:
+    """The count of files the walk found, and the non-empty ones by size, in walk order."""
+    by_size: dict[int, list[_File]] = {}
+    seen = 0
+    for found in walk_stats(
+        options, report, cancel, lambda count: sample(Progress(Phase.WALKING, count))
+    ):
+        seen += 1
+        size = found[1].st_size
+        if size:  # every empty file is alike: nothing is gained by removing one
+            same = by_size.get(size)
+            if same is None:
+                by_size[size] = [found]
+            else:
+                same.append(found)
+    sample(Progress(Phase.WALKING, seen, seen), force=True)
+    return seen, by_size
 
 
 class _Reads:
