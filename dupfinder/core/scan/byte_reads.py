@@ -8,8 +8,10 @@ Files up to ``SMALL_FILE`` are hashed whole on the first read; larger ones by th
 and last ``PARTIAL_BYTES`` first, and whole only when those agree with another file's.
 
 Reads run in a thread pool, a batch of files per task (a task per file cost more than the
-file's system calls); the pool waits on the disk while BLAKE3 releases the interpreter lock
-on large buffers. ``cancel`` is honoured between files and, in a whole read, between chunks.
+file's system calls): one batch at a time while the files come from the page cache, where one
+thread needs the least CPU, and ``io_threads`` at once from the first batch that had to wait on
+a disk, where the reads then overlap. ``cancel`` is honoured between files and, in a whole
+read, between chunks.
 """
 
 from __future__ import annotations
