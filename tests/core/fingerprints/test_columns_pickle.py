@@ -52,6 +52,26 @@ def test_path_column_reads_as_a_list_of_its_paths() -> None:
         paths[len(ODD_NAMES)]
 
 
+def test_paths_of_folders_listed_again_and_again_come_back_whole() -> None:
+    paths = [
+        "/a/one.txt",
+        "/a/two.txt",
+        "/b/one.txt",
+        "/a/three.txt",  # a folder seen again after another
+        "/a/b/",
+        "/a/b/c",
+        "no folder",
+        "/a\\b.txt",
+        "/\udcff/\udcfe",
+        "/",
+    ]
+    column = PathColumn(paths)
+    assert list(column) == paths
+    assert [column[row] for row in (3, 0, 8, 2, 8)] == [paths[row] for row in (3, 0, 8, 2, 8)]
+    again = pickle.loads(pickle.dumps(column))
+    assert list(again) == paths
+
+
 def test_no_files_survive_a_pickle() -> None:
     assert pickle.loads(pickle.dumps(FileColumns())).paths == []
 
