@@ -396,3 +396,25 @@ def _build(root: Path, tree: list[tuple[str, int, str]]) -> list[tuple[Path, byt
         else:
             made.append(path)
     return vanishing
+
+
+def test_the_cli_reports_odd_files_one_by_one(tmp_path: Path) -> None:
+    """A pipe with a document's name, a broken link, a link loop, a name that is not UTF-8:
+    each is a line of the result or passed over, the copies are found, no traceback."""
+    root = tmp_path / "odd"
+    (root / "sub").mkdir(parents=True)
+    os.mkfifo(root / "pipe.txt")
+    (root / os.fsdecode(b"caf\xe9.bin")).write_bytes(b"same")
+    (root / "sub" / "b.bin").write_bytes(b"same")
+    (root / "broken.txt").symlink_to(root / "nowhere")
+    (root / "sub" / "loop").symlink_to(root)
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["scan", str(root), "--exact-only", "--no-cache", "--follow-symlinks", "--format"]
+    assert main([*argv, "json"], out, err) == EXIT_OK
+    assert "Traceback" not in err.getvalue()
+    data = json.loads(out.getvalue())
+    assert [len(g["members"]) for g in data["groups"]] == [2]
+    assert {(os.path.basename(e["path"]), e["code"]) for e in data["errors"]} == {
+        ("broken.txt", "unreadable"),
+        ("pipe.txt", "unsupported"),
+    }
