@@ -28,11 +28,11 @@ that holds the other), the better way kept:
 4. **Colour.** When both pictures hold colours of more than one hue, the cosine of their
    aligned chroma thumbnails says whether the colours agree (brightness and saturation scale
    chroma and keep the cosine); a greyscale copy has no colours to compare, nor does a tint
-   (one hue that is weak, or the brown of sepia), which may be made of a picture of any
-   colours. A graphic of one strong hue (a drawing in one colour: a red badge, a green
-   button) must agree on that hue with the other graphic, whether that one holds one hue or
-   many: a green button and its pink-and-orange twin are two icons. Photos of one hue (a
-   tint, a green meadow) need not agree.
+   (one weak hue: sepia, a faded print), which may be made of a picture of any colours. A
+   graphic of one strong hue (a drawing in one colour: a red badge, a green button) must
+   agree on that hue with the other graphic, whether that one holds one hue or many: a
+   green button and its pink-and-orange twin are two icons. Photos of one hue (a tint, a
+   green meadow) need not agree.
 
 The similarity of a pair is the lowest of these, 0..1: what a person is shown and what the
 scan's picture threshold is compared with. ``check_kernels`` is the same computation compiled
@@ -102,12 +102,12 @@ BASE_BYTES = DESCRIPTOR_BYTES
 _SCALE_STEP = 0.06
 _SCALES = 5
 _OFFSET_STEP = _SCALE_STEP / 2
-#: Steps of the refinement around the grid's best alignment (a twelfth of a cell, and less),
-#: and how many each way.
-_FINE_SCALE = 0.01
-_FINE_SCALES = 3
-_FINE_OFFSET = 0.0025
-_FINE_OFFSETS = 6
+#: The refinement around the grid's best alignment moves one edge of the region at a time
+#: (a crop or a padding moves one edge, not the centre) in steps of ``_EDGE_STEP`` (a
+#: twelfth of a grid step), ``_EDGE_STEPS`` each way: 26 tries an axis, where moving scale
+#: and offset together tried 91, for as many edited copies found.
+_EDGE_STEP = 0.0025
+_EDGE_STEPS = 6
 #: The smallest scale of one axis that alignment tries: a crop or a padding of up to 24 %.
 MIN_SCALE = 1.0 - _SCALE_STEP * (_SCALES - 1)
 #: Mean absolute difference, in deviations, after the tone fit that makes a pair 0 % similar
@@ -123,14 +123,12 @@ _DETAIL_UNRELATED = 4.0
 #: A chroma thumbnail whose strongest cell is below this (of 127) holds no colour.
 _COLOURLESS = 8.0
 #: Chroma whose cells point one way (mean resultant length of their directions, weighted by
-#: strength) is a tint of one hue (sepia, a blue-toned print): no colours to compare.
+#: strength) holds one hue: a tint (sepia, a blue-toned print) or a drawing in one colour.
 _ONE_HUE = 0.98
 #: Chroma of one hue whose strongest cell is at most this is a tint (a faded or sepia copy),
-#: which may be made of a picture of any colours.
+#: which may be made of a picture of any colours; stronger (a yellow or orange drawing,
+#: though of sepia's direction) is a colour of its own.
 _TINT_STRENGTH = 32.0
-#: The direction (Cb, Cr) of sepia's brown, and the cosine within which one hue is sepia.
-_SEPIA = np.array([-0.75, 0.66])
-_SEPIA_COSINE = 0.9
 #: How fast the colour figure falls with the cosine of the chroma thumbnails: 1 - weight x
 #: (1 - cosine).
 _COLOUR_WEIGHT = 2.0
@@ -332,14 +330,23 @@ def _profile_costs(
 
 
 @functools.cache
-def _fine() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Steps of scale and offset around the grid's best alignment that refine it."""
-    steps = [
-        (_FINE_SCALE * d, _FINE_OFFSET * e)
-        for d in range(-_FINE_SCALES, _FINE_SCALES + 1)
-        for e in range(-_FINE_OFFSETS, _FINE_OFFSETS + 1)
-    ]
-    return np.array([d for d, _ in steps]), np.array([e for _, e in steps])
+def _fine() -> npt.NDArray[np.float64]:
+    """Steps by which the refinement moves an edge of the grid's best region."""
+    return np.array([_EDGE_STEP * e for e in range(-_EDGE_STEPS, _EDGE_STEPS + 1)])
+
+
+def _best_of(
+    container: npt.NDArray[np.float64],
+    target: npt.NDArray[np.float64],
+    scales: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per pair the (scale, offset) of the (P, G) candidates that costs least (the first)."""
+    pick = np.argmin(_profile_costs(container, target, scales, offsets), axis=1)[:, None]
+    return (
+        np.take_along_axis(scales, pick, axis=1)[:, 0],
+        np.take_along_axis(offsets, pick, axis=1)[:, 0],
+    )
 
 
 def _axis_alignment(
@@ -347,18 +354,20 @@ def _axis_alignment(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Per pair the (scale, offset) whose sampling of ``container``'s profile (P, side) best
     matches ``inner``'s (standardised, the first of the smallest mean absolute difference):
-    on the grid, then refined around the grid's best."""
+    on the grid, then refined around the grid's best: the far edge moved with the near one
+    where it is, then the near edge with the far one where the first step left it."""
     scales, offsets = _grid()
     target = _standardise(inner)
     best = np.argmin(_profile_costs(container, target, scales, offsets), axis=1)
-    ds, do = _fine()
-    fine_s = np.clip(scales[best][:, None] + ds, MIN_SCALE, 1.0)
-    fine_o = np.clip(offsets[best][:, None] + do, 0.0, 1.0 - fine_s)
-    pick = np.argmin(_profile_costs(container, target, fine_s, fine_o), axis=1)[:, None]
-    return (
-        np.take_along_axis(fine_s, pick, axis=1)[:, 0],
-        np.take_along_axis(fine_o, pick, axis=1)[:, 0],
-    )
+    edges = _fine()
+    far_s = np.clip(scales[best][:, None] + edges, MIN_SCALE, 1.0)
+    far_o = np.clip(offsets[best][:, None], 0.0, 1.0 - far_s)
+    scale, offset = _best_of(container, target, far_s, far_o)
+    near_s = np.clip(scale[:, None] - edges, MIN_SCALE, 1.0)
+    near_o = np.clip(np.clip(offset[:, None] + edges, 0.0, 1.0), 0.0, 1.0 - near_s)
+    both_s = np.concatenate([scale[:, None], near_s], axis=1)
+    both_o = np.concatenate([offset[:, None], near_o], axis=1)
+    return _best_of(container, target, both_s, both_o)
 
 
 def _region(
@@ -642,7 +651,7 @@ def _colour_agreement(
     hue = _cosine(ca.reshape(n, 2, -1).sum(axis=2), cb.reshape(n, 2, -1).sum(axis=2))
     graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
     # a graphic of one strong hue against another picture is another drawing unless one of
-    # them is a tint (sepia: weak, or brown), which may be made of anything
+    # them is a tint (one weak hue: sepia, a faded print), which may be made of anything
     tinted = tint_a | tint_b
     photo_rule = np.where(one_a | one_b, 1.0, cosine)
     graphic_rule = np.where(tinted, 1.0, np.where(one_a | one_b, hue, cosine))
@@ -652,13 +661,11 @@ def _colour_agreement(
 
 
 def _tint(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
-    """(P, 2, side, side) chroma of one hue that reads as a tint: weak (no cell stronger
-    than ``_TINT_STRENGTH``), or of the brown of sepia (within ``_SEPIA_COSINE`` of it)."""
-    flat = chroma.reshape(len(chroma), 2, -1)
-    weak = np.hypot(flat[:, 0], flat[:, 1]).max(axis=1) <= _TINT_STRENGTH
-    direction = flat.sum(axis=2)
-    sepia = _cosine(direction, np.broadcast_to(_SEPIA, direction.shape)) >= _SEPIA_COSINE
-    out: npt.NDArray[np.bool_] = weak | sepia
+    """(P, 2, side, side) chroma that would be a tint were it of one hue: no cell stronger
+    than ``_TINT_STRENGTH``."""
+    out: npt.NDArray[np.bool_] = np.hypot(chroma[:, 0], chroma[:, 1]).max(axis=(1, 2)) <= (
+        _TINT_STRENGTH
+    )
     return out
 
 
@@ -701,8 +708,7 @@ def _kernel_arguments() -> tuple[object, ...]:
     """What the compiled check is handed besides the descriptors: the alignments to try, the
     area matrices and the constants (one definition for both engines)."""
     scales, offsets = _grid()
-    fine_s, fine_o = _fine()
-    return scales, offsets, fine_s, fine_o, _area_matrices(), _constants()
+    return scales, offsets, _fine(), _area_matrices(), _constants()
 
 
 @functools.cache
@@ -728,9 +734,6 @@ def _constants() -> dict[str, float]:
         "min_scale": MIN_SCALE,
         "white": _WHITE,
         "tint_strength": _TINT_STRENGTH,
-        "sepia_b": float(_SEPIA[0]),
-        "sepia_r": float(_SEPIA[1]),
-        "sepia_cosine": _SEPIA_COSINE,
     }
 
 

@@ -38,9 +38,6 @@ cdef struct Constants:
     double min_scale
     double white
     double tint_strength
-    double sepia_b
-    double sepia_r
-    double sepia_cosine
 
 
 cdef inline double _clip(double v, double lo, double hi) noexcept nogil:
@@ -107,7 +104,7 @@ cdef double _profile_cost(const double *profile, const double *target, double sc
 
 
 cdef void _axis(const double *profile, const double *inner, const double[::1] scales,
-                const double[::1] offsets, const double[::1] fine_s, const double[::1] fine_o,
+                const double[::1] offsets, const double[::1] edges,
                 Constants *k, double *out_scale, double *out_offset) noexcept nogil:
     """As ``check._axis_alignment`` for one pair and one axis."""
     cdef double target[SIDE]
@@ -127,9 +124,19 @@ cdef void _axis(const double *profile, const double *inner, const double[::1] sc
     lowest = INFINITY
     best_s = s0
     best_o = o0
-    for g in range(fine_s.shape[0]):
-        s = _clip(s0 + fine_s[g], k.min_scale, 1.0)
-        o = _clip(o0 + fine_o[g], 0.0, 1.0 - s)
+    for g in range(edges.shape[0]):  # the far edge moved, the near one where it is
+        s = _clip(s0 + edges[g], k.min_scale, 1.0)
+        o = _clip(o0, 0.0, 1.0 - s)
+        cost = _profile_cost(profile, target, s, o, k.flat, scratch)
+        if cost < lowest:
+            lowest = cost
+            best_s = s
+            best_o = o
+    s0 = best_s
+    o0 = best_o
+    for g in range(edges.shape[0]):  # then the near edge, the far one where it is
+        s = _clip(s0 - edges[g], k.min_scale, 1.0)
+        o = _clip(_clip(o0 + edges[g], 0.0, 1.0), 0.0, 1.0 - s)
         cost = _profile_cost(profile, target, s, o, k.flat, scratch)
         if cost < lowest:
             lowest = cost
@@ -264,22 +271,20 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
 cdef double _one_way(const double *container, const double *inner, const double *col_c,
                      const double *row_c, const double *col_i, const double *row_i,
                      const double[::1] scales, const double[::1] offsets,
-                     const double[::1] fine_s, const double[::1] fine_o, Constants *k,
-                     double *align, double *region, double *scratch, bint graphic) noexcept nogil:
+                     const double[::1] edges, Constants *k,
+                     double *align, double *region, double *scratch, bint graphic,
+                     const double *coarse_inner, double still) noexcept nogil:
     """As ``check._one_way``: the layout difference; ``align`` gets (sy, oy, sx, ox) and
-    ``region`` the container's region on the inner's grid."""
+    ``region`` the container's region on the inner's grid. ``still`` is the layout cost of
+    the two whole thumbnails (the same both ways round: computed once by the caller)."""
     cdef double cr[CELLS * CELLS]
-    cdef double ci[CELLS * CELLS]
-    cdef double aligned, still
+    cdef double aligned
     cdef int i
-    _axis(col_c, col_i, scales, offsets, fine_s, fine_o, k, &align[2], &align[3])
-    _axis(row_c, row_i, scales, offsets, fine_s, fine_o, k, &align[0], &align[1])
+    _axis(col_c, col_i, scales, offsets, edges, k, &align[2], &align[3])
+    _axis(row_c, row_i, scales, offsets, edges, k, &align[0], &align[1])
     _region(container, SIDE, align[0], align[1], align[2], align[3], scratch, region)
     _coarse(region, cr)
-    _coarse(inner, ci)
-    aligned = _layout_cost(cr, ci, k, graphic)
-    _coarse(container, cr)
-    still = _layout_cost(cr, ci, k, graphic)
+    aligned = _layout_cost(cr, coarse_inner, k, graphic)
     if still <= aligned:  # the whole thumbnails decide whether it was aligned already
         align[0] = 1.0
         align[1] = 0.0
@@ -408,9 +413,9 @@ cdef void _worst_position(const double *x, const double *y, int side, double *wh
 
 cdef int _hues(const double *chroma, Constants *k, double *resultant) noexcept nogil:
     """0: no colour (colourless); 1: one hue (``resultant`` gets its direction, summed Cb
-    and Cr); 2: many; 3: one hue that reads as a tint (``check._tint``)."""
+    and Cr); 2: many; 3: one weak hue, a tint (``check._tint``)."""
     cdef int i
-    cdef double strength, strongest = 0.0, total = 0.0, sum_b = 0.0, sum_r = 0.0, share, norm
+    cdef double strength, strongest = 0.0, total = 0.0, sum_b = 0.0, sum_r = 0.0, share
     for i in range(CHROMA * CHROMA):
         strength = sqrt(chroma[i] * chroma[i]
                         + chroma[CHROMA * CHROMA + i] * chroma[CHROMA * CHROMA + i])
@@ -426,13 +431,7 @@ cdef int _hues(const double *chroma, Constants *k, double *resultant) noexcept n
     share = sqrt(sum_b * sum_b + sum_r * sum_r) / total if total > 0 else 1.0
     if share < k.one_hue:
         return 2
-    if strongest <= k.tint_strength:
-        return 3
-    norm = sqrt(sum_b * sum_b + sum_r * sum_r)
-    if norm > 0 and (sum_b * k.sepia_b + sum_r * k.sepia_r) / (
-            norm * sqrt(k.sepia_b * k.sepia_b + k.sepia_r * k.sepia_r)) >= k.sepia_cosine:
-        return 3
-    return 1
+    return 3 if strongest <= k.tint_strength else 1
 
 
 cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
@@ -514,7 +513,7 @@ cdef void _mean_spread(const double *grey, double *mean, double *spread) noexcep
 
 
 cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1] scales,
-                const double[::1] offsets, const double[::1] fine_s, const double[::1] fine_o,
+                const double[::1] offsets, const double[::1] edges,
                 const double[:, :, ::1] weights, Constants *k, bint full, double *buf,
                 double *fields) noexcept nogil:
     """One pair's fields (``FIELDS``); ``full``: the detail figure and the tone of each side
@@ -532,7 +531,9 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     cdef double align_ab[4]
     cdef double align_ba[4]
     cdef double where[2]
-    cdef double cost_ab, cost_ba, layout, detail = 1.0, colour, lowest
+    cdef double cost_ab, cost_ba, layout, detail = 1.0, colour, lowest, still
+    cdef double coarse_a[CELLS * CELLS]
+    cdef double coarse_b[CELLS * CELLS]
     cdef const double *align
     cdef const double *shared_a
     cdef const double *shared_b
@@ -567,10 +568,13 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         col_b[j] /= SIDE
         row_b[j] /= SIDE
     graphic = (x[0] & y[0] & GRAPHIC) != 0
-    cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, fine_s, fine_o, k,
-                       align_ab, region_ab, scratch, graphic)
-    cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, fine_s, fine_o, k,
-                       align_ba, region_ba, scratch, graphic)
+    _coarse(ga, coarse_a)
+    _coarse(gb, coarse_b)
+    still = _layout_cost(coarse_a, coarse_b, k, graphic)
+    cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, edges, k,
+                       align_ab, region_ab, scratch, graphic, coarse_b, still)
+    cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, edges, k,
+                       align_ba, region_ba, scratch, graphic, coarse_a, still)
     b_in_a = cost_ab <= cost_ba
     layout = 1.0 - (cost_ab if b_in_a else cost_ba) / k.unrelated
     lowest = layout
@@ -611,8 +615,8 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
 
 
 cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
-                 const double[::1] scales, const double[::1] offsets, const double[::1] fine_s,
-                 const double[::1] fine_o, const double[:, :, ::1] weights, dict constants,
+                 const double[::1] scales, const double[::1] offsets, const double[::1] edges,
+                 const double[:, :, ::1] weights, dict constants,
                  bint full):
     cdef Py_ssize_t pairs = x.shape[0], p
     if y.shape[0] != pairs or x.shape[1] != WIDTH or y.shape[1] != WIDTH:
@@ -630,9 +634,6 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.min_scale = constants["min_scale"]
     k.white = constants["white"]
     k.tint_strength = constants["tint_strength"]
-    k.sepia_b = constants["sepia_b"]
-    k.sepia_r = constants["sepia_r"]
-    k.sepia_cosine = constants["sepia_cosine"]
     result = np.zeros((pairs, NFIELDS), np.float64)
     if pairs == 0:
         return result
@@ -641,7 +642,7 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     cdef double[::1] buf = buffers
     with nogil:
         for p in range(pairs):
-            _pair(&x[p, 0], &y[p, 0], scales, offsets, fine_s, fine_o, weights, &k, full,
+            _pair(&x[p, 0], &y[p, 0], scales, offsets, edges, weights, &k, full,
                   &buf[0], &out[p, 0])
     return result
 
@@ -651,8 +652,7 @@ def similarities(
     const unsigned char[:, ::1] y,
     const double[::1] scales,
     const double[::1] offsets,
-    const double[::1] fine_s,
-    const double[::1] fine_o,
+    const double[::1] edges,
     const double[:, :, ::1] weights,
     dict constants,
 ):
@@ -660,7 +660,7 @@ def similarities(
     alignments and its refinement steps, the area matrices ``weights[side]`` (side, 32) padded
     into (33, 32, 32), and the check's constants by name."""
     return np.ascontiguousarray(
-        _run(x, y, scales, offsets, fine_s, fine_o, weights, constants, False)[:, 0]
+        _run(x, y, scales, offsets, edges, weights, constants, False)[:, 0]
     )
 
 
@@ -669,10 +669,9 @@ def comparisons(
     const unsigned char[:, ::1] y,
     const double[::1] scales,
     const double[::1] offsets,
-    const double[::1] fine_s,
-    const double[::1] fine_o,
+    const double[::1] edges,
     const double[:, :, ::1] weights,
     dict constants,
 ):
     """Every field of ``check.compare(x, y)`` (``FIELDS``, in order) as a (P, 15) array."""
-    return _run(x, y, scales, offsets, fine_s, fine_o, weights, constants, True)
+    return _run(x, y, scales, offsets, edges, weights, constants, True)
