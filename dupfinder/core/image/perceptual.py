@@ -26,7 +26,9 @@ DCT) nor PyWavelets is installed with the app: pHash is the 8x8 lowest frequenci
 DCT-II (unnormalised, as ``scipy.fftpack.dct``) of a 32x32 Lanczos resize against their median,
 dHash the sign of horizontal steps in a 9x8 resize, wHash the 8x8 block means of the picture with
 its mean removed (the Haar approximation imagehash takes) against their median. Tests compare
-pHash and dHash with imagehash bit for bit.
+pHash and dHash with imagehash bit for bit. A fingerprint takes the working image's resizes
+(the hash's, its mirrored and turned forms', the crops') as Pillow's own fixed-point arithmetic
+in a few matrix products (``resample``) instead of a Pillow call each: the same pixels.
 
 Bit order: each hash is an 8x8 boolean array; cell ``[r, c]`` becomes bit ``63 - (8 * r + c)``
 of the int, i.e. the int's 16 hex digits are exactly imagehash's ``str()`` form (4.x). The mix
@@ -53,6 +55,7 @@ from dupfinder.core.errors import (
     UnsupportedFile,
 )
 from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import resample
 
 __all__ = [
     "ALGORITHMS",
@@ -104,8 +107,6 @@ ALGORITHM_VERSION = (
 )
 
 _RESAMPLE = Image.Resampling.LANCZOS
-#: The crops hashed as variants are resized bilinear: they need only land near a copy.
-_CROP_RESAMPLE = Image.Resampling.BILINEAR
 _ORIENTATION_TAG = 0x0112
 _ALPHA_MODES = frozenset({"RGBA", "LA", "PA", "RGBa", "La"})
 _DIRECT_GREY_MODES = frozenset({"1", "L", "P", "RGB", "RGBX"})
@@ -199,6 +200,8 @@ def _dct_matrix(n: int) -> npt.NDArray[np.float64]:
 
 
 _DCT32 = _dct_matrix(32)
+#: The rows of the 8 lowest frequencies: all pHash reads of the DCT.
+_DCT8 = np.ascontiguousarray(_DCT32[:8])
 #: Relative size of the rounding noise of a sum of a thousand products (about 1e-13 here).
 _TIE = 1e-9
 
@@ -532,33 +535,66 @@ def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
 def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) -> ImageFingerprint:
     """Fingerprint one image file; raises a ``FileProblem`` subclass when that is impossible."""
     working = load_working_image(path)
-    value = hash_working(working.image)
-    variants: tuple[int, ...] = ()
+    pixels = np.asarray(working.image, dtype=np.float64)
+    forms = [pixels]
     if invariant:
-        variants = tuple(hash_working(working.image.transpose(op)) for op in VARIANT_TRANSFORMS)
-    crops = crop_hashes(working.image)
+        forms += [_ARRAY_TRANSFORMS[op](pixels) for op in VARIANT_TRANSFORMS]
+    hashes = _pdhashes(np.stack(forms), pixels)
     return ImageFingerprint(
-        value, working.width, working.height, variants, working.descriptor(), crops
+        hashes[0],
+        working.width,
+        working.height,
+        tuple(hashes[1 : len(forms)]),
+        working.descriptor(),
+        tuple(hashes[len(forms) :]),
     )
 
 
 def crop_hashes(working: Image.Image) -> tuple[int, ...]:
     """The default hash of each part ``CROP_BOXES`` of a working image, each part resized
-    straight (bilinear) to the sizes the hash reads (32 x 32 for pHash, 9 x 8 for dHash), all
-    parts' medians and bits taken at once: within a bit or two of hashing each part at the
-    working size, at a third of the cost (they only need to land near a cropped copy)."""
+    straight (bilinear) to the sizes the hash reads (32 x 32 for pHash, 9 x 8 for dHash):
+    within a bit or two of hashing each part at the working size, at a fraction of the cost
+    (they only need to land near a cropped copy)."""
+    pixels = np.asarray(working.convert("L"), dtype=np.float64)
+    return tuple(_pdhashes(pixels[None][:0], pixels))
+
+
+#: A working image as each ``Image.Transpose`` would leave it (same pixels, moved).
+_ARRAY_TRANSFORMS: dict[Image.Transpose, Callable[[np.ndarray], np.ndarray]] = {
+    Image.Transpose.FLIP_LEFT_RIGHT: lambda a: a[:, ::-1],
+    Image.Transpose.FLIP_TOP_BOTTOM: lambda a: a[::-1],
+    Image.Transpose.ROTATE_90: lambda a: np.rot90(a, 1),
+    Image.Transpose.ROTATE_180: lambda a: a[::-1, ::-1],
+    Image.Transpose.ROTATE_270: lambda a: np.rot90(a, 3),
+    Image.Transpose.TRANSPOSE: lambda a: a.T,
+    Image.Transpose.TRANSVERSE: lambda a: a[::-1, ::-1].T,
+}
+
+
+def _crop_parts(size: tuple[int, int], kind: resample.Filter) -> resample.Resize:
     side = WORKING_SIZE
-    low = np.empty((len(CROP_BOXES), 8, 8))
-    steps = np.empty((len(CROP_BOXES), 8, 9), dtype=np.int16)
-    for i, (left, top, right, bottom) in enumerate(CROP_BOXES):
-        box = (left * side, top * side, right * side, bottom * side)
-        part = np.asarray(working.resize((32, 32), _CROP_RESAMPLE, box=box), dtype=np.float64)
-        low[i] = (_DCT32 @ part @ _DCT32.T)[:8, :8]
-        steps[i] = np.asarray(working.resize((9, 8), _CROP_RESAMPLE, box=box), dtype=np.int16)
-    flat = low.reshape(len(low), -1)
+    boxes = [(lt * side, tp * side, rt * side, bm * side) for lt, tp, rt, bm in CROP_BOXES]
+    return resample.resize_plan((side, side), size, [(box, kind) for box in boxes])
+
+
+_WHOLE_BOX = (0.0, 0.0, float(WORKING_SIZE), float(WORKING_SIZE))
+#: The working image (and its mirrored and turned forms) at the sizes pHash and dHash read,
+#: Lanczos as ``_phash_bits`` and ``_dhash_bits`` resize it, and the ``CROP_BOXES`` parts at
+#: the same sizes, bilinear: Pillow's pixels, each from two small matrix products.
+_WHOLE_32 = resample.resize_plan((WORKING_SIZE,) * 2, (32, 32), [(_WHOLE_BOX, resample.LANCZOS)])
+_WHOLE_9X8 = resample.resize_plan((WORKING_SIZE,) * 2, (9, 8), [(_WHOLE_BOX, resample.LANCZOS)])
+_CROPS_32 = _crop_parts((32, 32), resample.BILINEAR)
+_CROPS_9X8 = _crop_parts((9, 8), resample.BILINEAR)
+
+
+def _pdhashes(forms: npt.NDArray[np.float64], pixels: npt.NDArray[np.float64]) -> list[int]:
+    """``_pdhash`` of each working image of ``forms`` (n, side, side), then the crop hash of
+    each ``CROP_BOXES`` part of ``pixels``: every resize, DCT, median and bit taken at once."""
+    grids = np.concatenate([_WHOLE_32(forms), _CROPS_32(pixels)])
+    steps = np.concatenate([_WHOLE_9X8(forms), _CROPS_9X8(pixels)])
+    flat = (_DCT8 @ grids @ _DCT8.T).reshape(len(grids), -1)
     noise = _TIE * np.abs(flat).max(axis=1, keepdims=True)
     p = (flat > np.median(flat, axis=1, keepdims=True) + noise).reshape(-1, 8, 8)[:, :4]
     d = (steps[:, :, 1:] > steps[:, :, :-1])[:, ::2]
-    bits = np.concatenate([p, d], axis=1).reshape(len(low), 64)
-    packed = np.packbits(bits, axis=1)
-    return tuple(int.from_bytes(row.tobytes(), "big") for row in packed)
+    bits = np.concatenate([p, d], axis=1).reshape(len(grids), 64)
+    return [int(v) for v in np.packbits(bits, axis=1).view(">u8").ravel()]
