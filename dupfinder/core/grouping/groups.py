@@ -26,13 +26,16 @@ from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import KeeperKey, keeper_key, member_key, reasons, suggested
 from dupfinder.core.grouping.media_check import MediaPart, media_part
+from dupfinder.core.grouping.split import split_mixed
 from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.model import (
     MEDIA_KINDS,
+    Edit,
     EditCode,
     Group,
+    Grouping,
     KeepReason,
     Kind,
     MatchedSpan,
@@ -285,7 +288,14 @@ def group_rows(
         members: list[npt.NDArray[np.int64]] = []
         distances: list[npt.NDArray[np.int64]] = []
         similarities: list[npt.NDArray[np.float64]] = []
-        for local_rows in cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind)):
+        found_groups = cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind))
+        stars = options.grouping(kind) is Grouping.STAR
+        if kind is Kind.IMAGE and stars and outcome is not None and check is not None:
+            # two families of look-alike pictures met in one star: part them
+            found_groups = split_mixed(
+                found_groups, found.inverse, outcome.similarity_of, check.threshold, keeper_keys
+            )
+        for local_rows in found_groups:
             local = np.asarray(local_rows, dtype=np.int64)
             distance = np.bitwise_count(values[local] ^ values[local[0]]).astype(np.int64)
             if variants is not None:
@@ -378,11 +388,28 @@ def groups_from(
             checked_around[index] = groups[index]
             groups[index] = original
             swapped.append((index, by_path))
-    for index, named in _with_edits(groups, outcomes, swapped, refigure=pictures_check):
+    places, kept_rows, other_rows = _keeper_pairs(groups, swapped)
+    if places:
         # the members were checked around the old keeper: one that the new keeper does not
-        # reach (another colour of a grey drawing) would be called its duplicate
-        near = all(m.similarity >= pictures_check.threshold for m in named.members[1:])
-        groups[index] = named if near else checked_around[index]
+        # reach (another colour of a grey drawing) would be called its duplicate, so such a
+        # group keeps the keeper it was checked around (and its edits are not named again)
+        width = imagecheck.DESCRIPTOR_BYTES
+        similar = pictures_check.measure(
+            outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width),
+            outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width),
+        ).tolist()
+        figures = dict(zip(places, similar, strict=True))
+        reached: list[tuple[int, dict[str, int]]] = []
+        for index, by_path in swapped:
+            count = len(groups[index].members)
+            if all(
+                figures.get((index, p), 1.0) >= pictures_check.threshold for p in range(1, count)
+            ):
+                reached.append((index, by_path))
+            else:
+                groups[index] = checked_around[index]
+        for index, named in _with_edits(groups, outcomes, reached, figures):
+            groups[index] = named
     groups.sort(key=group_order)
     return groups
 
@@ -421,56 +448,67 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     )
 
 
+def _keeper_pairs(
+    groups: Sequence[Group], pictures: Sequence[tuple[int, dict[str, int]]]
+) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """Every member of the picture groups ``pictures`` against its kept one, but the kept
+    one's byte-identical copies: (group index, member position), the kept rows, the members'
+    rows."""
+    places: list[tuple[int, int]] = []
+    kept_rows: list[int] = []
+    other_rows: list[int] = []
+    for index, by_path in pictures:
+        group = groups[index]
+        kept = by_path[group.members[0].path]
+        for position, m in enumerate(group.members[1:], start=1):
+            if not group.same_bytes_as_keeper(m):
+                places.append((index, position))
+                kept_rows.append(kept)
+                other_rows.append(by_path[m.path])
+    return places, kept_rows, other_rows
+
+
 def _with_edits(
     groups: Sequence[Group],
     outcomes: OutcomeColumns,
     pictures: Sequence[tuple[int, dict[str, int]]],
-    refigure: SecondCheck | None = None,
+    figures: dict[tuple[int, int], float] | None = None,
 ) -> list[tuple[int, Group]]:
     """Picture groups (``pictures``: their index in ``groups`` and their rows by path) with
     each member's edits against the kept one named (``image.check.edits_of``), every pair
-    compared in one call; byte-identical copies of the keeper have none. ``refigure``: a
-    keeper that took another's place, so each member's distance and similarity are
-    measured against it again too, by that check's measure, and the members put in their
-    order."""
-    kept_rows: list[int] = []
-    other_rows: list[int] = []
-    places: list[tuple[int, int]] = []  # (group index, member position)
-    for index, by_path in pictures:
-        group = groups[index]
-        for position, m in enumerate(group.members[1:], start=1):
-            if not group.same_bytes_as_keeper(m):
-                kept_rows.append(by_path[group.members[0].path])
-                other_rows.append(by_path[m.path])
-                places.append((index, position))
-    if not places:
+    compared in one call; byte-identical copies of the keeper have none. ``figures``: a
+    keeper that took another's place, with each member's similarity with it (by group index
+    and position, as the scan's check measured it), so each member's distance and
+    similarity are against it too, and the members put in their order."""
+    places, kept_rows, other_rows = _keeper_pairs(groups, pictures)
+    if not places and figures is None:
         return []
-    width = imagecheck.DESCRIPTOR_BYTES
-    kept = outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width)
-    other = outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width)
-
-    def size(m: Member) -> tuple[int, int]:
-        return (m.width or 0, m.height or 0)
-
-    named = imagecheck.edits_of(
-        imagecheck.compare(kept, other),
-        kept,
-        other,
-        [size(groups[i].members[0]) for i, _ in places],
-        [size(groups[i].members[p]) for i, p in places],
-    )
+    named: list[tuple[Edit, ...]] = []
+    if places:
+        width = imagecheck.DESCRIPTOR_BYTES
+        kept = outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width)
+        other = outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width)
+        named = imagecheck.edits_of(
+            imagecheck.compare(kept, other),
+            kept,
+            other,
+            [_size(groups[i].members[0]) for i, _ in places],
+            [_size(groups[i].members[p]) for i, p in places],
+        )
     members = {index: list(groups[index].members) for index, _ in pictures}
     for (index, position), edits in zip(places, named, strict=True):
         members[index][position] = dataclasses.replace(members[index][position], edits=edits)
-    if refigure:
-        similar = refigure.measure(other, kept).tolist()
-        figures = dict(zip(places, similar, strict=True))
+    if figures is not None:
         for index, by_path in pictures:
             members[index] = _refigured(members[index], index, figures, outcomes, by_path)
     return [
         (index, dataclasses.replace(groups[index], members=tuple(members[index])))
         for index, _ in pictures
     ]
+
+
+def _size(m: Member) -> tuple[int, int]:
+    return (m.width or 0, m.height or 0)
 
 
 def _refigured(

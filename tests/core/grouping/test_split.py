@@ -1,0 +1,116 @@
+"""Splitting a star that holds two families of copies joined by look-alike links."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dupfinder.core.grouping.cluster import cluster_nodes
+from dupfinder.core.grouping.split import split_mixed
+from dupfinder.core.model import Grouping
+
+THRESHOLD = 0.85
+
+
+class Outcomes:
+    """Checked pairs of nodes and their similarities, as ``CheckedPairs.similarity_of``."""
+
+    def __init__(self, similarities: dict[tuple[int, int], float]) -> None:
+        self.similarities = {(min(a, b), max(a, b)): s for (a, b), s in similarities.items()}
+
+    def similarity_of(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        keys = [(min(x, y), max(x, y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+        known = np.array([k in self.similarities for k in keys], dtype=bool)
+        values = np.array([self.similarities.get(k, 0.0) for k in keys])
+        return known, values
+
+    def passed(self) -> np.ndarray:
+        pairs = [k for k, s in self.similarities.items() if s >= THRESHOLD]
+        return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def _two_families(size: int) -> Outcomes:
+    """Nodes 0..size-1 and size..2*size-1: copies of two look-alike pictures. Each family's
+    pairs pass; across them node 0 (the first family's centre) passes against half of the
+    other family and a few others pass, as one look-alike's copy passes against the other's
+    original."""
+    similarities: dict[tuple[int, int], float] = {}
+    first, second = range(size), range(size, 2 * size)
+    for family in (first, second):
+        for a, b in itertools.combinations(family, 2):
+            similarities[(a, b)] = 0.97
+    for a in first:
+        for b in second:
+            similarities[(a, b)] = 0.9 if (a == 0 and b % 2 == 0) or (a + b) % 5 == 0 else 0.6
+    return Outcomes(similarities)
+
+
+def _groups(outcomes: Outcomes, n: int) -> tuple[list[tuple[int, ...]], list[int]]:
+    keys = list(range(n))
+    return cluster_nodes(np.arange(n), outcomes.passed(), keys, Grouping.STAR), keys
+
+
+def _family(row: int, size: int) -> int:
+    return 0 if row < size else 1
+
+
+def test_two_families_in_one_star_are_parted() -> None:
+    outcomes = _two_families(8)
+    groups, keys = _groups(outcomes, 16)
+    assert {_family(r, 8) for r in groups[0]} == {0, 1}  # the first centre took both
+    parted = split_mixed(groups, np.arange(16), outcomes.similarity_of, THRESHOLD, keys)
+    assert all(len({_family(r, 8) for r in group}) == 1 for group in parted)
+    assert sorted(parted[0]) == list(range(8))  # the first family whole, around its centre
+    assert sorted(r for g in parted for r in g) == list(range(16))  # nobody left out
+
+
+def test_a_family_whose_pairs_pass_stays_whole() -> None:
+    similarities = {(a, b): 0.95 for a, b in itertools.combinations(range(10), 2)}
+    similarities[(3, 7)] = 0.5  # one odd pair is no second family
+    outcomes = Outcomes(similarities)
+    groups, keys = _groups(outcomes, 10)
+    assert split_mixed(groups, np.arange(10), outcomes.similarity_of, THRESHOLD, keys) == groups
+
+
+def test_copies_of_one_node_stay_together() -> None:
+    """Rows of one node (byte-identical pictures) are one member of the cut."""
+    outcomes = _two_families(5)
+    inverse = np.array([*range(10), 0, 0, 7])  # rows 10, 11 copy node 0; row 12 node 7
+    keys = list(range(13))
+    groups = cluster_nodes(inverse, outcomes.passed(), keys, Grouping.STAR)
+    parted = split_mixed(groups, inverse, outcomes.similarity_of, THRESHOLD, keys)
+    assert sorted(parted[0]) == [0, 1, 2, 3, 4, 10, 11]
+    assert all(len({_family(int(inverse[r]), 5) for r in group}) == 1 for group in parted)
+    assert any({7, 12} <= set(group) for group in parted)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(min_value=2, max_value=14),
+    st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=91, max_size=91),
+    st.lists(st.booleans(), min_size=91, max_size=91),
+)
+def test_splitting_only_removes_links_and_keeps_stars(
+    n: int, values: list[float], proposed: list[bool]
+) -> None:
+    """Whatever the checks said: every group after the split lies inside one group before
+    it, no row is in two groups, and every member passed against its representative."""
+    every = itertools.combinations(range(n), 2)
+    pairs = [p for p, asked in zip(every, proposed, strict=False) if asked]
+    outcomes = Outcomes({p: v for p, v in zip(pairs, values, strict=False)})
+    groups, keys = _groups(outcomes, n)
+    parted = split_mixed(groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys)
+    before = {row: i for i, group in enumerate(groups) for row in group}
+    seen: set[int] = set()
+    for group in parted:
+        assert len(group) >= 2
+        assert len({before[row] for row in group}) == 1
+        assert not seen & set(group)
+        seen |= set(group)
+        for member in group[1:]:
+            known, similarity = outcomes.similarity_of(np.array([group[0]]), np.array([member]))
+            assert known[0]
+            assert similarity[0] >= THRESHOLD
