@@ -127,7 +127,8 @@ class KindGroups:
 
 class _KeeperKeys(Sequence[KeeperKey]):
     """The keeper key (``dupfinder.core.grouping.keeper``) of each compared file, computed only for
-    the rows clustering asks about."""
+    the rows clustering asks about; the last one is remembered (clustering often asks for a
+    row's key twice in a row), and no more, so that a million files hold no million keys."""
 
     def __init__(
         self,
@@ -140,16 +141,21 @@ class _KeeperKeys(Sequence[KeeperKey]):
         self._outcomes = outcomes
         self._rows = rows
         self._references = references
+        self._last: tuple[int, KeeperKey | None] = (-1, None)
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def __getitem__(self, local: int) -> KeeperKey:  # type: ignore[override]
-        row = int(self._rows[local])  # an array, not a list: 40 bytes a file fewer
-        key = self._files.key(row)
-        return keeper_key(
-            key.path, key.size, key.mtime_ns, self._outcomes.pixels(row), self._references
-        )
+        last, known = self._last
+        if last != local or known is None:
+            row = int(self._rows[local])  # an array, not a list: 40 bytes a file fewer
+            key = self._files.key(row)
+            known = keeper_key(
+                key.path, key.size, key.mtime_ns, self._outcomes.pixels(row), self._references
+            )
+            self._last = (local, known)
+        return known
 
 
 def _gathered(

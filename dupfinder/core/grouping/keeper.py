@@ -98,6 +98,13 @@ def copy_marks(path: str, picture: bool = False) -> int:
 
     A size in the name counts only when ``picture`` is False: a picture's pixels are
     compared as such, and its original often carries its own size in its name."""
+    return _copy_marks(path, picture)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _copy_marks(path: str, picture: bool) -> int:
+    """``copy_marks``, remembered for the last few thousand paths: grouping asks for a
+    member's key several times (clustering, the suggested keeper, its reasons)."""
     folder, name = os.path.split(path)
     marks = 0
     if name.endswith(_BACKUP_SUFFIXES):
