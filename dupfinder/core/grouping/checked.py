@@ -36,8 +36,8 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-#: Pairs from which a check is split across threads (a thread start is some 100 us).
-_PARALLEL_MIN = 4096
+#: Pairs a thread checks at the least: a thread start is some 100 us, a pair 3 to 30 us.
+_PARALLEL_MIN = 1024
 
 
 class CheckMemory(Protocol):
@@ -119,7 +119,9 @@ _STEP_BYTES = 8 << 20
 def _similarities(
     found: Candidates, pairs: I64, gather: Callable[[I64], U8], measure: Similarity
 ) -> F64:
-    """The similarity of each pair, a step of a few MB of sketches at a time."""
+    """The similarity of each pair, a step of a few MB of sketches at a time: each node's
+    sketch gathered once a step (a picture proposed with many others is read once), then
+    laid out side by side for the measure."""
     out = np.zeros(len(pairs), dtype=np.float64)
     if not len(pairs):
         return out
@@ -127,7 +129,10 @@ def _similarities(
     step = max(1, _STEP_BYTES // width)
     for lo in range(0, len(pairs), step):
         chunk = pairs[lo : lo + step]
-        found_a, found_b = gather(found.first[chunk[:, 0]]), gather(found.first[chunk[:, 1]])
+        nodes, where = np.unique(chunk.reshape(-1), return_inverse=True)
+        sketches = gather(found.first[nodes])
+        where = where.reshape(-1, 2)
+        found_a, found_b = sketches[where[:, 0]], sketches[where[:, 1]]
         out[lo : lo + len(chunk)] = np.nan_to_num(
             np.asarray(measure(found_a, found_b), dtype=np.float64), nan=0.0
         )
@@ -137,9 +142,11 @@ def _similarities(
 def _all_similarities(
     found: Candidates, pairs: I64, gather: Callable[[I64], U8], measure: Similarity
 ) -> F64:
-    """The similarity of every pair of ``pairs``, in threads when there are many."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    workers = max(1, min(cores, 16, len(pairs) // _PARALLEL_MIN))
+    """The similarity of every pair of ``pairs``, on every core when there are enough (the
+    compiled check releases the interpreter lock), four chunks a thread so that one slow
+    chunk (graphics compared in detail) does not hold the others up."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = max(1, min(cores or 1, 16, len(pairs) // _PARALLEL_MIN))
     if workers <= 1:
         return _similarities(found, pairs, gather, measure)
     chunks = np.array_split(pairs, workers * 4)

@@ -161,3 +161,31 @@ def test_a_warm_rescan_gives_the_same_groups_without_checking_again(tmp_path: Pa
     ]
     # no picture pair is checked again; documents' pairs are (cheaper than remembering them)
     assert imagecheck.pair_similarity not in calls
+
+
+def test_pairs_checked_on_threads_in_steps_read_each_sketch_once_a_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    values, sketches = _kind(5, rows=800)
+    found = _found(values, sketches)
+    expected = verify.verified(found, sketches, 0.7, sketch.pair_similarity)
+    asked: list[np.ndarray] = []
+
+    def gather(rows: np.ndarray) -> np.ndarray:
+        asked.append(rows)
+        return sketches[rows]
+
+    def one_way(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """An asymmetric measure: the sides must not be swapped."""
+        return sketch.pair_similarity(a, b) - 0.001 * (a[:, 0] > b[:, 0])
+
+    monkeypatch.setattr(checked, "_PARALLEL_MIN", 16)
+    monkeypatch.setattr(checked, "_STEP_BYTES", 40 * sketch.BINS)
+    outcome = checked.checked_pairs(found, gather, 0.7, sketch.pair_similarity)
+    assert np.array_equal(outcome.pairs, expected[0])
+    assert np.allclose(outcome.similarities, expected[1])
+    assert len(asked) > 8  # several threads' steps
+    assert all(len(np.unique(rows)) == len(rows) for rows in asked)
+    a, b = sketches[found.first[found.pairs[:, 0]]], sketches[found.first[found.pairs[:, 1]]]
+    lopsided = checked.checked_pairs(found, gather, -1.0, one_way)
+    assert np.array_equal(lopsided.similarities, one_way(a, b))
