@@ -11,8 +11,10 @@ out: their old values are not in the new set. The full batch search runs instead
 cheaper (many new values, no compiled kernel, or nothing remembered), and its result is
 remembered for next time.
 
-Mirrored and rotated picture variants (image invariance) add pairs that are not a function of
-the values alone; those searches are not remembered.
+Picture variants (the hashes of a picture's crops, and its mirrored and rotated forms where
+the scan looks for them) add pairs that are not a function of the values alone; such a search
+is remembered whole, by a digest of every value and variant in order: a rescan that finds
+them all the same takes its pairs as they were, any change searches again.
 
 The library also remembers the outcome of the second check of each pair the last scan
 proposed (``recall``, ``keep``; see ``grouping.checked``), keyed by the content of the two
@@ -24,6 +26,8 @@ atomically; an unreadable or older file is ignored and replaced.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import logging
 import math
 import os
@@ -89,6 +93,8 @@ def _cross_blocks(new: int, known: int, k: int) -> tuple[int, float]:
 
 #: Names in the library file of the checked pairs' arrays: "check:NAME.codes" and ".similarity".
 _CHECK = "check:"
+#: Names of a search with variants: "variants:NAME.digest" and "variants:NAME.pairs".
+_VARIANTS = "variants:"
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -134,6 +140,19 @@ def _sound(name: str, entry: Remembered, path: Path) -> bool:
     return problem is None
 
 
+def _variants_digest(values: np.ndarray, variants: Sequence[Sequence[int]], k: int) -> bytes:
+    """What a search with variants is a function of: the radius, every value and each
+    value's variants, in order."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(k.to_bytes(2, "little"))
+    digest.update(np.ascontiguousarray(values, dtype=np.uint64).tobytes())
+    counts = np.fromiter((len(v) for v in variants), dtype=np.int64, count=len(variants))
+    digest.update(counts.tobytes())
+    flat = itertools.chain.from_iterable(variants)
+    digest.update(np.fromiter(flat, dtype=np.uint64, count=int(counts.sum())).tobytes())
+    return digest.digest()
+
+
 def _sorted_unique(values: U64Array) -> U64Array:
     """``np.unique`` by one sort (numpy's hash-based unique is many times slower on 64-bit
     values)."""
@@ -156,8 +175,11 @@ class Library:
         self.roots: tuple[Path, ...] = ()
         #: Checked pairs by check: sorted pair codes and their similarities (``recall``).
         self._checks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        #: Searches with variants by (kind, radius): the digest of their input, their pairs.
+        self._searches: dict[str, tuple[bytes, I64Array]] = {}
         self._entries: dict[str, Remembered] = self._load()
-        #: How the last call found its pairs: "batch" or "incremental" (for tests and stats).
+        #: How the last call found its pairs: "batch", "incremental" or "remembered" (a search
+        #: with variants whose input was the last one's), for tests and stats.
         self.last_mode = ""
 
     @staticmethod
@@ -176,6 +198,11 @@ class Library:
                     if name.startswith(_CHECK) and name.endswith(".codes"):
                         check = name[len(_CHECK) : -len(".codes")]
                         self._checks[check] = (saved[name], saved[f"{_CHECK}{check}.similarity"])
+                    if name.startswith(_VARIANTS) and name.endswith(".digest"):
+                        search = name[len(_VARIANTS) : -len(".digest")]
+                        pairs = saved[f"{_VARIANTS}{search}.pairs"].reshape(-1, 2)
+                        if np.issubdtype(pairs.dtype, np.integer):
+                            self._searches[search] = (saved[name].tobytes(), pairs)
                 found = {
                     n: Remembered(saved[f"{n}-values"], saved[f"{n}-pairs"].reshape(-1, 2))
                     for n in names
@@ -198,6 +225,9 @@ class Library:
         for check, (codes, similarity) in self._checks.items():
             arrays[f"{_CHECK}{check}.codes"] = codes
             arrays[f"{_CHECK}{check}.similarity"] = similarity
+        for search, (digest, pairs) in self._searches.items():
+            arrays[f"{_VARIANTS}{search}.digest"] = np.frombuffer(digest, dtype=np.uint8)
+            arrays[f"{_VARIANTS}{search}.pairs"] = pairs
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".library-", suffix=".npz")
@@ -245,8 +275,7 @@ class Library:
     ) -> I64Array:
         """(P, 2) pairs i < j of indices into ``np.unique(values)`` within ``k`` bits."""
         if variants and any(variants):
-            self.last_mode = "batch"
-            return near_pairs(values, k, variants)
+            return self._with_variants(kind, values, k, variants)
         unique = _sorted_unique(np.asarray(values, dtype=np.uint64))
         found = self._incremental(kind, unique, k)
         if found is None:
@@ -255,6 +284,30 @@ class Library:
         else:
             self.last_mode = "incremental"
         self._entries[self._name(kind, k)] = Remembered(unique, found)
+        self._save()
+        return found
+
+    def _with_variants(
+        self, kind: Kind, values: np.ndarray, k: int, variants: Sequence[Sequence[int]]
+    ) -> I64Array:
+        """The pairs of a search with variants: the last one's when its input was the same
+        (and its pairs index the values that are there), else searched and remembered."""
+        name = self._name(kind, k)
+        digest = _variants_digest(values, variants, k)
+        last = self._searches.get(name)
+        if last is not None and last[0] == digest:
+            distinct = _sorted_unique(np.asarray(values, dtype=np.uint64)).size
+            pairs = last[1]
+            if not pairs.size or (
+                int(pairs.min()) >= 0
+                and int(pairs.max()) < distinct
+                and bool(np.all(pairs[:, 0] < pairs[:, 1]))
+            ):
+                self.last_mode = "remembered"
+                return pairs.astype(np.int64, copy=False)
+        self.last_mode = "batch"
+        found = near_pairs(values, k, variants)
+        self._searches[name] = (digest, found)
         self._save()
         return found
 

@@ -108,6 +108,32 @@ def test_picture_variants_are_searched_in_full(tmp_path: Path) -> None:
     assert library.remembered(Kind.IMAGE, 1) is None
 
 
+def test_a_search_with_variants_is_remembered_while_its_input_is_the_same(
+    tmp_path: Path,
+) -> None:
+    """A rescan of unchanged pictures takes the last search's pairs (from the file, in a new
+    process); a changed variant, value or radius searches again."""
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 2**64, 300, dtype=np.uint64)
+    values[1::7] = values[::7][: len(values[1::7])] ^ np.uint64(0b101)  # near pairs
+    variants = [[int(v) ^ (1 << int(b)) for b in rng.integers(0, 64, 3)] for v in values]
+    expected = near_pairs(values, 4, variants)
+    Library(tmp_path).pairs(Kind.IMAGE, values, 4, variants)
+    again = Library(tmp_path)
+    np.testing.assert_array_equal(again.pairs(Kind.IMAGE, values, 4, variants), expected)
+    assert again.last_mode == "remembered"
+    moved = [list(v) for v in variants]
+    moved[3][0] = int(values[40])  # a crop of picture 3 now looks like picture 40
+    np.testing.assert_array_equal(
+        again.pairs(Kind.IMAGE, values, 4, moved), near_pairs(values, 4, moved)
+    )
+    assert again.last_mode == "batch"
+    np.testing.assert_array_equal(
+        again.pairs(Kind.IMAGE, values, 3, moved), near_pairs(values, 3, moved)
+    )
+    assert again.last_mode == "batch"
+
+
 @needs_kernel
 def test_incremental_rescans_group_like_a_full_scan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
