@@ -816,30 +816,34 @@ def _sides(left: float, top: float, right: float, bottom: float) -> tuple[Side, 
     return tuple(side for side, share in named if share > _EDGE)
 
 
-def _hue_kind(row: npt.NDArray[np.uint8]) -> tuple[int, npt.NDArray[np.float64]]:
-    """0: no colour, 1: one hue (a tint), 2: many hues; and the summed chroma (Cb, Cr)."""
-    chroma = row[HEADER_BYTES + _GREY_BYTES :].astype(np.float64).reshape(1, 2, CHROMA_SIDE, -1)
-    chroma -= 128.0
-    resultant = chroma.reshape(1, 2, -1).sum(axis=2)
-    if not row[0] & _COLOUR or _colourless(chroma)[0]:
-        return 0, resultant
-    return (1 if _one_hue(chroma)[0] else 2), resultant
+def _hue_kinds(
+    rows: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Per descriptor 0: no colour, 1: one hue (a tint), 2: many hues; and the summed chroma
+    (Cb, Cr)."""
+    chroma = rows[:, HEADER_BYTES + _GREY_BYTES :].astype(np.float64)
+    chroma = chroma.reshape(len(rows), 2, CHROMA_SIDE, -1) - 128.0
+    resultant = chroma.reshape(len(rows), 2, -1).sum(axis=2)
+    coloured = ((rows[:, 0] & _COLOUR) > 0) & ~_colourless(chroma)
+    kinds = np.where(coloured, np.where(_one_hue(chroma), 1, 2), 0).astype(np.int64)
+    return kinds, resultant
 
 
 #: Cosine of two tints' hues below which they read as toned differently.
 _SAME_HUE = 0.9
 
 
-def _colour_change(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> EditCode | None:
-    """GREYSCALE, TINTED or COLOURED for ``b`` against ``a``, or None."""
-    (kind_a, hue_a), (kind_b, hue_b) = _hue_kind(a), _hue_kind(b)
-    if kind_b == 0 and kind_a > 0:
-        return EditCode.GREYSCALE
-    if kind_b == 1 and (kind_a == 2 or (kind_a == 1 and _cosine(hue_a, hue_b)[0] < _SAME_HUE)):
-        return EditCode.TINTED
-    if kind_a == 0 and kind_b > 0:
-        return EditCode.COLOURED
-    return None
+def _colour_changes(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> list[EditCode | None]:
+    """GREYSCALE, TINTED or COLOURED for each row of ``b`` against the same row of ``a``, or
+    None."""
+    (kind_a, hue_a), (kind_b, hue_b) = _hue_kinds(a), _hue_kinds(b)
+    other_hue = _cosine(hue_a, hue_b) < _SAME_HUE
+    tinted = (kind_b == 1) & ((kind_a == 2) | ((kind_a == 1) & other_hue))
+    code = np.select(
+        [(kind_b == 0) & (kind_a > 0), tinted, (kind_a == 0) & (kind_b > 0)], [1, 2, 3], 0
+    )
+    names = (None, EditCode.GREYSCALE, EditCode.TINTED, EditCode.COLOURED)
+    return [names[c] for c in code.tolist()]
 
 
 def edits(
@@ -861,30 +865,66 @@ def edits_of(
     other_sizes: Sequence[tuple[int, int]],
 ) -> list[tuple[Edit, ...]]:
     """``edits`` of each row pair that ``found`` compared (descriptors and sizes alike)."""
+    kept, others = padded(kept), padded(others)
+    figures = [
+        getattr(found, name).tolist()
+        for name in (
+            "scale_x", "offset_x", "scale_y", "offset_y", "b_in_a", "mean_a", "mean_b",
+            "spread_a", "spread_b", "detail", "layout", "worst_x", "worst_y",
+        )
+    ]  # fmt: skip
+    colours = _colour_changes(kept, others)
+    heads_a = [header(row) for row in kept]
+    heads_b = [header(row) for row in others]
     return [
-        _named(found, i, kept[i], others[i], kept_sizes[i], other_sizes[i])
+        _named(
+            _Figures(*(column[i] for column in figures)),
+            heads_a[i],
+            heads_b[i],
+            colours[i],
+            kept_sizes[i],
+            other_sizes[i],
+        )
         for i in range(len(kept))
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class _Figures:
+    """One pair's figures of a ``Comparison``, as Python numbers."""
+
+    scale_x: float
+    offset_x: float
+    scale_y: float
+    offset_y: float
+    b_in_a: bool
+    mean_a: float
+    mean_b: float
+    spread_a: float
+    spread_b: float
+    detail: float
+    layout: float
+    worst_x: float
+    worst_y: float
+
+
 def _named(
-    c: Comparison,
-    i: int,
-    a: npt.NDArray[np.uint8],
-    b: npt.NDArray[np.uint8],
+    c: _Figures,
+    ha: Header,
+    hb: Header,
+    colour: EditCode | None,
     kept_size: tuple[int, int],
     other_size: tuple[int, int],
 ) -> tuple[Edit, ...]:
-    ha, hb = header(a), header(b)
     out: list[Edit] = []
     (wa, hta), (wb, htb) = kept_size, other_size
     if wa and hta and wb and htb and _scaled(ha, (wa, hta), hb, (wb, htb)):
         code = EditCode.SMALLER if wb * htb < wa * hta else EditCode.LARGER
         out.append(Edit(code, width=wb, height=htb, of_width=wa, of_height=hta))
-    sx, ox, sy, oy = (float(v[i]) for v in (c.scale_x, c.offset_x, c.scale_y, c.offset_y))
+    sx, ox, sy, oy = c.scale_x, c.offset_x, c.scale_y, c.offset_y
     sides = _sides(ox, oy, 1.0 - sx - ox, 1.0 - sy - oy)
     if sides:
-        code = EditCode.CROPPED if bool(c.b_in_a[i]) else EditCode.UNCROPPED
+        code = EditCode.CROPPED if c.b_in_a else EditCode.UNCROPPED
         out.append(Edit(code, percent=max(round(100 * (1.0 - sx * sy)), 1), sides=sides))
     added = [mb - ma for ma, mb in zip(ha.margins, hb.margins, strict=True)]
     if any(abs(d) > _EDGE for d in added):
@@ -892,22 +932,21 @@ def _named(
         code = EditCode.PADDED if grew else EditCode.BORDER_REMOVED
         where = _sides(*(d if grew else -d for d in added))
         out.append(Edit(code, percent=round(100 * max(abs(d) for d in added)), sides=where))
-    colour = _colour_change(a, b)
     if colour is not None:
         out.append(Edit(colour))
-    shift = float(c.mean_b[i] - c.mean_a[i])
+    shift = c.mean_b - c.mean_a
     if abs(shift) >= _TONE_LEVELS:
         code = EditCode.BRIGHTER if shift > 0 else EditCode.DARKER
         out.append(Edit(code, percent=round(100 * abs(shift) / 255)))
-    spread_a, spread_b = float(c.spread_a[i]), float(c.spread_b[i])
+    spread_a, spread_b = c.spread_a, c.spread_b
     if spread_a > 1 and spread_b > 1:
         ratio = spread_b / spread_a
         if ratio >= _CONTRAST_RATIO or ratio <= 1 / _CONTRAST_RATIO:
             code = EditCode.MORE_CONTRAST if ratio > 1 else EditCode.LESS_CONTRAST
             out.append(Edit(code, percent=round(100 * abs(ratio - 1))))
-    detail, layout = float(c.detail[i]), float(c.layout[i])
+    detail, layout = c.detail, c.layout
     if detail < _MARK and layout - detail > _MARK_GAP:
-        x, y = float(c.worst_x[i]), float(c.worst_y[i])
+        x, y = c.worst_x, c.worst_y
         where = (Side.TOP,) if y < 0.4 else (Side.BOTTOM,) if y > 0.6 else ()
         where += (Side.LEFT,) if x < 0.4 else (Side.RIGHT,) if x > 0.6 else ()
         out.append(Edit(EditCode.MARKED, sides=where))
