@@ -555,6 +555,10 @@ def crop_hashes(working: Image.Image) -> tuple[int, ...]:
     straight (bilinear) to the sizes the hash reads (32 x 32 for pHash, 9 x 8 for dHash):
     within a bit or two of hashing each part at the working size, at a fraction of the cost
     (they only need to land near a cropped copy)."""
+    if working.size != (WORKING_SIZE, WORKING_SIZE):
+        raise ValueError(
+            f"expected a {WORKING_SIZE} x {WORKING_SIZE} working image, got {working.size}"
+        )
     pixels = np.asarray(working.convert("L"), dtype=np.float64)
     return tuple(_pdhashes(pixels[None][:0], pixels))
 

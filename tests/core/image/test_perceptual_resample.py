@@ -115,3 +115,8 @@ def test_fingerprint_hashes_are_those_of_pillows_resizes(tmp_path: Path, seed: i
     assert found.crops == _crop_hashes_by_pillow(working)
     assert crop_hashes(working) == found.crops
     assert image_fingerprint(path).crops == found.crops
+
+
+def test_crop_hashes_want_a_working_image() -> None:
+    with pytest.raises(ValueError, match="working image"):
+        crop_hashes(Image.new("L", (WORKING_SIZE, WORKING_SIZE + 1), 128))
