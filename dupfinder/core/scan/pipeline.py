@@ -118,6 +118,8 @@ def run(
     if cancel.is_set():
         return _cancelled(len(files), started, from_cache)
     notices = _settle_media(files, outcomes) if options.near_duplicates else ()
+    # as after the walk: the outcomes and reads of every file are in columns now
+    gc.collect()
 
     errors = list(walk_report.errors)
     for row, (error, code) in outcomes.errors.items():
