@@ -31,10 +31,13 @@ from dupfinder.core.wording import describe_os_error
 __all__ = [
     "PARTIAL_BYTES",
     "SMALL_FILE",
+    "Cancelled",
+    "Changed",
     "Failed",
     "Target",
     "io_threads",
     "read_digests",
+    "whole_digest",
 ]
 
 #: Bytes read from each end of a large file for its first digest.
@@ -77,12 +80,12 @@ except (ImportError, AttributeError):  # Windows has no resource module, macOS n
 _CHANGED = Failed("changed during the scan", "changed")
 
 
-class _Changed(Exception):
+class Changed(Exception):
     """The file is not the one the walk saw (other size, other inode)."""
 
 
-class _Cancelled(Exception):
-    pass
+class Cancelled(Exception):
+    """The scan was cancelled while a file was read."""
 
 
 def io_threads(options: ScanOptions) -> int:
@@ -97,7 +100,7 @@ def _opened(path: str, size: int, dev: int, ino: int) -> int:
     try:
         info = os.fstat(fd)
         if info.st_size != size or info.st_ino != ino or info.st_dev != dev:
-            raise _Changed
+            raise Changed
     except BaseException:
         os.close(fd)
         raise
@@ -112,7 +115,7 @@ def _rest(fd: int, first: bytes, count: int) -> bytes:
     while count > 0:
         part = os.read(fd, min(count, CHUNK))
         if not part:
-            raise _Changed
+            raise Changed
         parts.append(part)
         count -= len(part)
     return b"".join(parts)
@@ -156,30 +159,37 @@ _buffers = threading.local()
 
 
 def _whole(target: Target, cancel: threading.Event) -> bytes:
-    """The digest of the whole file, read in chunks into the thread's one buffer."""
+    """The digest of the whole file."""
     path, size, dev, ino = target
     fd = _opened(path, size, dev, ino)
     try:
-        buffer = getattr(_buffers, "chunk", None)
-        if buffer is None:
-            buffer = _buffers.chunk = bytearray(CHUNK)
-        view = memoryview(buffer)
-        state = hasher()
-        total = 0
-        with open(fd, "rb", buffering=0, closefd=False) as stream:
-            while True:
-                if cancel.is_set():
-                    raise _Cancelled
-                count = stream.readinto(buffer)
-                if not count:
-                    break
-                state.update(view[:count])
-                total += count
-        if total != size:
-            raise _Changed
-        return state.digest(DIGEST_BYTES)
+        return whole_digest(fd, size, cancel)
     finally:
         os.close(fd)
+
+
+def whole_digest(fd: int, size: int, cancel: threading.Event) -> bytes:
+    """The digest of an open file's ``size`` bytes, read in chunks into one buffer a thread
+    keeps; ``Changed`` when it holds another number of bytes, ``Cancelled`` when ``cancel``
+    is set between chunks."""
+    buffer = getattr(_buffers, "chunk", None)
+    if buffer is None:
+        buffer = _buffers.chunk = bytearray(CHUNK)
+    view = memoryview(buffer)
+    state = hasher()
+    total = 0
+    with open(fd, "rb", buffering=0, closefd=False) as stream:
+        while True:
+            if cancel.is_set():
+                raise Cancelled
+            count = stream.readinto(buffer)
+            if not count:
+                break
+            state.update(view[:count])
+            total += count
+    if total != size:
+        raise Changed
+    return state.digest(DIGEST_BYTES)
 
 
 def _batches(targets: Sequence[Target], whole: bool) -> Iterator[range]:
@@ -211,9 +221,9 @@ def _read_batch(
             break
         try:
             append(_whole(targets[position], cancel) if whole else _first(targets[position]))
-        except _Cancelled:
+        except Cancelled:
             break
-        except _Changed:
+        except Changed:
             append(_CHANGED)
         except OSError as exc:
             append(Failed(describe_os_error(exc), "unreadable"))

@@ -27,7 +27,13 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, digest_of, hasher
-from dupfinder.core.scan.byte_reads import PARTIAL_BYTES, SMALL_FILE
+from dupfinder.core.scan.byte_reads import (
+    PARTIAL_BYTES,
+    SMALL_FILE,
+    Cancelled,
+    Changed,
+    whole_digest,
+)
 from dupfinder.core.wording import describe_os_error
 
 __all__ = [
@@ -96,14 +102,6 @@ class DigestStore(Protocol):
     def store(self, whole: bool, digests: dict[int, bytes]) -> None: ...
 
 
-class _Changed(Exception):
-    """The file is not the one the walk saw (other size, other inode)."""
-
-
-class _Cancelled(Exception):
-    pass
-
-
 @dataclass(frozen=True, slots=True)
 class _Read:
     """What one read of a file found: its digest, whether it covers the whole file."""
@@ -123,7 +121,7 @@ def _open_checked(path: str, size: int, identity: tuple[int, int] | None) -> tup
         if info.st_size != size or (
             identity is not None and identity != (info.st_dev, info.st_ino)
         ):
-            raise _Changed
+            raise Changed
     except BaseException:
         os.close(fd)
         raise
@@ -135,13 +133,13 @@ def _read_exactly(fd: int, count: int) -> bytes:
     if len(first) == count:
         return first
     if not first:
-        raise _Changed
+        raise Changed
     parts = [first]
     count -= len(first)
     while count > 0:
         part = os.read(fd, min(count, CHUNK))
         if not part:
-            raise _Changed  # shorter than its size: truncated while we read
+            raise Changed  # shorter than its size: truncated while we read
         parts.append(part)
         count -= len(part)
     return b"".join(parts)
@@ -163,25 +161,10 @@ def _first_read(path: str, size: int, identity: tuple[int, int] | None) -> _Read
 
 
 def _full_read(path: str, size: int, identity: tuple[int, int], cancel: threading.Event) -> _Read:
-    """The digest of the whole file, read in chunks into one reused buffer."""
+    """The digest of the whole file."""
     fd, dev, ino = _open_checked(path, size, identity)
     try:
-        state = hasher()
-        buffer = bytearray(CHUNK)
-        view = memoryview(buffer)
-        total = 0
-        with open(fd, "rb", buffering=0, closefd=False) as stream:
-            while True:
-                if cancel.is_set():
-                    raise _Cancelled
-                count = stream.readinto(buffer)
-                if not count:
-                    break
-                state.update(view[:count])
-                total += count
-        if total != size:
-            raise _Changed
-        return _Read(state.digest(DIGEST_BYTES), True, dev, ino, total)
+        return _Read(whole_digest(fd, size, cancel), True, dev, ino, size)
     finally:
         os.close(fd)
 
@@ -422,9 +405,9 @@ class _Reader:
                     read = _full_read(path, size, identity, self._cancel)
                 else:  # the walk's identity when it is known, else the one found here
                     read = _first_read(path, size, identity if found.identified else None)
-            except _Cancelled:
+            except Cancelled:
                 break
-            except _Changed:
+            except Changed:
                 results.append((position, ReadProblem(row, "changed during the scan", "changed")))
                 continue
             except OSError as exc:
