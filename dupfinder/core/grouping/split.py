@@ -99,6 +99,8 @@ def _parts(
     if depth == 0 or len(members) < 4:
         return [members]
     sub = np.ix_(members, members)
+    if not bool((checked[sub] & ~passed[sub]).any()):  # nothing failed: one family
+        return [members]
     signs = np.where(checked[sub], np.where(passed[sub], 1.0, -1.0), 0.0)
     side = _leading(signs) >= 0
     first, second = members[side], members[~side]
