@@ -144,6 +144,7 @@ def cluster_nodes(
     inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
     if len(inverse) != len(sort_keys):
         raise ValueError("inverse and sort_keys must have the same length")
+    sort_keys = _Remembered(sort_keys)
     if len(inverse) == 0:
         return []
     n_nodes = int(inverse.max()) + 1
@@ -176,6 +177,23 @@ def cluster_nodes(
         groups.append((representative, *rest))
     groups.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
     return groups
+
+
+class _Remembered(Sequence[Any]):
+    """``keys[row]`` computed once a row while one clustering asks (a keeper key reads a
+    file's name and folder: the stars, the representative and the order each ask again)."""
+
+    def __init__(self, keys: Sequence[Any]) -> None:
+        self._keys = keys
+        self._known: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __getitem__(self, row: Any) -> Any:
+        if row not in self._known:
+            self._known[row] = self._keys[row]
+        return self._known[row]
 
 
 def _universal_rows(
