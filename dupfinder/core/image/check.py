@@ -660,20 +660,22 @@ def _colour_agreement(
     return out
 
 
+def _strongest(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """(P, 2, side, side) chroma (centred on 0): each picture's strongest cell of colour."""
+    out: npt.NDArray[np.float64] = np.hypot(chroma[:, 0], chroma[:, 1]).max(axis=(1, 2))
+    return out
+
+
 def _tint(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
     """(P, 2, side, side) chroma that would be a tint were it of one hue: no cell stronger
     than ``_TINT_STRENGTH``."""
-    out: npt.NDArray[np.bool_] = np.hypot(chroma[:, 0], chroma[:, 1]).max(axis=(1, 2)) <= (
-        _TINT_STRENGTH
-    )
+    out: npt.NDArray[np.bool_] = _strongest(chroma) <= _TINT_STRENGTH
     return out
 
 
 def _colourless(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
     """(P, 2, side, side) chroma (centred on 0) with no cell of colour."""
-    out: npt.NDArray[np.bool_] = np.hypot(chroma[:, 0], chroma[:, 1]).max(axis=(1, 2)) < (
-        _COLOURLESS
-    )
+    out: npt.NDArray[np.bool_] = _strongest(chroma) < _COLOURLESS
     return out
 
 
