@@ -24,7 +24,14 @@ from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, mem
 from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
-from dupfinder.core.grouping.keeper import KeeperKey, keeper_key, member_key, reasons, suggested
+from dupfinder.core.grouping.keeper import (
+    KeeperKey,
+    keeper_key,
+    member_key,
+    pixels,
+    reasons,
+    suggested,
+)
 from dupfinder.core.grouping.media_check import MediaPart, media_part
 from dupfinder.core.grouping.split import split_mixed
 from dupfinder.core.grouping.verify import Similarity
@@ -423,6 +430,10 @@ def groups_from(
 #: A member's edits against the suggested keeper that say the keeper is an edited copy of it:
 #: the keeper has a border it lacks, is the grey one, or is a crop of it.
 _ORIGINAL_SIGNS = frozenset({EditCode.BORDER_REMOVED, EditCode.COLOURED, EditCode.UNCROPPED})
+#: A member with fewer than the keeper's pixels over this is a reduced copy (a wallpaper's
+#: 400 x 250 preview of its 3840 x 2160 picture shows more of the scene, in 1/80 of the
+#: pixels): never the original kept instead of it.
+_ORIGINAL_SHRINK = 2
 
 
 def _original_kept(group: Group, references: Sequence[str]) -> Group:
@@ -432,16 +443,19 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     The suggested order cannot see a border, a crop or lost colours (a padded copy has more
     pixels), so a member whose edits against the keeper say it is the original takes its
     place: never over a keeper in a reference folder, nor one ranked before it on reference
-    folders and copy marks. The members' figures and edits are the old keeper's until
+    folders and copy marks, nor when it has less than half the keeper's pixels (a preview
+    that shows more of the scene is still a reduced copy). The members' figures and edits are the old keeper's until
     ``_with_edits`` names them again."""
     if KeepReason.REFERENCE in group.reasons:
         return group
     rank = member_key(group.members[0], references)[:2]
+    least = pixels(group.members[0]) / _ORIGINAL_SHRINK
     originals = [
         m
         for m in group.members[1:]
         if any(edit.code in _ORIGINAL_SIGNS for edit in m.edits)
         and member_key(m, references)[:2] <= rank
+        and pixels(m) >= least
     ]
     if not originals:
         return group

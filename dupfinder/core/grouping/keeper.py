@@ -199,7 +199,8 @@ def keeper_key(
     )
 
 
-def _pixels(member: Member) -> int:
+def pixels(member: Member) -> int:
+    """A picture's or video's width times height (0 when not known)."""
     if member.width is None or member.height is None:
         return 0
     return member.width * member.height
@@ -214,7 +215,7 @@ def member_key(
         member.path,
         member.size,
         member.mtime_ns,
-        _pixels(member),
+        pixels(member),
         references,
         member.media,
         longest_s,

@@ -81,6 +81,20 @@ def test_the_whole_picture_is_kept_over_its_crop(tmp_path: Path) -> None:
     assert _kept(result) == "b.png"
 
 
+def test_a_small_preview_that_shows_more_is_not_kept_over_the_picture(tmp_path: Path) -> None:
+    """A wallpaper at full size (16:9) and its small preview of the whole 16:10 scene (as
+    Plasma's wallpapers ship them): the preview is 'uncropped' against it, but in a sixteenth
+    of the pixels it is a reduced copy, and the picture a person keeps is the large one."""
+    scene = _photo().resize((1600, 1000))
+    scene.crop((0, 50, 1600, 950)).save(tmp_path / "b.png")
+    scene.resize((400, 250), Image.Resampling.LANCZOS).save(tmp_path / "a.png")
+    result = _scan(tmp_path)
+    assert _kept(result) == "b.png"
+    (group,) = result.groups
+    assert KeepReason.ORIGINAL_PICTURE not in group.reasons
+    assert {EditCode.SMALLER, EditCode.UNCROPPED} <= {e.code for e in group.members[1].edits}
+
+
 def test_a_copy_in_a_reference_folder_stays_kept(tmp_path: Path) -> None:
     photo = _photo()
     (tmp_path / "ref").mkdir()
