@@ -7,7 +7,9 @@ equivalent pixels (mixing a drafted JPEG decode with a full decode moves hashes 
    JPEG is decoded as YCbCr, whose Y channel is exactly what a greyscale decode gives;
 2. reduce by the largest factor of 1, 2, 4 or 8 that keeps both sides >= ``WORKING_SIZE``:
    JPEG does this inside the decoder (``draft``, several times faster), every other format
-   with ``Image.reduce`` (a box filter, which is what the decoder's scaled IDCT amounts to);
+   with ``Image.reduce`` (a box filter, which is what the decoder's scaled IDCT amounts to)
+   right after decoding, in colour, so that no later step reads a wallpaper's millions of
+   pixels (a palette or a colour key is reduced after its grey is taken);
 3. greyscale by ITU-R 601 luma (what a JPEG's Y channel holds), transparency composited over
    white first so that an icon with alpha matches its flattened copy (over black when white
    leaves nothing to see: white art on a transparent layer);
@@ -41,7 +43,7 @@ import functools
 import os
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -99,9 +101,11 @@ FLAT_STD = 2.0
 DEFAULT_ALGORITHM = "pdhash"
 #: Cache key part: changes whenever any step above (or the hash choice) changes an output
 #: (img2: the hashes computed here with numpy, not by imagehash and scipy; a tied coefficient
-#: of a symmetric picture no longer falls on either side of the median by rounding).
+#: of a symmetric picture no longer falls on either side of the median by rounding; img4:
+#: every picture reduced as a JPEG's draft would be before its grey and colours are taken).
 ALGORITHM_VERSION = (
-    f"img3-{DEFAULT_ALGORITHM}-draft-box-luma-white-trim{BORDER_TOLERANCE}a-lanczos{WORKING_SIZE}"
+    f"img4-{DEFAULT_ALGORITHM}-draft-reduced-box-luma-white-trim{BORDER_TOLERANCE}a"
+    f"-lanczos{WORKING_SIZE}"
     f"-crops{len(CROP_BOXES)}bilinear"
     f"-{imagecheck.CHECK_VERSION}"
 )
@@ -168,6 +172,12 @@ class WorkingImage:
     format: str | None = None
     quality: int = 0
     border: Box = (0.0, 0.0, 1.0, 1.0)
+    #: ``image``'s grey levels as numbers (read once; None: read from ``image`` when needed)
+    pixels: npt.NDArray[np.float64] | None = field(default=None, compare=False, repr=False)
+
+    def levels(self) -> npt.NDArray[np.float64]:
+        """The working image's grey levels, 0..255, as a (side, side) array."""
+        return _grey_levels(self.image) if self.pixels is None else self.pixels
 
     def descriptor(self) -> bytes:
         """The second check's descriptor of this picture."""
@@ -364,19 +374,20 @@ def trim_box(grey: Image.Image, alpha: Image.Image | None = None) -> Box:
     (the picture's transparency, same size) the border is what is transparent or opaque
     white: a brighter, darker or recoloured copy of an icon keeps its shape, not its colours
     at the edge, and an icon padded with white keeps its drawing."""
-    arr = np.asarray(grey, dtype=np.int16)
-    h, w = arr.shape
+    w, h = grey.size
     if h < 8 or w < 8:
         return _WHOLE
+    arr = np.asarray(grey)
     if alpha is not None:  # neither transparent nor opaque white (a white border added)
-        opacity = np.asarray(alpha, dtype=np.int16)
-        white = (opacity >= 255 - BORDER_TOLERANCE) & (arr >= 255 - BORDER_TOLERANCE)
-        inside = (opacity > BORDER_TOLERANCE) & ~white
+        opacity = np.asarray(alpha)
+        inside = opacity > BORDER_TOLERANCE
+        inside &= (opacity < 255 - BORDER_TOLERANCE) | (arr < 255 - BORDER_TOLERANCE)
     else:
-        corners = np.array([arr[0, 0], arr[0, -1], arr[-1, 0], arr[-1, -1]])
-        if int(corners.max() - corners.min()) > BORDER_TOLERANCE:
+        corners = sorted(int(v) for v in (arr[0, 0], arr[0, -1], arr[-1, 0], arr[-1, -1]))
+        if corners[-1] - corners[0] > BORDER_TOLERANCE:
             return _WHOLE
-        inside = np.abs(arr - int(np.median(corners))) > BORDER_TOLERANCE
+        level = (corners[1] + corners[2]) // 2  # the corners' median, rounded down
+        inside = (arr < level - BORDER_TOLERANCE) | (arr > level + BORDER_TOLERANCE)
     rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
     if len(rows) == 0 or (rows[-1] + 1 - rows[0]) < _TRIM_KEEPS * h:
         return _WHOLE
@@ -463,8 +474,13 @@ def jpeg_quality(im: Image.Image) -> int:
     return max(1, min(100, round(quality)))
 
 
-def _is_flat(working: Image.Image) -> bool:
-    return float(np.asarray(working, dtype=np.float32).std()) < FLAT_STD
+def _grey_levels(working: Image.Image) -> npt.NDArray[np.float64]:
+    """A working image's pixels as numbers: read once, for the flatness test and every hash."""
+    return np.asarray(working, dtype=np.float64)
+
+
+def _is_flat(pixels: npt.NDArray[np.float64]) -> bool:
+    return float(pixels.std()) < FLAT_STD
 
 
 def _upright(box: Box, orientation: int) -> Box:
@@ -495,17 +511,40 @@ def _upright(box: Box, orientation: int) -> Box:
     return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
 
+#: Modes ``Image.reduce`` averages as they are (a palette or a colour key must be expanded
+#: first, which costs what reducing saves).
+_REDUCIBLE_MODES = frozenset({"L", "LA", "RGB", "RGBA", "RGBX"})
+
+
+def _reduced(im: Image.Image, width: int, height: int) -> Image.Image:
+    """A picture no decoder shrank (PNG, WebP, TIFF...), box-reduced by the factor a JPEG's
+    draft would have used, before anything else reads it: the grey, alpha and colour steps
+    then read a few hundred pixels a side instead of a wallpaper's millions (a 5120 x 2880
+    PNG's conversions cost more than half its decode)."""
+    factor = _reduce_factor(width, height)
+    if factor == 1 or im.size != (width, height):
+        return im
+    if im.mode not in _REDUCIBLE_MODES or "transparency" in im.info:
+        return im
+    return im.reduce(factor)  # transparent pixels are averaged premultiplied, as a viewer would
+
+
 def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
     """Decode ``path`` down to the square greyscale working image every hash is taken from."""
     im, width, height, orientation = _decode(path)
+    file_format = im.format
+    quality = jpeg_quality(im) if file_format in _JPEG_FORMATS else 0
+    clear = imagecheck.transparent(im) if _has_alpha(im) else False
+    im = _reduced(im, width, height)
     alpha = _alpha(im)
     working, box = _shrink(_to_grey(im), width, height, orientation, alpha)
-    if _is_flat(working) and alpha is not None:
+    pixels = _grey_levels(working)
+    if _is_flat(pixels) and alpha is not None:
         # White-on-transparent art vanishes over white; over black it shows, as in a viewer.
         working, box = _shrink(_to_grey(im, background=0), width, height, orientation, alpha)
-    if _is_flat(working):
+        pixels = _grey_levels(working)
+    if _is_flat(pixels):
         raise TooLittleContent("flat or nearly blank image")
-    clear = imagecheck.transparent(im) if _has_alpha(im) else False
     graphic = max(width, height) <= imagecheck.SMALL_SIDE or clear
     if orientation >= 5:
         width, height = height, width
@@ -516,9 +555,10 @@ def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
         _colour(im, orientation, box),
         graphic=graphic,
         transparent=clear,
-        format=im.format,
-        quality=jpeg_quality(im) if im.format in _JPEG_FORMATS else 0,
+        format=file_format,
+        quality=quality,
         border=_upright(box, orientation),
+        pixels=pixels,
     )
 
 
@@ -535,7 +575,7 @@ def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
 def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) -> ImageFingerprint:
     """Fingerprint one image file; raises a ``FileProblem`` subclass when that is impossible."""
     working = load_working_image(path)
-    pixels = np.asarray(working.image, dtype=np.float64)
+    pixels = working.levels()
     forms = [pixels]
     if invariant:
         forms += [_ARRAY_TRANSFORMS[op](pixels) for op in VARIANT_TRANSFORMS]
