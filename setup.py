@@ -17,6 +17,7 @@ KERNELS = {
     "dupfinder.core.text.kernels": "dupfinder/core/text/kernels.pyx",
     "dupfinder.core.grouping.components": "dupfinder/core/grouping/components.pyx",
     "dupfinder.core.image.check_kernels": "dupfinder/core/image/check_kernels.pyx",
+    "dupfinder.core.image.hash_kernels": "dupfinder/core/image/hash_kernels.pyx",
 }
 #: Where the shared C header (the bit count) lives.
 INCLUDE = "dupfinder/core/jit"

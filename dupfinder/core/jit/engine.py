@@ -1,10 +1,10 @@
 """Which implementation runs a kernel: one engine type and one rule for every kernel.
 
-The index, the documents' fingerprints, the picture check and the grouping's components each
-have a numpy reference and a kernel compiled ahead of time (Cython) that gives the same answers
-faster. Loading one is an ordinary import (about a millisecond), so ``AUTO`` uses it whenever
-it was built; an environment variable per kernel replaces ``AUTO`` (``numpy`` never loads the
-extension, ``compiled`` requires it).
+The index, the documents' fingerprints, the pictures' hashes, the picture check and the
+grouping's components each have a numpy reference and a kernel compiled ahead of time (Cython)
+that gives the same answers faster. Loading one is an ordinary import (about a millisecond), so
+``AUTO`` uses it whenever it was built; an environment variable per kernel replaces ``AUTO``
+(``numpy`` never loads the extension, ``compiled`` requires it).
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ class Kernel(enum.Enum):
         "DUPFINDER_PICTURE_CHECK",
         "dupfinder.core.image.check_kernels",
         "compiled picture check",
+    )
+    PICTURE_HASH = (
+        "DUPFINDER_PICTURE_HASH",
+        "dupfinder.core.image.hash_kernels",
+        "compiled picture hashes",
     )
     COMPONENTS = (
         "DUPFINDER_COMPONENTS",

@@ -1,0 +1,403 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""A fingerprint's picture hashes compiled ahead of time: every resize, DCT, median and bit.
+
+Only :mod:`dupfinder.core.image.hashes` calls this module (through
+:func:`dupfinder.core.jit.engine.load`). It computes what ``perceptual._pdhashes`` computes
+with numpy, one picture at a time and with no Python object per resize: the pdhash of each
+working image handed in (the picture and its mirrored and turned forms), then the crop hash of
+each part of the picture.
+
+The resizes are Pillow's fixed-point ones, with the very weights of the ``resample.Resize``
+plans handed in (one definition of them): sums of integer products in 32-bit integers (the
+plans are checked to fit, as Pillow's own do), rounded and clipped to 8 bits after each pass,
+the passes in the plan's order. These are exact, so they equal the numpy reference's.
+
+The DCT is not: a float sum depends on its order, and numpy leaves it to BLAS, whose order
+(blocking, FMA) is its own. Both are within ``gamma_32 * sum |D| |G| |D|`` of the exact value
+per pass (any order), so the two coefficients differ by less than ``3e-14 * B`` with
+``B = max|D|**2 * sum(G)``; the median and the threshold move by no more. A coefficient whose
+distance to ``median + noise`` is over ``margin * B`` (1e-12 by default, 30 times that) falls
+on the same side in both; ``hashes`` answers None when one is closer, and the caller asks numpy.
+The reference's tie noise (1e-9 of the largest coefficient, the DC one, which is ``B``) is what
+makes this rare: the coefficients a symmetric picture makes exactly equal to the median sit a
+thousand margins below the threshold, never at it.
+"""
+
+from libc.math cimport fabs
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+#: Fractional bits of Pillow's fixed-point weights (``resample.PRECISION_BITS``).
+DEF PRECISION = 22
+DEF HALF = 1 << (PRECISION - 1)
+DEF TOP = 256 << PRECISION
+#: pHash: the DCT of a 32 x 32 grid, its 8 x 8 lowest frequencies, the first 4 rows kept.
+DEF GRID = 32
+DEF LOW = 8
+DEF CELLS = LOW * LOW
+DEF PHASH_BITS = 32
+#: dHash: a 9 x 8 grid, every other row of its 8 x 8 steps.
+DEF STEP_ROWS = 8
+DEF STEP_COLS = 9
+
+ctypedef fused pixel_t:
+    uint8_t
+    double
+
+
+cdef struct PassC:
+    int n_out
+    int width
+    const int32_t *lo
+    const int32_t *count
+    const int32_t *weights
+
+
+cdef class _Pass:
+    """One pass of a resize: for each output, its first input and its run of integer weights
+    (the zeros either side of the filter's support left out)."""
+
+    cdef readonly int n_out, n_in
+    cdef int32_t[::1] lo, count
+    cdef int32_t[:, ::1] weights
+    cdef PassC c
+
+    def __init__(self, matrix):
+        m = np.asarray(matrix, dtype=np.float64)
+        if m.ndim != 2 or m.shape[0] < 1 or m.shape[1] < 1:
+            raise ValueError(f"expected a 2-D weight matrix, got shape {m.shape}")
+        whole = np.rint(m)
+        if not np.array_equal(whole, m) or np.abs(whole).max() >= 2**31:
+            raise ValueError("a resize's weights must be 32-bit whole numbers")
+        whole = whole.astype(np.int64)
+        if 255 * int(np.abs(whole).sum(axis=1).max()) + HALF >= 2**31:
+            raise ValueError("a resize's weights are too large for 32-bit sums")
+        self.n_out, self.n_in = m.shape
+        lo = np.zeros(self.n_out, np.int32)
+        count = np.zeros(self.n_out, np.int32)
+        for i in range(self.n_out):
+            used = np.flatnonzero(whole[i])
+            if len(used):
+                lo[i] = used[0]
+                count[i] = used[len(used) - 1] - used[0] + 1
+        weights = np.zeros((self.n_out, max(int(count.max()), 1)), np.int32)
+        for i in range(self.n_out):
+            weights[i, : count[i]] = whole[i, lo[i] : lo[i] + count[i]]
+        self.lo, self.count, self.weights = lo, count, weights
+        self.c.n_out = self.n_out
+        self.c.width = weights.shape[1]
+        self.c.lo = &self.lo[0]
+        self.c.count = &self.count[0]
+        self.c.weights = &self.weights[0, 0]
+
+    def same(self, _Pass other):
+        """Whether ``other`` computes the same pass (its output can be shared)."""
+        return (
+            self.n_in == other.n_in
+            and np.array_equal(self.lo, other.lo)
+            and np.array_equal(self.count, other.count)
+            and np.array_equal(self.weights, other.weights)
+        )
+
+
+cdef class _Plan:
+    """A ``resample.Resize``: ``k`` resizes of one image, each a first and a second pass; the
+    first passes that are the same (crops sharing a side) computed once."""
+
+    cdef readonly int k, height, width, out_height, out_width
+    cdef readonly bint horizontal_first
+    cdef list firsts, seconds
+    cdef int32_t[::1] first_of
+
+    def __init__(self, plan):
+        columns = np.asarray(plan.columns, dtype=np.float64)  # (k, width, out width)
+        rows = np.asarray(plan.rows, dtype=np.float64)  # (k, out height, height)
+        if columns.ndim != 3 or rows.ndim != 3 or len(columns) != len(rows) or not len(rows):
+            raise ValueError("a resize plan needs k column and k row matrices")
+        self.k = len(rows)
+        self.width, self.out_width = columns.shape[1:]
+        self.out_height, self.height = rows.shape[1:]
+        self.horizontal_first = bool(plan.horizontal_first)
+        # Horizontal first: the columns' pass over the picture's columns, then the rows'. The
+        # other order is the same over the transposed picture with the passes swapped.
+        across = [_Pass(c.T) for c in columns]
+        down = [_Pass(r) for r in rows]
+        first, self.seconds = (across, down) if self.horizontal_first else (down, across)
+        self.firsts = []
+        first_of = np.zeros(self.k, np.int32)
+        for i, candidate in enumerate(first):
+            for j, kept in enumerate(self.firsts):
+                if candidate.same(kept):
+                    first_of[i] = j
+                    break
+            else:
+                first_of[i] = len(self.firsts)
+                self.firsts.append(candidate)
+        self.first_of = first_of
+
+    cdef int scratch(self):
+        """int32 values the passes need between them: the first pass's output."""
+        cdef _Pass p
+        cdef int most = 0
+        for p in self.firsts:
+            most = max(most, p.n_out * (self.height if self.horizontal_first else self.width))
+        return most
+
+    cdef int run(self, const int32_t *across, const int32_t *down, int32_t *acc,
+                 int32_t *middle, int32_t *out) except -1:
+        """Every resize of the picture, ``out[k][out height][out width]``; ``across`` holds
+        the picture transposed (column by column), ``down`` row by row."""
+        cdef int i, j, n_other, cells = self.out_height * self.out_width
+        cdef PassC first, second
+        cdef const int32_t *source = across if self.horizontal_first else down
+        n_other = self.height if self.horizontal_first else self.width
+        for j in range(len(self.firsts)):
+            first = (<_Pass> self.firsts[j]).c
+            _apply(first, source, n_other, acc, middle, True)
+            for i in range(self.k):
+                if self.first_of[i] != j:
+                    continue
+                second = (<_Pass> self.seconds[i]).c
+                _apply(second, middle, first.n_out, acc, out + i * cells,
+                       not self.horizontal_first)
+        return 0
+
+
+cdef inline int32_t _clip8(int32_t value) noexcept nogil:
+    """Pillow's ``clip8`` of a sum that already holds the half: shift the fraction out
+    (floor), clamp to 0..255."""
+    if value <= 0:
+        return 0
+    if value >= TOP:
+        return 255
+    return value >> PRECISION
+
+
+cdef void _apply(PassC p, const int32_t *source, int n_cols, int32_t *acc, int32_t *out,
+                 bint transposed) noexcept nogil:
+    """``out_j[i] = clip8(sum_t w[j][t] * source[lo[j] + t][i])`` for every output ``j`` of
+    the pass and column ``i`` of ``source`` (rows x ``n_cols``), written as ``out[j][i]`` or,
+    ``transposed``, ``out[i][j]``: one row of weights at a time over whole rows of the
+    source, which the compiler turns into vector code."""
+    cdef int j, t, i
+    cdef int32_t w
+    cdef const int32_t *row
+    cdef const int32_t *weights
+    for j in range(p.n_out):
+        for i in range(n_cols):
+            acc[i] = HALF
+        weights = p.weights + j * p.width
+        for t in range(p.count[j]):
+            w = weights[t]
+            row = source + (p.lo[j] + t) * n_cols
+            for i in range(n_cols):
+                acc[i] += w * row[i]
+        if transposed:
+            for i in range(n_cols):
+                out[i * p.n_out + j] = _clip8(acc[i])
+        else:
+            for i in range(n_cols):
+                out[j * n_cols + i] = _clip8(acc[i])
+
+
+cdef int _load(const pixel_t[:, :] image, int32_t *across, int32_t *down) except -1:
+    """The picture's grey levels row by row (``down``) and column by column (``across``);
+    float pixels must be whole levels 0..255, as a grey picture holds."""
+    cdef Py_ssize_t y, x, height = image.shape[0], width = image.shape[1]
+    cdef double v
+    cdef int32_t level
+    for y in range(height):
+        for x in range(width):
+            if pixel_t is double:
+                v = image[y, x]
+                if not (0.0 <= v <= 255.0) or v != <double> (<int32_t> v):
+                    raise ValueError(f"pixels must be whole grey levels 0..255, got {v!r}")
+                level = <int32_t> v
+            else:
+                level = image[y, x]
+            down[y * width + x] = level
+            across[x * height + y] = level
+    return 0
+
+
+cdef double _select(double *values, int n, int rank) noexcept nogil:
+    """The ``rank``-th smallest of ``values`` (reordered in place; quickselect)."""
+    cdef int lo = 0, hi = n - 1, i, j
+    cdef double pivot, swap
+    while lo < hi:
+        pivot = values[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                swap = values[i]
+                values[i] = values[j]
+                values[j] = swap
+                i += 1
+                j -= 1
+        if rank <= j:
+            hi = j
+        elif rank >= i:
+            lo = i
+        else:
+            break
+    return values[rank]
+
+
+cdef int _phash(const int32_t *grid, const double *dct, double dct_max, double tie,
+                double margin, uint64_t *bits) noexcept nogil:
+    """pHash's 32 bits of one 32 x 32 grid into ``bits`` (bits 63..32); 1 when a coefficient
+    lies within ``margin`` of the threshold (numpy's float sums might put it on the other
+    side), else 0."""
+    cdef double values[GRID * GRID]
+    cdef double half[LOW * GRID]
+    cdef double coefficients[CELLS]
+    cdef double ordered[CELLS]
+    cdef int k, j, c, l, i
+    cdef int64_t total = 0
+    cdef double d, s, median, largest = 0.0, threshold, bound
+    for i in range(GRID * GRID):
+        values[i] = grid[i]
+        total += grid[i]
+    for i in range(LOW * GRID):
+        half[i] = 0.0
+    for k in range(LOW):
+        for j in range(GRID):
+            d = dct[k * GRID + j]
+            for c in range(GRID):
+                half[k * GRID + c] += d * values[j * GRID + c]
+    for k in range(LOW):
+        for l in range(LOW):
+            s = 0.0
+            for c in range(GRID):
+                s += half[k * GRID + c] * dct[l * GRID + c]
+            coefficients[k * LOW + l] = s
+            ordered[k * LOW + l] = s
+            largest = max(largest, fabs(s))
+    median = _select(ordered, CELLS, CELLS // 2 - 1)
+    s = ordered[CELLS // 2]
+    for i in range(CELLS // 2 + 1, CELLS):
+        s = min(s, ordered[i])
+    median = (median + s) / 2.0
+    threshold = median + tie * largest
+    bound = margin * dct_max * dct_max * <double> total
+    bits[0] = 0
+    for i in range(PHASH_BITS):
+        if total > 0 and fabs(coefficients[i] - threshold) <= bound:
+            return 1
+        if coefficients[i] > threshold:
+            bits[0] |= (<uint64_t> 1) << (63 - i)
+    return 0
+
+
+cdef uint64_t _dhash(const int32_t *grid) noexcept nogil:
+    """dHash's 32 bits of one 9 x 8 grid (bits 31..0): rows 0, 2, 4 and 6, left < right."""
+    cdef uint64_t bits = 0
+    cdef int r, c
+    cdef const int32_t *row
+    for r in range(STEP_ROWS // 2):
+        row = grid + 2 * r * STEP_COLS
+        for c in range(STEP_COLS - 1):
+            if row[c + 1] > row[c]:
+                bits |= (<uint64_t> 1) << (31 - (8 * r + c))
+    return bits
+
+
+cdef class Hasher:
+    """``perceptual._pdhashes`` for the four resize plans and the DCT rows it uses.
+
+    ``whole_grid`` and ``whole_steps`` resize a working image to pHash's 32 x 32 and dHash's
+    9 x 8 (one resize each); ``crop_grid`` and ``crop_steps`` resize the parts of the picture
+    to the same sizes (one resize a part); ``dct``: the 8 lowest rows of the 32-point DCT;
+    ``tie``: the reference's tie noise; ``margin``: see the module's notes.
+    """
+
+    cdef _Plan whole_grid, whole_steps, crop_grid, crop_steps
+    cdef double[:, ::1] dct
+    cdef double dct_max, tie, margin
+    cdef readonly int height, width
+
+    def __init__(self, whole_grid, whole_steps, crop_grid, crop_steps, dct, double tie,
+                 double margin=1e-12):
+        self.whole_grid, self.whole_steps = _Plan(whole_grid), _Plan(whole_steps)
+        self.crop_grid, self.crop_steps = _Plan(crop_grid), _Plan(crop_steps)
+        plans = (self.whole_grid, self.whole_steps, self.crop_grid, self.crop_steps)
+        self.height, self.width = self.whole_grid.height, self.whole_grid.width
+        if any((p.height, p.width) != (self.height, self.width) for p in plans):
+            raise ValueError("every resize plan must read pictures of one size")
+        for p, size in zip(plans, [(GRID, GRID), (STEP_ROWS, STEP_COLS)] * 2):
+            if (p.out_height, p.out_width) != size:
+                raise ValueError(f"a resize plan makes {(p.out_height, p.out_width)}, not {size}")
+        if self.whole_grid.k != 1 or self.whole_steps.k != 1:
+            raise ValueError("the working image is resized once to each size")
+        if self.crop_grid.k != self.crop_steps.k:
+            raise ValueError("every part needs both sizes")
+        self.dct = np.ascontiguousarray(dct, dtype=np.float64)
+        if self.dct.shape[0] != LOW or self.dct.shape[1] != GRID:
+            raise ValueError(f"expected the DCT's {LOW} x {GRID} lowest rows")
+        self.dct_max = float(np.abs(self.dct).max())
+        if not margin >= 0.0:
+            raise ValueError("margin must be >= 0")
+        self.tie, self.margin = tie, margin
+
+    def hashes(self, forms, pixels):
+        """The pdhash of each of ``forms`` (n, height, width), then the crop hash of each
+        part of ``pixels`` (height, width), as ints; grey levels as uint8 or whole float64.
+        None when a pHash bit cannot be told from numpy's with certainty (see the module)."""
+        forms = np.asarray(forms)
+        pixels = np.asarray(pixels)
+        if forms.ndim != 3 or forms.shape[1:] != (self.height, self.width):
+            raise ValueError(f"expected forms of shape (n, {self.height}, {self.width})")
+        if pixels.shape != (self.height, self.width):
+            raise ValueError(f"expected pixels of shape ({self.height}, {self.width})")
+        if forms.dtype != np.uint8:
+            forms = forms.astype(np.float64, copy=False)
+        if pixels.dtype != np.uint8:
+            pixels = pixels.astype(np.float64, copy=False)
+        cdef int n = forms.shape[0]
+        cdef int parts = self.crop_grid.k
+        cdef int area = self.height * self.width
+        cdef int middle_size = max(self.whole_grid.scratch(), self.whole_steps.scratch(),
+                                   self.crop_grid.scratch(), self.crop_steps.scratch())
+        cdef int grid_cells = GRID * GRID, step_cells = STEP_ROWS * STEP_COLS
+        cdef int i, f, uncertain = 0
+        cdef uint64_t bits
+        cdef list found = []
+        cdef int32_t *across = <int32_t *> malloc(
+            sizeof(int32_t) * (2 * area + max(self.height, self.width, GRID) + middle_size
+                               + parts * (grid_cells + step_cells)))
+        if across == NULL:
+            raise MemoryError()
+        cdef int32_t *down = across + area
+        cdef int32_t *acc = down + area
+        cdef int32_t *middle = acc + max(self.height, self.width, GRID)
+        cdef int32_t *grids = middle + middle_size
+        cdef int32_t *steps = grids + parts * grid_cells
+        cdef const double *dct = &self.dct[0, 0]
+        try:
+            for f in range(n + 1):
+                image = forms[f] if f < n else pixels
+                if image.dtype == np.uint8:
+                    _load[uint8_t](image, across, down)
+                else:
+                    _load[double](image, across, down)
+                if f < n:
+                    self.whole_grid.run(across, down, acc, middle, grids)
+                    self.whole_steps.run(across, down, acc, middle, steps)
+                else:
+                    self.crop_grid.run(across, down, acc, middle, grids)
+                    self.crop_steps.run(across, down, acc, middle, steps)
+                for i in range(1 if f < n else parts):
+                    uncertain = _phash(grids + i * grid_cells, dct, self.dct_max, self.tie,
+                                       self.margin, &bits)
+                    if uncertain:
+                        return None
+                    found.append(bits | _dhash(steps + i * step_cells))
+        finally:
+            free(across)
+        return found
