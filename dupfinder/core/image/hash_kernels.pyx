@@ -35,12 +35,18 @@ DEF HALF = 1 << (PRECISION - 1)
 DEF TOP = 256 << PRECISION
 #: pHash: the DCT of a 32 x 32 grid, its 8 x 8 lowest frequencies, the first 4 rows kept.
 DEF GRID = 32
+DEF FOLD = GRID // 2
 DEF LOW = 8
 DEF CELLS = LOW * LOW
 DEF PHASH_BITS = 32
 #: dHash: a 9 x 8 grid, every other row of its 8 x 8 steps.
 DEF STEP_ROWS = 8
 DEF STEP_COLS = 9
+#: Flips of a form: upside down, mirrored (left to right), both (turned half way).
+DEF UPSIDE_DOWN = 1
+DEF MIRRORED = 2
+#: How far (of the largest entry) the DCT's rows may be from even or odd about the middle.
+DEF FOLD_TOLERANCE = 1e-14
 
 ctypedef fused pixel_t:
     uint8_t
@@ -107,7 +113,7 @@ cdef class _Plan:
     first passes that are the same (crops sharing a side) computed once."""
 
     cdef readonly int k, height, width, out_height, out_width
-    cdef readonly bint horizontal_first
+    cdef readonly bint horizontal_first, mirror_down, mirror_across
     cdef list firsts, seconds
     cdef int32_t[::1] first_of
 
@@ -136,6 +142,10 @@ cdef class _Plan:
                 first_of[i] = len(self.firsts)
                 self.firsts.append(candidate)
         self.first_of = first_of
+        # One resize whose weights read the same from either end: a picture turned upside
+        # down (mirrored) comes out turned (mirrored), the rounding included.
+        self.mirror_down = self.k == 1 and np.array_equal(rows[0], rows[0][::-1, ::-1])
+        self.mirror_across = self.k == 1 and np.array_equal(columns[0], columns[0][::-1, ::-1])
 
     cdef int scratch(self):
         """int32 values the passes need between them: the first pass's output."""
@@ -249,43 +259,67 @@ cdef double _select(double *values, int n, int rank) noexcept nogil:
     return values[rank]
 
 
-cdef int _phash(const int32_t *grid, const double *dct, double dct_max, double tie,
-                double margin, uint64_t *bits) noexcept nogil:
-    """pHash's 32 bits of one 32 x 32 grid into ``bits`` (bits 63..32); 1 when a coefficient
-    lies within ``margin`` of the threshold (numpy's float sums might put it on the other
-    side), else 0."""
-    cdef double values[GRID * GRID]
+cdef int64_t _dct(const int32_t *grid, const double *dct, double *coefficients) noexcept nogil:
+    """The 8 x 8 lowest frequencies of one 32 x 32 grid's DCT into ``coefficients``; returns
+    the grid's sum. The grid is folded about its middle first (row ``k`` of the DCT is even or
+    odd about it, as ``k``), which halves the products, and makes the coefficients of a grid
+    turned upside down or mirrored exactly those of the grid with the odd ones negated."""
+    cdef double folded[2 * FOLD * GRID]
     cdef double half[LOW * GRID]
-    cdef double coefficients[CELLS]
-    cdef double ordered[CELLS]
-    cdef int k, j, c, l, i
+    cdef double row[2 * FOLD]
+    cdef int k, j, c, l
     cdef int64_t total = 0
-    cdef double d, s, median, largest = 0.0, threshold, bound
-    for i in range(GRID * GRID):
-        values[i] = grid[i]
-        total += grid[i]
-    for i in range(LOW * GRID):
-        half[i] = 0.0
+    cdef int32_t a, b
+    cdef double d, s
+    cdef const double *source
+    cdef const double *weights
+    for j in range(FOLD):  # rows j and 31 - j: their sum (even rows) and difference (odd)
+        for c in range(GRID):
+            a = grid[j * GRID + c]
+            b = grid[(GRID - 1 - j) * GRID + c]
+            folded[j * GRID + c] = a + b
+            folded[(FOLD + j) * GRID + c] = a - b
+            total += a + b
+    for j in range(LOW * GRID):
+        half[j] = 0.0
     for k in range(LOW):
-        for j in range(GRID):
+        source = folded + (k % 2) * FOLD * GRID
+        for j in range(FOLD):
             d = dct[k * GRID + j]
             for c in range(GRID):
-                half[k * GRID + c] += d * values[j * GRID + c]
+                half[k * GRID + c] += d * source[j * GRID + c]
     for k in range(LOW):
+        for c in range(FOLD):
+            row[c] = half[k * GRID + c] + half[k * GRID + GRID - 1 - c]
+            row[FOLD + c] = half[k * GRID + c] - half[k * GRID + GRID - 1 - c]
         for l in range(LOW):
             s = 0.0
-            for c in range(GRID):
-                s += half[k * GRID + c] * dct[l * GRID + c]
+            source = row + (l % 2) * FOLD
+            weights = dct + l * GRID
+            for c in range(FOLD):
+                s += source[c] * weights[c]
             coefficients[k * LOW + l] = s
-            ordered[k * LOW + l] = s
-            largest = max(largest, fabs(s))
+    return total
+
+
+cdef int _phash(const double *coefficients, int64_t total, double bound_scale, double tie,
+                uint64_t *bits) noexcept nogil:
+    """pHash's 32 bits of one grid's coefficients into ``bits`` (bits 63..32); 1 when a
+    coefficient lies within ``bound_scale * total`` of the threshold (numpy's float sums might
+    put it on the other side), else 0."""
+    cdef double ordered[CELLS]
+    cdef double median, upper, largest = 0.0, threshold, bound
+    cdef int i
+    for i in range(CELLS):
+        ordered[i] = coefficients[i]
+        largest = max(largest, fabs(coefficients[i]))
     median = _select(ordered, CELLS, CELLS // 2 - 1)
-    s = ordered[CELLS // 2]
+    upper = ordered[CELLS // 2]
     for i in range(CELLS // 2 + 1, CELLS):
-        s = min(s, ordered[i])
-    median = (median + s) / 2.0
+        upper = min(upper, ordered[i])
+    median = (median + upper) / 2.0
     threshold = median + tie * largest
-    bound = margin * dct_max * dct_max * <double> total
+    bound = bound_scale * <double> total
     bits[0] = 0
     for i in range(PHASH_BITS):
         if total > 0 and fabs(coefficients[i] - threshold) <= bound:
@@ -293,6 +327,55 @@ cdef int _phash(const int32_t *grid, const double *dct, double dct_max, double t
         if coefficients[i] > threshold:
             bits[0] |= (<uint64_t> 1) << (63 - i)
     return 0
+
+
+cdef bint _flipped(const pixel_t[:, :, :] forms, int f, int g, int flip):
+    """Whether form ``f`` is form ``g`` turned upside down and/or mirrored (``flip``)."""
+    cdef Py_ssize_t y, x, yy, xx, height = forms.shape[1], width = forms.shape[2]
+    for y in range(height):
+        yy = height - 1 - y if flip & UPSIDE_DOWN else y
+        for x in range(width):
+            xx = width - 1 - x if flip & MIRRORED else x
+            if forms[f, y, x] != forms[g, yy, xx]:
+                return False
+    return True
+
+
+cdef int _flip_of(const pixel_t[:, :, :] forms, int f, int allowed, int32_t *base):
+    """A flip (of ``allowed``) that turns an earlier form into form ``f`` (0: none), and
+    that form in ``base``: the mirrored and turned forms of one picture come in fours."""
+    cdef int g, flip
+    for g in range(f):
+        if base[g] != g:
+            continue
+        for flip in range(1, 4):
+            if flip & ~allowed == 0 and _flipped(forms, f, g, flip):
+                base[f] = g
+                return flip
+    base[f] = f
+    return 0
+
+
+cdef void _flip_coefficients(const double *source, double *out, int flip) noexcept nogil:
+    """The coefficients of a grid turned upside down (odd rows negated) and/or mirrored (odd
+    columns negated): exactly what ``_dct`` gives for the turned grid."""
+    cdef int k, l
+    cdef bint negate
+    for k in range(LOW):
+        for l in range(LOW):
+            negate = ((flip & UPSIDE_DOWN) and k % 2) != ((flip & MIRRORED) and l % 2)
+            out[k * LOW + l] = -source[k * LOW + l] if negate else source[k * LOW + l]
+
+
+cdef void _flip_steps(const int32_t *source, int32_t *out, int flip) noexcept nogil:
+    """dHash's grid turned upside down and/or mirrored."""
+    cdef int r, c
+    for r in range(STEP_ROWS):
+        for c in range(STEP_COLS):
+            out[r * STEP_COLS + c] = source[
+                (STEP_ROWS - 1 - r if flip & UPSIDE_DOWN else r) * STEP_COLS
+                + (STEP_COLS - 1 - c if flip & MIRRORED else c)
+            ]
 
 
 cdef uint64_t _dhash(const int32_t *grid) noexcept nogil:
@@ -319,7 +402,7 @@ cdef class Hasher:
 
     cdef _Plan whole_grid, whole_steps, crop_grid, crop_steps
     cdef double[:, ::1] dct
-    cdef double dct_max, tie, margin
+    cdef double bound_scale, tie
     cdef readonly int height, width
 
     def __init__(self, whole_grid, whole_steps, crop_grid, crop_steps, dct, double tie,
@@ -340,10 +423,18 @@ cdef class Hasher:
         self.dct = np.ascontiguousarray(dct, dtype=np.float64)
         if self.dct.shape[0] != LOW or self.dct.shape[1] != GRID:
             raise ValueError(f"expected the DCT's {LOW} x {GRID} lowest rows")
-        self.dct_max = float(np.abs(self.dct).max())
+        dct_max = float(np.abs(self.dct).max())
+        # the DCT's rows are even (k even) or odd about the middle, to a few ulps
+        mirrored = self.dct[:, ::-1] * np.where(np.arange(LOW) % 2, -1.0, 1.0)[:, None]
+        fold_error = float(np.abs(mirrored - self.dct).max())
+        if fold_error > FOLD_TOLERANCE * dct_max:
+            raise ValueError("the DCT rows are not even and odd about the middle")
         if not margin >= 0.0:
             raise ValueError("margin must be >= 0")
-        self.tie, self.margin = tie, margin
+        self.tie = tie
+        # sum |D| |G| |D| <= max|D|**2 sum(G) scales the rounding; folding moves a coefficient
+        # by at most 2 * fold_error * max|D| * sum(G), twice that the threshold's distance
+        self.bound_scale = margin * dct_max * dct_max + 4.0 * fold_error * dct_max
 
     def hashes(self, forms, pixels):
         """The pdhash of each of ``forms`` (n, height, width), then the crop hash of each
@@ -364,40 +455,69 @@ cdef class Hasher:
         cdef int area = self.height * self.width
         cdef int middle_size = max(self.whole_grid.scratch(), self.whole_steps.scratch(),
                                    self.crop_grid.scratch(), self.crop_steps.scratch())
+        cdef int acc_size = max(self.height, self.width, GRID)
         cdef int grid_cells = GRID * GRID, step_cells = STEP_ROWS * STEP_COLS
-        cdef int i, f, uncertain = 0
+        cdef int i, f, flip, allowed = 0
         cdef uint64_t bits
         cdef list found = []
+        cdef int rows = max(n, parts)
         cdef int32_t *across = <int32_t *> malloc(
-            sizeof(int32_t) * (2 * area + max(self.height, self.width, GRID) + middle_size
-                               + parts * (grid_cells + step_cells)))
-        if across == NULL:
+            sizeof(int32_t) * (2 * area + acc_size + middle_size + rows * (step_cells + 1)
+                               + parts * grid_cells))
+        cdef double *coefficients = <double *> malloc(sizeof(double) * rows * CELLS)
+        cdef int64_t *totals = <int64_t *> malloc(sizeof(int64_t) * rows)
+        if across == NULL or coefficients == NULL or totals == NULL:
+            free(across)
+            free(coefficients)
+            free(totals)
             raise MemoryError()
         cdef int32_t *down = across + area
         cdef int32_t *acc = down + area
-        cdef int32_t *middle = acc + max(self.height, self.width, GRID)
+        cdef int32_t *middle = acc + acc_size
         cdef int32_t *grids = middle + middle_size
         cdef int32_t *steps = grids + parts * grid_cells
+        cdef int32_t *base = steps + rows * step_cells
         cdef const double *dct = &self.dct[0, 0]
+        if self.whole_grid.mirror_down and self.whole_steps.mirror_down:
+            allowed |= UPSIDE_DOWN
+        if self.whole_grid.mirror_across and self.whole_steps.mirror_across:
+            allowed |= MIRRORED
         try:
-            for f in range(n + 1):
-                image = forms[f] if f < n else pixels
-                if image.dtype == np.uint8:
-                    _load[uint8_t](image, across, down)
+            for f in range(n):
+                if forms.dtype == np.uint8:
+                    flip = _flip_of[uint8_t](forms, f, allowed, base)
                 else:
-                    _load[double](image, across, down)
-                if f < n:
-                    self.whole_grid.run(across, down, acc, middle, grids)
-                    self.whole_steps.run(across, down, acc, middle, steps)
-                else:
-                    self.crop_grid.run(across, down, acc, middle, grids)
-                    self.crop_steps.run(across, down, acc, middle, steps)
-                for i in range(1 if f < n else parts):
-                    uncertain = _phash(grids + i * grid_cells, dct, self.dct_max, self.tie,
-                                       self.margin, &bits)
-                    if uncertain:
-                        return None
-                    found.append(bits | _dhash(steps + i * step_cells))
+                    flip = _flip_of[double](forms, f, allowed, base)
+                if flip:  # a flip of an earlier form: its grids, flipped, without resizing
+                    totals[f] = totals[base[f]]
+                    _flip_coefficients(coefficients + base[f] * CELLS,
+                                       coefficients + f * CELLS, flip)
+                    _flip_steps(steps + base[f] * step_cells, steps + f * step_cells, flip)
+                    continue
+                self._load(forms[f], across, down)
+                self.whole_grid.run(across, down, acc, middle, grids)
+                self.whole_steps.run(across, down, acc, middle, steps + f * step_cells)
+                totals[f] = _dct(grids, dct, coefficients + f * CELLS)
+            for f in range(n):
+                if _phash(coefficients + f * CELLS, totals[f], self.bound_scale, self.tie,
+                          &bits):
+                    return None
+                found.append(bits | _dhash(steps + f * step_cells))
+            self._load(pixels, across, down)
+            self.crop_grid.run(across, down, acc, middle, grids)
+            self.crop_steps.run(across, down, acc, middle, steps)
+            for i in range(parts):
+                totals[i] = _dct(grids + i * grid_cells, dct, coefficients)
+                if _phash(coefficients, totals[i], self.bound_scale, self.tie, &bits):
+                    return None
+                found.append(bits | _dhash(steps + i * step_cells))
         finally:
             free(across)
+            free(coefficients)
+            free(totals)
         return found
+
+    cdef int _load(self, image, int32_t *across, int32_t *down) except -1:
+        if image.dtype == np.uint8:
+            return _load[uint8_t](image, across, down)
+        return _load[double](image, across, down)

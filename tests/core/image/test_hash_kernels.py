@@ -112,6 +112,22 @@ def test_any_number_of_forms_in_any_memory_layout(pixels: npt.NDArray[np.uint8],
     assert _kernel(strided, pixels.T.copy().T) == reference
 
 
+@compiled
+@settings(max_examples=60, deadline=None)
+@given(st.lists(working_images(), min_size=1, max_size=6), st.lists(st.integers(1, 3), max_size=6))
+def test_unrelated_and_flipped_forms_hash_alike(
+    pictures: list[npt.NDArray[np.uint8]], flips: list[int]
+) -> None:
+    """Forms of different pictures, and flips (upside down, mirrored, both) of earlier forms,
+    which the kernel takes from the earlier form's grids instead of resizing again."""
+    forms = list(pictures)
+    for i, flip in enumerate(flips):
+        form = forms[i % len(forms)]
+        forms.append(form[::-1] if flip == 1 else form[:, ::-1] if flip == 2 else form[::-1, ::-1])
+    stacked = np.stack(forms)
+    assert _kernel(stacked, pictures[0]) == _reference(stacked, pictures[0])
+
+
 def _pictures(folder: Path, pattern: str, count: int) -> list[Path]:
     if not folder.is_dir():
         pytest.skip(f"{folder} is not on this machine")
