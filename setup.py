@@ -18,6 +18,7 @@ KERNELS = {
     "dupfinder.core.grouping.components": "dupfinder/core/grouping/components.pyx",
     "dupfinder.core.image.check_kernels": "dupfinder/core/image/check_kernels.pyx",
     "dupfinder.core.image.hash_kernels": "dupfinder/core/image/hash_kernels.pyx",
+    "dupfinder.core.image.hash_kernels_avx2": "dupfinder/core/image/hash_kernels_avx2.pyx",
 }
 #: Where the shared C header (the bit count) lives.
 INCLUDE = "dupfinder/core/jit"
@@ -37,7 +38,7 @@ def _x86() -> bool:
 
 
 #: Modules built for AVX2 CPUs (the loader takes them where the CPU runs them).
-AVX2 = {"dupfinder.core.index.kernels_avx2"}
+AVX2 = {"dupfinder.core.index.kernels_avx2", "dupfinder.core.image.hash_kernels_avx2"}
 
 
 def _clang() -> str | None:

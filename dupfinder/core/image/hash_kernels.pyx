@@ -29,6 +29,16 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
+
+cdef extern from "popcount.h" nogil:
+    int df_cpu_avx2()
+
+
+def avx2():
+    """Whether this CPU runs the build of these kernels for AVX2 (``hash_kernels_avx2``):
+    twice the integers (the resizes) and doubles (the DCT) an instruction."""
+    return df_cpu_avx2() != 0
+
 #: Fractional bits of Pillow's fixed-point weights (``resample.PRECISION_BITS``).
 DEF PRECISION = 22
 DEF HALF = 1 << (PRECISION - 1)
@@ -213,8 +223,8 @@ cdef void _apply(PassC p, const int32_t *source, int n_cols, int32_t *acc, int32
 
 
 cdef int _load(const pixel_t[:, :] image, int32_t *across, int32_t *down) except -1:
-    """The picture's grey levels row by row (``down``) and column by column (``across``);
-    float pixels must be whole levels 0..255, as a grey picture holds."""
+    """The picture's grey levels row by row (``down``) and column by column (``across``),
+    each unless NULL; float pixels must be whole levels 0..255, as a grey picture holds."""
     cdef Py_ssize_t y, x, height = image.shape[0], width = image.shape[1]
     cdef double v
     cdef int32_t level
@@ -227,8 +237,10 @@ cdef int _load(const pixel_t[:, :] image, int32_t *across, int32_t *down) except
                 level = <int32_t> v
             else:
                 level = image[y, x]
-            down[y * width + x] = level
-            across[x * height + y] = level
+            if down != NULL:
+                down[y * width + x] = level
+            if across != NULL:
+                across[x * height + y] = level
     return 0
 
 
@@ -404,6 +416,7 @@ cdef class Hasher:
     cdef double[:, ::1] dct
     cdef double bound_scale, tie
     cdef readonly int height, width
+    cdef bint across, down
 
     def __init__(self, whole_grid, whole_steps, crop_grid, crop_steps, dct, double tie,
                  double margin=1e-12):
@@ -411,6 +424,8 @@ cdef class Hasher:
         self.crop_grid, self.crop_steps = _Plan(crop_grid), _Plan(crop_steps)
         plans = (self.whole_grid, self.whole_steps, self.crop_grid, self.crop_steps)
         self.height, self.width = self.whole_grid.height, self.whole_grid.width
+        self.across = any(p.horizontal_first for p in plans)
+        self.down = not all(p.horizontal_first for p in plans)
         if any((p.height, p.width) != (self.height, self.width) for p in plans):
             raise ValueError("every resize plan must read pictures of one size")
         for p, size in zip(plans, [(GRID, GRID), (STEP_ROWS, STEP_COLS)] * 2):
@@ -518,6 +533,11 @@ cdef class Hasher:
         return found
 
     cdef int _load(self, image, int32_t *across, int32_t *down) except -1:
+        """The picture in the layouts the plans read (``_load``)."""
+        if not self.across:
+            across = NULL
+        if not self.down:
+            down = NULL
         if image.dtype == np.uint8:
             return _load[uint8_t](image, across, down)
         return _load[double](image, across, down)
