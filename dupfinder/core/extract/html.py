@@ -5,8 +5,13 @@ every EPUB chapter), scripts, styles, templates, ``<noscript>``, embedded object
 elements marked ``hidden`` or ``display:none``, image alt text and link targets.
 Block elements and ``<br>`` break lines; table cells are separated by tabs.
 
-libxml2's HTML parser (through lxml) reports tags and text to a handler as it reads, so no
-tree is built: memory stays near the size of the page, whatever its nesting depth.
+A page of up to ``_TREE_CHARS`` characters is read as a tree that libxml2 builds and
+edits in C (through lxml): skipped and hidden elements are cut out, the elements that break
+lines get a marker character in their text and tail, and the serialised text is split at
+the markers; Python touches only those elements, not every tag and run of text. A larger
+or deeper page (libxml2 stops building a tree 256 elements deep) streams through the
+parser instead, its tags and text reported to a handler as they are read, so memory stays
+near the size of the page whatever its length or depth. Both give the same text.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import re
 
 from lxml import etree
 
-from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt, join_blocks
+from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt
 from dupfinder.core.extract.limits import read_bounded
 from dupfinder.core.extract.plain import bom_encoding, decode_text
 
@@ -216,6 +221,245 @@ class _VisibleText:
         return self.lines
 
 
+# The tree reading: an XSLT stylesheet writes the text with a marker character where the
+# streaming handler above acts on an element's start and end. The markers are C1 controls
+# that no Windows code page uses; a page that holds one itself (written or as a character
+# reference) is streamed instead.
+_LINE_MARK = "\x81"
+_CELL_MARK = "\x8d"
+_KEEP_OPEN = "\x8f"
+_KEEP_CLOSE = "\x90"
+_MARKS = (_LINE_MARK, _CELL_MARK, _KEEP_OPEN, _KEEP_CLOSE)
+_MARK_REFERENCE = re.compile("&#(?:[xX]0*(?:81|8[dDfF]|90)|0*(?:129|141|143|144))(?![0-9a-fA-F])")
+#: libxml2 builds a tree at most this deep without ``huge_tree``, and silently stops there.
+_TREE_DEPTH = 255
+#: Names the HTML parser never produces (it lowers every name): hidden elements get the
+#: tag, elements whose start was written when the parser had not finished them the attribute.
+_CUT = "HIDDEN"
+_OPENED = "OPENED"
+_PREFIXED = re.compile(r"<[A-Za-z][^\s/>:]*:")
+_MAYBE_HIDDEN = etree.XPath("descendant::*/@hidden | descendant::*/@style")
+
+
+def _marks(role: int) -> tuple[str, str]:
+    """What an element of this role writes before its content and before its tail."""
+    before = after = ""
+    if role & _LINE:
+        before = after = _LINE_MARK
+    if role & _BREAK:
+        before = _LINE_MARK
+    if role & _CELL_END:
+        after = _CELL_MARK + after
+    if role & _KEEP_SPACES:
+        before += _KEEP_OPEN
+        after = _KEEP_CLOSE + after
+    return before, after
+
+
+def _stylesheet() -> etree.XSLT:
+    """Text output, marks around the elements that break lines, skipped ones left out."""
+
+    def chars(marks: str) -> str:
+        return "".join(f"&#{ord(mark)};" for mark in marks)
+
+    templates = [f'<xsl:template match="{" | ".join(sorted(_SKIP))}"/>']
+    for name in sorted(_BLOCK | _CELL | _PRESERVE | {"br"}):
+        before, after = map(chars, _marks(_role(name)))
+        body = f"<xsl:apply-templates/>{after}</xsl:template>"
+        templates.append(f'<xsl:template match="{name}">{before}{body}')
+        templates.append(f'<xsl:template match="{name}[@{_OPENED}]">{body}')
+    return etree.XSLT(
+        etree.XML(
+            '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
+            '<xsl:output method="text" encoding="UTF-8"/>'
+            + "".join(templates)
+            + "</xsl:stylesheet>"
+        )
+    )
+
+
+_WRITE_TEXT = _stylesheet()
+
+
+def _shown(element: etree._Element) -> bool:
+    return not (_role(element.tag) & _SKIPPED or _hidden(element.attrib))
+
+
+class _MarkedText:
+    """Marked text of a page read as a tree, taken out of the tree as the parser finishes it.
+
+    An element still open when the text so far is taken has its start written then
+    (``_open``) and is marked opened; its end and the rest of its content are written once
+    it is finished.
+    """
+
+    def __init__(self, prefixed: bool) -> None:
+        self.pieces: list[str] = []
+        self._prefixed = prefixed
+
+    def add(self, root: etree._Element) -> None:
+        """The text of a finished element's content (not the element's own start or tail)."""
+        if self._prefixed:
+            for element in root.xpath("descendant::*[contains(name(), ':')]"):
+                element.tag = element.tag.rsplit(":", 1)[-1]
+        found = False
+        for value in _MAYBE_HIDDEN(root):
+            if value.attrname == "hidden" or _HIDDEN_STYLE.search(value):
+                value.getparent().tag = _CUT
+                found = True
+        if found:
+            etree.strip_elements(root, _CUT, with_tail=False)
+        self.pieces.append(str(_WRITE_TEXT(root)))
+
+    def add_top(self, top: etree._Element) -> None:
+        """A finished top-level element (text after ``</html>`` makes more than one)."""
+        if _shown(top):
+            if top.getnext() is not None or top.getprevious() is not None:
+                # XSLT would read the other top-level elements too: this one's content alone
+                alone = etree.Element(_CUT)
+                alone.text = top.text
+                alone.extend(list(top))
+                top = alone
+            self.add(top)
+        self.pieces.append(_LINE_MARK)
+
+    def take_finished(self, top: etree._Element) -> bool:
+        """Write and drop what the parser has finished: all but the last child of each open
+        element, down from ``top``. False when the tree is as deep as libxml2 builds."""
+        element, shown, depth = top, _shown(top), 0
+        if shown:
+            top.set(_OPENED, "")  # its start: the start of the text
+        while True:
+            if shown and element is not top and element.get(_OPENED) is None:
+                shown = _shown(element)
+                if shown:
+                    self.pieces.append(_marks(_role(element.tag))[0])
+                    element.set(_OPENED, "")
+            children = list(element)
+            if not children:
+                return True
+            if shown and element.text:
+                self.pieces.append(element.text)
+            element.text = None
+            finished = children[:-1]
+            if finished:
+                batch = etree.Element(_CUT)
+                batch.extend(finished)
+                if shown:
+                    self.add(batch)
+            element = children[-1]
+            depth += 1
+            if depth >= _TREE_DEPTH:
+                return False
+
+
+def _too_deep(top: etree._Element) -> bool:
+    """Whether libxml2 stopped at its depth limit (the last element read is then that deep)."""
+    depth, element = 0, top
+    while len(element):
+        element = element[-1]
+        depth += 1
+    return depth >= _TREE_DEPTH
+
+
+def _tree_parser_options() -> dict[str, object]:
+    return {
+        "encoding": "utf-8",
+        "remove_comments": True,
+        "remove_pis": True,
+        "no_network": True,
+        "huge_tree": False,
+    }
+
+
+def _tree_parser() -> etree.HTMLParser:
+    return etree.HTMLParser(**_tree_parser_options())
+
+
+def _tree_lines(text: str) -> list[str] | None:
+    """The page's lines read from a tree, or None where only the stream reads it right."""
+    if not text or any(mark in text for mark in _MARKS) or _MARK_REFERENCE.search(text):
+        return None
+    marked = _MarkedText(_PREFIXED.search(text) is not None)
+    done = 0  # top-level elements written
+    if len(text) <= _FEED_CHARS:
+        first = etree.fromstring(text.encode("utf-8", "surrogatepass"), _tree_parser())
+    else:  # in parts, each written and dropped once the parser has finished it
+        parser = etree.HTMLPullParser(events=("start",), tag="html", **_tree_parser_options())
+        first = None
+        for start in range(0, len(text), _FEED_CHARS):
+            parser.feed(text[start : start + _FEED_CHARS].encode("utf-8", "surrogatepass"))
+            if first is None:
+                first = next((element for _, element in parser.read_events()), None)
+            if first is None or start + _FEED_CHARS >= len(text):
+                continue
+            tops = [first, *first.itersiblings()]
+            for top in tops[done:-1]:
+                marked.add_top(top)
+            done = len(tops) - 1
+            if not marked.take_finished(tops[-1]):
+                return None
+        first = parser.close()
+    if first is None:
+        return []
+    tops = [first, *first.itersiblings()]
+    if _too_deep(tops[-1]):
+        return None
+    for top in tops[done:]:
+        marked.add_top(top)
+    return _split_lines("".join(marked.pieces))
+
+
+def _split_lines(marked: str) -> list[str]:
+    """Marked text as lines: spaces collapsed outside ``<pre>``, kept inside."""
+    if _KEEP_OPEN not in marked:
+        return _collapse(marked).replace(_CELL_MARK, "\t").split(_LINE_MARK)
+    pieces: list[str] = []
+    depth = 0
+    for part in re.split(f"([{_KEEP_OPEN}{_KEEP_CLOSE}])", marked):
+        if part == _KEEP_OPEN:
+            depth += 1
+        elif part == _KEEP_CLOSE:
+            depth = max(depth - 1, 0)
+        elif depth:
+            pieces.append(part.replace("\n", _LINE_MARK))
+        else:
+            part = _collapse(part)
+            if part.startswith(" ") and (not pieces or pieces[-1].endswith(_AFTER_SPACE)):
+                part = part[1:]
+            pieces.append(part)
+    return "".join(pieces).replace(_CELL_MARK, "\t").split(_LINE_MARK)
+
+
+#: What a collapsed space is dropped after: a line start, a space or a cell's tab.
+_AFTER_SPACE = (" ", "\t", _LINE_MARK, _CELL_MARK)
+
+
+def _collapse(part: str) -> str:
+    """Each run of whitespace one space (``str.replace`` is many times faster than a regex)."""
+    for space in "\t\n\r\f":
+        part = part.replace(space, " ")
+    while "  " in part:
+        part = part.replace("  ", " ")
+    return part.replace(_CELL_MARK + " ", _CELL_MARK)
+
+
+def _stream_lines(text: str) -> list[str]:
+    target = _VisibleText()
+    parser = etree.HTMLParser(
+        target=target,
+        encoding="utf-8",
+        remove_comments=True,
+        remove_pis=True,
+        no_network=True,
+        huge_tree=False,
+    )
+    for start in range(0, len(text), _FEED_CHARS):
+        parser.feed(text[start : start + _FEED_CHARS].encode("utf-8", "surrogatepass"))
+    lines: list[str] = parser.close()
+    return lines
+
+
 def _declared_encoding(head: bytes) -> str | None:
     """The encoding a ``<meta>`` or XML declaration names, if Python knows it."""
     match = _DECLARED.search(head[:_PRESCAN_BYTES])
@@ -242,19 +486,11 @@ def decode_html(data: bytes) -> str:
 def html_to_text(markup: str | bytes) -> str:
     """Visible text of an HTML or XHTML document (bytes: encoding from BOM/meta/detection)."""
     text = decode_html(markup) if isinstance(markup, bytes) else markup
-    target = _VisibleText()
-    parser = etree.HTMLParser(
-        target=target,
-        encoding="utf-8",
-        remove_comments=True,
-        remove_pis=True,
-        no_network=True,
-        huge_tree=False,
-    )
-    for start in range(0, len(text), _FEED_CHARS):
-        parser.feed(text[start : start + _FEED_CHARS].encode("utf-8", "surrogatepass"))
-    lines: list[str] = parser.close()
-    return join_blocks(lines)
+    lines = _tree_lines(text)
+    if lines is None:
+        lines = _stream_lines(text)
+    # join_blocks, with less Python around each line: a page has thousands.
+    return "\n".join(filter(None, map(str.strip, lines)))
 
 
 def extract_html(path: str, max_bytes: int) -> str:
