@@ -26,6 +26,7 @@ thousand margins below the threshold, never at it.
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp, memcpy
 
 import numpy as np
 
@@ -55,6 +56,8 @@ DEF STEP_COLS = 9
 #: Flips of a form: upside down, mirrored (left to right), both (turned half way).
 DEF UPSIDE_DOWN = 1
 DEF MIRRORED = 2
+#: The widest row ``_flipped`` reverses in a buffer before comparing it.
+DEF MIRROR_ROW = 256
 #: How far (of the largest entry) the DCT's rows may be from even or odd about the middle.
 DEF FOLD_TOLERANCE = 1e-14
 
@@ -222,26 +225,41 @@ cdef void _apply(PassC p, const int32_t *source, int n_cols, int32_t *acc, int32
                 out[j * n_cols + i] = _clip8(acc[i])
 
 
-cdef int _load(const pixel_t[:, :] image, int32_t *across, int32_t *down) except -1:
-    """The picture's grey levels row by row (``down``) and column by column (``across``),
-    each unless NULL; float pixels must be whole levels 0..255, as a grey picture holds."""
-    cdef Py_ssize_t y, x, height = image.shape[0], width = image.shape[1]
-    cdef double v
-    cdef int32_t level
-    for y in range(height):
-        for x in range(width):
-            if pixel_t is double:
-                v = image[y, x]
-                if not (0.0 <= v <= 255.0) or v != <double> (<int32_t> v):
-                    raise ValueError(f"pixels must be whole grey levels 0..255, got {v!r}")
-                level = <int32_t> v
-            else:
-                level = image[y, x]
-            if down != NULL:
-                down[y * width + x] = level
-            if across != NULL:
-                across[x * height + y] = level
+cdef int _gather(const pixel_t[::1] values, uint8_t *out) except -1:
+    """Grey levels as bytes; float ones must be whole levels 0..255, as a grey picture holds
+    (checked without a branch a pixel, which the compiler turns into vector code)."""
+    cdef Py_ssize_t i, count = values.shape[0]
+    cdef double v, clamped
+    cdef uint8_t level
+    cdef bint bad = False
+    if pixel_t is uint8_t:
+        if count:
+            memcpy(out, &values[0], count)
+    else:
+        for i in range(count):
+            v = values[i]
+            clamped = min(max(v, 0.0), 255.0)  # NaN becomes 0, so it fails the test below
+            level = <uint8_t> clamped
+            bad |= level != v
+            out[i] = level
+        if bad:
+            wrong = [v for v in np.asarray(values) if not (0 <= v <= 255 and v == int(v))]
+            raise ValueError(f"pixels must be whole grey levels 0..255, got {wrong[0]!r}")
     return 0
+
+
+cdef void _load(const uint8_t *image, int height, int width, int32_t *across,
+                int32_t *down) noexcept nogil:
+    """The picture's grey levels row by row (``down``) and column by column (``across``),
+    each unless NULL, as the passes read them."""
+    cdef int y, x
+    if down != NULL:
+        for y in range(height * width):
+            down[y] = image[y]
+    if across != NULL:
+        for y in range(height):
+            for x in range(width):
+                across[x * height + y] = image[y * width + x]
 
 
 cdef double _select(double *values, int n, int rank) noexcept nogil:
@@ -341,27 +359,41 @@ cdef int _phash(const double *coefficients, int64_t total, double bound_scale, d
     return 0
 
 
-cdef bint _flipped(const pixel_t[:, :, :] forms, int f, int g, int flip):
-    """Whether form ``f`` is form ``g`` turned upside down and/or mirrored (``flip``)."""
-    cdef Py_ssize_t y, x, yy, xx, height = forms.shape[1], width = forms.shape[2]
+cdef bint _flipped(const uint8_t *form, const uint8_t *other, int height, int width,
+                   int flip) noexcept nogil:
+    """Whether ``form`` is ``other`` turned upside down and/or mirrored (``flip``)."""
+    cdef int y, x
+    cdef const uint8_t *row
+    cdef const uint8_t *match
+    cdef uint8_t mirrored[MIRROR_ROW]
     for y in range(height):
-        yy = height - 1 - y if flip & UPSIDE_DOWN else y
-        for x in range(width):
-            xx = width - 1 - x if flip & MIRRORED else x
-            if forms[f, y, x] != forms[g, yy, xx]:
-                return False
+        row = form + y * width
+        match = other + (height - 1 - y if flip & UPSIDE_DOWN else y) * width
+        if flip & MIRRORED:
+            if width > MIRROR_ROW:
+                for x in range(width):
+                    if row[x] != match[width - 1 - x]:
+                        return False
+                continue
+            for x in range(width):  # a row reversed in vector code, then compared whole
+                mirrored[x] = match[width - 1 - x]
+            match = mirrored
+        if memcmp(row, match, width) != 0:
+            return False
     return True
 
 
-cdef int _flip_of(const pixel_t[:, :, :] forms, int f, int allowed, int32_t *base):
+cdef int _flip_of(const uint8_t *forms, int f, int height, int width, int allowed,
+                  int32_t *base) noexcept nogil:
     """A flip (of ``allowed``) that turns an earlier form into form ``f`` (0: none), and
     that form in ``base``: the mirrored and turned forms of one picture come in fours."""
-    cdef int g, flip
+    cdef int g, flip, area = height * width
     for g in range(f):
         if base[g] != g:
             continue
         for flip in range(1, 4):
-            if flip & ~allowed == 0 and _flipped(forms, f, g, flip):
+            if flip & ~allowed == 0 and _flipped(forms + f * area, forms + g * area, height,
+                                                 width, flip):
                 base[f] = g
                 return flip
     base[f] = f
@@ -461,10 +493,8 @@ cdef class Hasher:
             raise ValueError(f"expected forms of shape (n, {self.height}, {self.width})")
         if pixels.shape != (self.height, self.width):
             raise ValueError(f"expected pixels of shape ({self.height}, {self.width})")
-        if forms.dtype != np.uint8:
-            forms = forms.astype(np.float64, copy=False)
-        if pixels.dtype != np.uint8:
-            pixels = pixels.astype(np.float64, copy=False)
+        forms = np.ascontiguousarray(forms, None if forms.dtype == np.uint8 else np.float64)
+        pixels = np.ascontiguousarray(pixels, None if pixels.dtype == np.uint8 else np.float64)
         cdef int n = forms.shape[0]
         cdef int parts = self.crop_grid.k
         cdef int area = self.height * self.width
@@ -476,12 +506,14 @@ cdef class Hasher:
         cdef uint64_t bits
         cdef list found = []
         cdef int rows = max(n, parts)
+        cdef uint8_t *levels = <uint8_t *> malloc((n + 1) * area)
         cdef int32_t *across = <int32_t *> malloc(
             sizeof(int32_t) * (2 * area + acc_size + middle_size + rows * (step_cells + 1)
                                + parts * grid_cells))
         cdef double *coefficients = <double *> malloc(sizeof(double) * rows * CELLS)
         cdef int64_t *totals = <int64_t *> malloc(sizeof(int64_t) * rows)
-        if across == NULL or coefficients == NULL or totals == NULL:
+        if levels == NULL or across == NULL or coefficients == NULL or totals == NULL:
+            free(levels)
             free(across)
             free(coefficients)
             free(totals)
@@ -493,23 +525,27 @@ cdef class Hasher:
         cdef int32_t *steps = grids + parts * grid_cells
         cdef int32_t *base = steps + rows * step_cells
         cdef const double *dct = &self.dct[0, 0]
+        cdef int32_t *read_across = across if self.across else NULL
+        cdef int32_t *read_down = down if self.down else NULL
         if self.whole_grid.mirror_down and self.whole_steps.mirror_down:
             allowed |= UPSIDE_DOWN
         if self.whole_grid.mirror_across and self.whole_steps.mirror_across:
             allowed |= MIRRORED
         try:
-            for f in range(n):
-                if forms.dtype == np.uint8:
-                    flip = _flip_of[uint8_t](forms, f, allowed, base)
+            for f, image in enumerate((forms, pixels)):
+                if image.dtype == np.uint8:
+                    _gather[uint8_t](image.reshape(-1), levels + f * n * area)
                 else:
-                    flip = _flip_of[double](forms, f, allowed, base)
+                    _gather[double](image.reshape(-1), levels + f * n * area)
+            for f in range(n):
+                flip = _flip_of(levels, f, self.height, self.width, allowed, base)
                 if flip:  # a flip of an earlier form: its grids, flipped, without resizing
                     totals[f] = totals[base[f]]
                     _flip_coefficients(coefficients + base[f] * CELLS,
                                        coefficients + f * CELLS, flip)
                     _flip_steps(steps + base[f] * step_cells, steps + f * step_cells, flip)
                     continue
-                self._load(forms[f], across, down)
+                _load(levels + f * area, self.height, self.width, read_across, read_down)
                 self.whole_grid.run(across, down, acc, middle, grids)
                 self.whole_steps.run(across, down, acc, middle, steps + f * step_cells)
                 totals[f] = _dct(grids, dct, coefficients + f * CELLS)
@@ -518,7 +554,7 @@ cdef class Hasher:
                           &bits):
                     return None
                 found.append(bits | _dhash(steps + f * step_cells))
-            self._load(pixels, across, down)
+            _load(levels + n * area, self.height, self.width, read_across, read_down)
             self.crop_grid.run(across, down, acc, middle, grids)
             self.crop_steps.run(across, down, acc, middle, steps)
             for i in range(parts):
@@ -527,17 +563,8 @@ cdef class Hasher:
                     return None
                 found.append(bits | _dhash(steps + i * step_cells))
         finally:
+            free(levels)
             free(across)
             free(coefficients)
             free(totals)
         return found
-
-    cdef int _load(self, image, int32_t *across, int32_t *down) except -1:
-        """The picture in the layouts the plans read (``_load``)."""
-        if not self.across:
-            across = NULL
-        if not self.down:
-            down = NULL
-        if image.dtype == np.uint8:
-            return _load[uint8_t](image, across, down)
-        return _load[double](image, across, down)

@@ -232,10 +232,11 @@ def test_pillow_resizing_height_first_hashes_alike(monkeypatch: pytest.MonkeyPat
 
 @compiled
 def test_pixels_must_be_grey_levels() -> None:
-    pixels = np.full((SIDE, SIDE), 100.0)
-    pixels[3, 4] = 100.5
-    with pytest.raises(ValueError, match="whole grey levels"):
-        hashes.pdhashes(pixels[None], pixels, Engine.COMPILED)
+    for wrong in (100.5, -1.0, 256.0, float("nan")):
+        pixels = np.full((SIDE, SIDE), 100.0)
+        pixels[3, 4] = wrong
+        with pytest.raises(ValueError, match="whole grey levels"):
+            hashes.pdhashes(pixels[None], pixels, Engine.COMPILED)
     with pytest.raises(ValueError, match="shape"):
         hashes.pdhashes(pixels[None, :32], pixels, Engine.COMPILED)
 
