@@ -1,8 +1,9 @@
 """Pictures as fingerprints: one decode, a 64-bit perceptual hash, and the second check.
 
-``perceptual`` decodes (drafted JPEG, HEIF, upright, alpha flattened) and hashes; ``check``
-compares small thumbnails of two pictures to confirm or reject a pair the index proposed,
-with its block comparisons compiled in ``check_kernels``.
+``perceptual`` decodes (drafted JPEG, HEIF, upright, alpha flattened) and hashes, its hashes
+compiled in ``hash_kernels`` (``hashes`` picks the engine); ``check`` compares small
+thumbnails of two pictures to confirm or reject a pair the index proposed, with its block
+comparisons compiled in ``check_kernels``.
 """
 
 #: Modules of this package that other packages may import; the rest are its own.
