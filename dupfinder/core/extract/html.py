@@ -233,12 +233,14 @@ _MARKS = (_LINE_MARK, _CELL_MARK, _KEEP_OPEN, _KEEP_CLOSE)
 _MARK_REFERENCE = re.compile("&#(?:[xX]0*(?:81|8[dDfF]|90)|0*(?:129|141|143|144))(?![0-9a-fA-F])")
 #: libxml2 builds a tree at most this deep without ``huge_tree``, and silently stops there.
 _TREE_DEPTH = 255
-#: Names the HTML parser never produces (it lowers every name): hidden elements get the
-#: tag, elements whose start was written when the parser had not finished them the attribute.
+#: A tag the HTML parser never produces (it lowers every name): hidden elements get it.
 _CUT = "HIDDEN"
-_OPENED = "OPENED"
 _PREFIXED = re.compile(r"<[A-Za-z][^\s/>:]*:")
-_MAYBE_HIDDEN = etree.XPath("descendant::*/@hidden | descendant::*/@style")
+_SPACE_RUNS = re.compile("  +")
+_STYLE_ATTRIBUTE = re.compile(rb"style\s*=")
+# Two searches: the union of both sorts attribute nodes in quadratic time.
+_HIDDEN_ATTRIBUTE = etree.XPath("descendant::*[@hidden]")
+_STYLES = etree.XPath("descendant::*/@style")
 
 
 def _marks(role: int) -> tuple[str, str]:
@@ -265,9 +267,9 @@ def _stylesheet() -> etree.XSLT:
     templates = [f'<xsl:template match="{" | ".join(sorted(_SKIP))}"/>']
     for name in sorted(_BLOCK | _CELL | _PRESERVE | {"br"}):
         before, after = map(chars, _marks(_role(name)))
-        body = f"<xsl:apply-templates/>{after}</xsl:template>"
-        templates.append(f'<xsl:template match="{name}">{before}{body}')
-        templates.append(f'<xsl:template match="{name}[@{_OPENED}]">{body}')
+        templates.append(
+            f'<xsl:template match="{name}">{before}<xsl:apply-templates/>{after}</xsl:template>'
+        )
     return etree.XSLT(
         etree.XML(
             '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
@@ -288,32 +290,41 @@ def _shown(element: etree._Element) -> bool:
 class _MarkedText:
     """Marked text of a page read as a tree, taken out of the tree as the parser finishes it.
 
-    An element still open when the text so far is taken has its start written then
-    (``_open``) and is marked opened; its end and the rest of its content are written once
-    it is finished.
+    An element still open when the text so far is taken has its start written then and is
+    kept in ``_opened``; once finished, the rest of its content and its end are written by
+    ``_add_rest``. Such an element is always the first child its parent has left, and only
+    its own first child can be another.
     """
 
-    def __init__(self, prefixed: bool) -> None:
+    def __init__(self, *, prefixed: bool, maybe_hidden: bool) -> None:
         self.pieces: list[str] = []
         self._prefixed = prefixed
+        self._maybe_hidden = maybe_hidden
+        self._opened: set[etree._Element] = set()
 
     def add(self, root: etree._Element) -> None:
         """The text of a finished element's content (not the element's own start or tail)."""
         if self._prefixed:
             for element in root.xpath("descendant::*[contains(name(), ':')]"):
                 element.tag = element.tag.rsplit(":", 1)[-1]
-        found = False
-        for value in _MAYBE_HIDDEN(root):
-            if value.attrname == "hidden" or _HIDDEN_STYLE.search(value):
-                value.getparent().tag = _CUT
+        if self._maybe_hidden:
+            found = False
+            for element in _HIDDEN_ATTRIBUTE(root):
+                element.tag = _CUT
                 found = True
-        if found:
-            etree.strip_elements(root, _CUT, with_tail=False)
+            for style in _STYLES(root):
+                if _HIDDEN_STYLE.search(style):
+                    style.getparent().tag = _CUT
+                    found = True
+            if found:
+                etree.strip_elements(root, _CUT, with_tail=False)
         self.pieces.append(str(_WRITE_TEXT(root)))
 
     def add_top(self, top: etree._Element) -> None:
         """A finished top-level element (text after ``</html>`` makes more than one)."""
-        if _shown(top):
+        if top in self._opened:
+            self._add_rest(top)
+        elif _shown(top):
             if top.getnext() is not None or top.getprevious() is not None:
                 # XSLT would read the other top-level elements too: this one's content alone
                 alone = etree.Element(_CUT)
@@ -323,30 +334,53 @@ class _MarkedText:
             self.add(top)
         self.pieces.append(_LINE_MARK)
 
+    def _add_children(self, children: list[etree._Element]) -> None:
+        """Finished children of a shown element, with their tails."""
+        if children and children[0] in self._opened:
+            first = children.pop(0)
+            self._add_rest(first)
+            self.pieces.append(_marks(_role(first.tag))[1])
+            if first.tail:
+                self.pieces.append(first.tail)
+            self._opened.discard(first)
+            parent = first.getparent()
+            if parent is not None:
+                parent.remove(first)
+        if children:
+            batch = etree.Element(_CUT)
+            batch.extend(children)
+            self.add(batch)
+
+    def _add_rest(self, element: etree._Element) -> None:
+        """What is left of an opened element, now finished: its text and children not yet
+        written (not its end)."""
+        if element.text:
+            self.pieces.append(element.text)
+        self._add_children(list(element))
+
     def take_finished(self, top: etree._Element) -> bool:
         """Write and drop what the parser has finished: all but the last child of each open
         element, down from ``top``. False when the tree is as deep as libxml2 builds."""
         element, shown, depth = top, _shown(top), 0
         if shown:
-            top.set(_OPENED, "")  # its start: the start of the text
+            self._opened.add(top)  # its start: the start of the text
         while True:
-            if shown and element is not top and element.get(_OPENED) is None:
+            if shown and element not in self._opened:
                 shown = _shown(element)
                 if shown:
                     self.pieces.append(_marks(_role(element.tag))[0])
-                    element.set(_OPENED, "")
+                    self._opened.add(element)
             children = list(element)
             if not children:
                 return True
-            if shown and element.text:
-                self.pieces.append(element.text)
+            if shown:
+                if element.text:
+                    self.pieces.append(element.text)
+                self._add_children(children[:-1])
+            else:
+                for child in children[:-1]:
+                    element.remove(child)
             element.text = None
-            finished = children[:-1]
-            if finished:
-                batch = etree.Element(_CUT)
-                batch.extend(finished)
-                if shown:
-                    self.add(batch)
             element = children[-1]
             depth += 1
             if depth >= _TREE_DEPTH:
@@ -376,14 +410,26 @@ def _tree_parser() -> etree.HTMLParser:
     return etree.HTMLParser(**_tree_parser_options())
 
 
+def _may_hide(data: bytes) -> bool:
+    """Whether a page has a ``hidden`` or ``style`` attribute (their names are written out,
+    never character references); most have neither, and need no search of their tree."""
+    lowered = data.lower()
+    return b"hidden" in lowered or _STYLE_ATTRIBUTE.search(lowered) is not None
+
+
 def _tree_lines(text: str) -> list[str] | None:
     """The page's lines read from a tree, or None where only the stream reads it right."""
     if not text or any(mark in text for mark in _MARKS) or _MARK_REFERENCE.search(text):
         return None
-    marked = _MarkedText(_PREFIXED.search(text) is not None)
+    in_parts = len(text) > _FEED_CHARS
+    data = b"" if in_parts else text.encode("utf-8", "surrogatepass")
+    marked = _MarkedText(
+        prefixed=_PREFIXED.search(text) is not None,
+        maybe_hidden=in_parts or _may_hide(data),
+    )
     done = 0  # top-level elements written
-    if len(text) <= _FEED_CHARS:
-        first = etree.fromstring(text.encode("utf-8", "surrogatepass"), _tree_parser())
+    if not in_parts:
+        first = etree.fromstring(data, _tree_parser())
     else:  # in parts, each written and dropped once the parser has finished it
         parser = etree.HTMLPullParser(events=("start",), tag="html", **_tree_parser_options())
         first = None
@@ -421,13 +467,16 @@ def _split_lines(marked: str) -> list[str]:
             depth += 1
         elif part == _KEEP_CLOSE:
             depth = max(depth - 1, 0)
+        elif not part:  # an empty <pre>: the space rule looks past it
+            continue
         elif depth:
             pieces.append(part.replace("\n", _LINE_MARK))
         else:
             part = _collapse(part)
             if part.startswith(" ") and (not pieces or pieces[-1].endswith(_AFTER_SPACE)):
                 part = part[1:]
-            pieces.append(part)
+            if part:
+                pieces.append(part)
     return "".join(pieces).replace(_CELL_MARK, "\t").split(_LINE_MARK)
 
 
@@ -436,12 +485,11 @@ _AFTER_SPACE = (" ", "\t", _LINE_MARK, _CELL_MARK)
 
 
 def _collapse(part: str) -> str:
-    """Each run of whitespace one space (``str.replace`` is many times faster than a regex)."""
+    """Each run of whitespace one space (``str.replace`` and a regex with a literal start,
+    many times faster than one regex for all whitespace)."""
     for space in "\t\n\r\f":
         part = part.replace(space, " ")
-    while "  " in part:
-        part = part.replace("  ", " ")
-    return part.replace(_CELL_MARK + " ", _CELL_MARK)
+    return _SPACE_RUNS.sub(" ", part).replace(_CELL_MARK + " ", _CELL_MARK)
 
 
 def _stream_lines(text: str) -> list[str]:
@@ -483,10 +531,14 @@ def decode_html(data: bytes) -> str:
     return decode_text(data)
 
 
-def html_to_text(markup: str | bytes) -> str:
-    """Visible text of an HTML or XHTML document (bytes: encoding from BOM/meta/detection)."""
+def html_to_text(markup: str | bytes, *, streamed: bool = False) -> str:
+    """Visible text of an HTML or XHTML document (bytes: encoding from BOM/meta/detection).
+
+    ``streamed``: read as the parser goes, however the page is built (the way of pages too
+    deep for a tree; the same text, slower).
+    """
     text = decode_html(markup) if isinstance(markup, bytes) else markup
-    lines = _tree_lines(text)
+    lines = None if streamed else _tree_lines(text)
     if lines is None:
         lines = _stream_lines(text)
     # join_blocks, with less Python around each line: a page has thousands.

@@ -1,4 +1,4 @@
-"""HTML read as it streams through the parser: real pages, bounded memory, any depth."""
+"""HTML: real pages, bounded memory, any depth; the same text read as a tree or a stream."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from dupfinder.core.extract import extract_text
+from dupfinder.core.extract.html import decode_html, html_to_text
 
 MiB = 1024 * 1024
 
@@ -81,3 +84,104 @@ def test_xml_declaration_names_the_encoding(tmp_path: Path) -> None:
     path = tmp_path / "greek.xhtml"
     path.write_bytes(page.encode("iso-8859-7"))
     assert extract_text(path) == text
+
+
+# What a page shows, rule by rule: recorded once, read back whichever way the page is read.
+RULES_PAGE = (
+    "<!DOCTYPE html><html><head><title>Tab title</title><style>p {color: red}</style>"
+    "<script>var hidden = 1;</script></head><body>\n"
+    "<h1>Tide   tables</h1>\n"
+    "<p>High water at <b>six</b>,\n   low at <i>noon</i>.<br>Next line</p>\n"
+    "<div hidden>hidden words</div><p style='color: red; DISPLAY : none'>styled away</p>"
+    "<span style='visibility:hidden'>invisible</span><p style='display: block'>shown</p>\n"
+    "<table><tr><th>port</th> <th> depth </th></tr><tr><td>Brest</td><td></td>"
+    "<td>7&nbsp;m</td></tr></table>\n"
+    "<pre>  keep   these\n\tspaces</pre>\n"
+    "<ul><li>one</li><li>two <o:p></o:p>three</li></ul>"
+    "<svg:svg><svg:text>drawn</svg:text></svg:svg>"
+    "<noscript>no script</noscript><template>template</template><textarea>a  b</textarea>"
+    "</body></html>\n<p>after the end</p>"
+)
+RULES_TEXT = [
+    "Tide tables",
+    "High water at six, low at noon.",
+    "Next line",
+    "shown",
+    "port\tdepth",
+    "Brest\t\t7\xa0m",
+    "keep   these",
+    "spaces",
+    "one",
+    "two",
+    "three",
+    "a  b",
+    "after the end",
+]
+
+
+def test_page_shows_visible_text_by_the_rules() -> None:
+    assert html_to_text(RULES_PAGE).splitlines() == RULES_TEXT
+
+
+def test_page_read_in_parts_shows_the_same_text(tmp_path: Path) -> None:
+    """A page of megabytes is read as the parser goes; every cut between parts reads alike."""
+    body = RULES_PAGE.split("<body>")[1].split("</body>")[0]
+    page = "<html><body>" + "<div>" + body * 9_000 + "</div></body></html>"
+    assert len(page) > 3 * MiB
+    path = tmp_path / "long.html"
+    path.write_text(page, encoding="utf-8")
+    expected = RULES_TEXT[:-1] * 9_000
+    assert extract_text(path).splitlines() == expected
+
+
+def test_text_after_a_deep_nesting_is_kept() -> None:
+    """Deeper than libxml2 builds a tree: what follows the deep part is not lost."""
+    page = "<p>before</p>" + "<div>" * 300 + "deep" + "</div>" * 300 + "<p>after</p>"
+    assert html_to_text(page).splitlines() == ["before", "deep", "after"]
+
+
+def test_page_holding_a_marker_like_character_keeps_it() -> None:
+    page = "<p>a\x81b &#x8d; &#144;</p><p>c</p>"
+    assert html_to_text(page).splitlines() == ["a\x81b \x8d \x90", "c"]
+
+
+def _real_pages() -> list[Path]:
+    found = sorted(Path("/usr/share/doc").rglob("*.htm*"))
+    return [path for path in found if path.is_file() and path.stat().st_size < 400_000][:80]
+
+
+@pytest.mark.skipif(not _real_pages(), reason="no HTML documentation on this machine")
+def test_real_pages_read_as_a_tree_show_what_the_stream_shows() -> None:
+    """Both ways of reading (a tree for most pages, the stream for deep ones) agree."""
+    for path in _real_pages():
+        text = decode_html(path.read_bytes())
+        assert html_to_text(text) == html_to_text(text, streamed=True), path
+
+
+def _random_markup(chooser: random.Random, depth: int = 0) -> str:
+    """Tags that break lines or not, unclosed ones, hidden ones, and awkward whitespace."""
+    tags = "div p span b td tr table pre br li script textarea o:p a h1 html body head svg"
+    texts = ["x", " y ", "\n  z\t", "  ", "\xa0", "w  w", "&amp;", "&nbsp;", "<", "q\r\nr"]
+    attributes = ["", " hidden", " style='display:none'", " style='color:red'", " class=c"]
+    parts = []
+    for _ in range(chooser.randint(0, 4)):
+        if chooser.random() < 0.4 or depth > 6:
+            parts.append(chooser.choice(texts))
+            continue
+        tag = chooser.choice(tags.split())
+        inner = _random_markup(chooser, depth + 1)
+        end = "" if chooser.random() < 0.15 else f"</{tag}>"
+        parts.append(f"<{tag}{chooser.choice(attributes)}>{inner}{end}")
+    return "".join(parts)
+
+
+def test_random_markup_reads_the_same_as_a_tree_and_as_a_stream() -> None:
+    chooser = random.Random(27)
+    for _ in range(400):
+        page = _random_markup(chooser) + "<p>end</p>"
+        assert html_to_text(page) == html_to_text(page, streamed=True), page
+
+
+def test_spaces_around_an_empty_preformatted_element_collapse() -> None:
+    page = "<p>tide <textarea></textarea> table</p><p>a <pre></pre> b</p>"
+    assert html_to_text(page).splitlines() == ["tide table", "a", "b"]
