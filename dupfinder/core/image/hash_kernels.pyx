@@ -36,7 +36,6 @@ mixed folder's wallpapers (``bench/bench_picture_hashes.py``) no picture was lef
 
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 
 import numpy as np
@@ -55,6 +54,8 @@ def avx2():
 DEF PRECISION = 22
 DEF HALF = 1 << (PRECISION - 1)
 DEF TOP = 256 << PRECISION
+#: Columns a pass sums at once, in vector registers (two AVX2 or four SSE ones).
+DEF BLOCK = 16
 #: pHash: the DCT of a 32 x 32 grid, its 8 x 8 lowest frequencies, the first 4 rows kept.
 DEF GRID = 32
 DEF FOLD = GRID // 2
@@ -214,19 +215,32 @@ cdef void _apply(PassC p, const int32_t *source, int n_cols, int32_t *acc, int32
     """``out_j[i] = clip8(sum_t w[j][t] * source[lo[j] + t][i])`` for every output ``j`` of
     the pass and column ``i`` of ``source`` (rows x ``n_cols``), written as ``out[j][i]`` or,
     ``transposed``, ``out[i][j]``: one row of weights at a time over whole rows of the
-    source, which the compiler turns into vector code."""
-    cdef int j, t, i
+    source, ``BLOCK`` columns at a time kept in vector registers across the taps."""
+    cdef int j, t, i, start
     cdef int32_t w
+    cdef int32_t block[BLOCK]
     cdef const int32_t *row
     cdef const int32_t *weights
     for j in range(p.n_out):
-        for i in range(n_cols):
-            acc[i] = HALF
         weights = p.weights + j * p.width
+        start = 0
+        while start + BLOCK <= n_cols:
+            for i in range(BLOCK):
+                block[i] = HALF
+            for t in range(p.count[j]):
+                w = weights[t]
+                row = source + (p.lo[j] + t) * n_cols + start
+                for i in range(BLOCK):
+                    block[i] += w * row[i]
+            for i in range(BLOCK):
+                acc[start + i] = block[i]
+            start += BLOCK
+        for i in range(start, n_cols):
+            acc[i] = HALF
         for t in range(p.count[j]):
             w = weights[t]
             row = source + (p.lo[j] + t) * n_cols
-            for i in range(n_cols):
+            for i in range(start, n_cols):
                 acc[i] += w * row[i]
         if transposed:
             for i in range(n_cols):
@@ -460,6 +474,11 @@ cdef class Hasher:
     cdef double bound_scale, tie
     cdef readonly int height, width
     cdef bint across, down
+    cdef int room, middle_size
+    cdef uint8_t[::1] levels
+    cdef int32_t[::1] ints
+    cdef double[::1] doubles
+    cdef int64_t[::1] totals
 
     def __init__(self, whole_grid, whole_steps, crop_grid, crop_steps, dct, double tie,
                  double margin=1e-12):
@@ -493,6 +512,7 @@ cdef class Hasher:
         # sum |D| |G| |D| <= max|D|**2 sum(G) scales the rounding; folding moves a coefficient
         # by at most 2 * fold_error * max|D| * sum(G), twice that the threshold's distance
         self.bound_scale = margin * dct_max * dct_max + 4.0 * fold_error * dct_max
+        self._scratch(8)  # a fingerprint's eight forms
 
     def hashes(self, forms, pixels):
         """The pdhash of each of ``forms`` (n, height, width), then the crop hash of each
@@ -509,26 +529,19 @@ cdef class Hasher:
         cdef int n = forms.shape[0]
         cdef int parts = self.crop_grid.k
         cdef int area = self.height * self.width
-        cdef int middle_size = max(self.whole_grid.scratch(), self.whole_steps.scratch(),
-                                   self.crop_grid.scratch(), self.crop_steps.scratch())
+        cdef int middle_size = self.middle_size
         cdef int acc_size = max(self.height, self.width, GRID)
         cdef int grid_cells = GRID * GRID, step_cells = STEP_ROWS * STEP_COLS
         cdef int i, f, flip, allowed = 0
         cdef uint64_t bits
         cdef list found = []
         cdef int rows = max(n, parts)
-        cdef uint8_t *levels = <uint8_t *> malloc((n + 1) * area)
-        cdef int32_t *across = <int32_t *> malloc(
-            sizeof(int32_t) * (2 * area + acc_size + middle_size + rows * (step_cells + 1)
-                               + parts * grid_cells))
-        cdef double *coefficients = <double *> malloc(sizeof(double) * rows * CELLS)
-        cdef int64_t *totals = <int64_t *> malloc(sizeof(int64_t) * rows)
-        if levels == NULL or across == NULL or coefficients == NULL or totals == NULL:
-            free(levels)
-            free(across)
-            free(coefficients)
-            free(totals)
-            raise MemoryError()
+        if n > self.room:  # the scratch grows for more forms than a fingerprint has
+            self._scratch(n)
+        cdef uint8_t *levels = &self.levels[0]
+        cdef int32_t *across = &self.ints[0]
+        cdef double *coefficients = &self.doubles[0]
+        cdef int64_t *totals = &self.totals[0]
         cdef int32_t *down = across + area
         cdef int32_t *acc = down + area
         cdef int32_t *middle = acc + acc_size
@@ -542,40 +555,49 @@ cdef class Hasher:
             allowed |= UPSIDE_DOWN
         if self.whole_grid.mirror_across and self.whole_steps.mirror_across:
             allowed |= MIRRORED
-        try:
-            for f, image in enumerate((forms, pixels)):
-                if image.dtype == np.uint8:
-                    _gather[uint8_t](image.reshape(-1), levels + f * n * area)
-                else:
-                    _gather[double](image.reshape(-1), levels + f * n * area)
-            for f in range(n):
-                flip = _flip_of(levels, f, self.height, self.width, allowed, base)
-                if flip:  # a flip of an earlier form: its grids, flipped, without resizing
-                    totals[f] = totals[base[f]]
-                    _flip_coefficients(coefficients + base[f] * CELLS,
-                                       coefficients + f * CELLS, flip)
-                    _flip_steps(steps + base[f] * step_cells, steps + f * step_cells, flip)
-                    continue
-                _load(levels + f * area, self.height, self.width, read_across, read_down)
-                self.whole_grid.run(across, down, acc, middle, grids)
-                self.whole_steps.run(across, down, acc, middle, steps + f * step_cells)
-                totals[f] = _dct(grids, dct, coefficients + f * CELLS)
-            for f in range(n):
-                if _phash(coefficients + f * CELLS, totals[f], self.bound_scale, self.tie,
-                          &bits):
-                    return None
-                found.append(bits | _dhash(steps + f * step_cells))
-            _load(levels + n * area, self.height, self.width, read_across, read_down)
-            self.crop_grid.run(across, down, acc, middle, grids)
-            self.crop_steps.run(across, down, acc, middle, steps)
-            for i in range(parts):
-                totals[i] = _dct(grids + i * grid_cells, dct, coefficients)
-                if _phash(coefficients, totals[i], self.bound_scale, self.tie, &bits):
-                    return None
-                found.append(bits | _dhash(steps + i * step_cells))
-        finally:
-            free(levels)
-            free(across)
-            free(coefficients)
-            free(totals)
+        for f, image in enumerate((forms, pixels)):
+            if image.dtype == np.uint8:
+                _gather[uint8_t](image.reshape(-1), levels + f * n * area)
+            else:
+                _gather[double](image.reshape(-1), levels + f * n * area)
+        for f in range(n):
+            flip = _flip_of(levels, f, self.height, self.width, allowed, base)
+            if flip:  # a flip of an earlier form: its grids, flipped, without resizing
+                totals[f] = totals[base[f]]
+                _flip_coefficients(coefficients + base[f] * CELLS,
+                                   coefficients + f * CELLS, flip)
+                _flip_steps(steps + base[f] * step_cells, steps + f * step_cells, flip)
+                continue
+            _load(levels + f * area, self.height, self.width, read_across, read_down)
+            self.whole_grid.run(across, down, acc, middle, grids)
+            self.whole_steps.run(across, down, acc, middle, steps + f * step_cells)
+            totals[f] = _dct(grids, dct, coefficients + f * CELLS)
+        for f in range(n):
+            if _phash(coefficients + f * CELLS, totals[f], self.bound_scale, self.tie,
+                      &bits):
+                return None
+            found.append(bits | _dhash(steps + f * step_cells))
+        _load(levels + n * area, self.height, self.width, read_across, read_down)
+        self.crop_grid.run(across, down, acc, middle, grids)
+        self.crop_steps.run(across, down, acc, middle, steps)
+        for i in range(parts):
+            totals[i] = _dct(grids + i * grid_cells, dct, coefficients)
+            if _phash(coefficients, totals[i], self.bound_scale, self.tie, &bits):
+                return None
+            found.append(bits | _dhash(steps + i * step_cells))
         return found
+
+    cdef _scratch(self, int n):
+        """Room for ``n`` forms: every buffer ``hashes`` uses, allocated once (``hashes`` holds
+        the GIL throughout, so no two calls share them at once)."""
+        cdef int area = self.height * self.width
+        cdef int rows = max(n, self.crop_grid.k)
+        self.middle_size = max(self.whole_grid.scratch(), self.whole_steps.scratch(),
+                               self.crop_grid.scratch(), self.crop_steps.scratch())
+        self.levels = np.zeros((n + 1) * area, np.uint8)
+        self.ints = np.zeros(
+            2 * area + max(self.height, self.width, GRID) + self.middle_size
+            + rows * (STEP_ROWS * STEP_COLS + 1) + self.crop_grid.k * GRID * GRID, np.int32)
+        self.doubles = np.zeros(rows * CELLS, np.float64)
+        self.totals = np.zeros(rows, np.int64)
+        self.room = n
