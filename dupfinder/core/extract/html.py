@@ -233,13 +233,15 @@ _MARKS = (_LINE_MARK, _CELL_MARK, _KEEP_OPEN, _KEEP_CLOSE)
 _MARK_REFERENCE = re.compile("&#(?:[xX]0*(?:81|8[dDfF]|90)|0*(?:129|141|143|144))(?![0-9a-fA-F])")
 #: libxml2 builds a tree at most this deep without ``huge_tree``, and silently stops there.
 _TREE_DEPTH = 255
-#: A tag the HTML parser never produces (it lowers every name): hidden elements get it.
+#: Tags the HTML parser never produces (it lowers every name): hidden elements get the
+#: first, the content of each top-level element the second when there are several.
 _CUT = "HIDDEN"
+_TOP = "TOP"
 _PREFIXED = re.compile(r"<[A-Za-z][^\s/>:]*:")
 _SPACE_RUNS = re.compile("  +")
 _STYLE_ATTRIBUTE = re.compile(rb"style\s*=")
 # Two searches: the union of both sorts attribute nodes in quadratic time.
-_HIDDEN_ATTRIBUTE = etree.XPath("descendant::*[@hidden]")
+_HIDDEN_ATTRIBUTE = etree.XPath("descendant::*/@hidden")
 _STYLES = etree.XPath("descendant::*/@style")
 
 
@@ -264,7 +266,11 @@ def _stylesheet() -> etree.XSLT:
     def chars(marks: str) -> str:
         return "".join(f"&#{ord(mark)};" for mark in marks)
 
-    templates = [f'<xsl:template match="{" | ".join(sorted(_SKIP))}"/>']
+    templates = [
+        f'<xsl:template match="{" | ".join(sorted(_SKIP))}"/>',
+        f'<xsl:template match="{_TOP}">{chars(_LINE_MARK)}<xsl:apply-templates/>'
+        f"{chars(_LINE_MARK)}</xsl:template>",
+    ]
     for name in sorted(_BLOCK | _CELL | _PRESERVE | {"br"}):
         before, after = map(chars, _marks(_role(name)))
         templates.append(
@@ -309,8 +315,8 @@ class _MarkedText:
                 element.tag = element.tag.rsplit(":", 1)[-1]
         if self._maybe_hidden:
             found = False
-            for element in _HIDDEN_ATTRIBUTE(root):
-                element.tag = _CUT
+            for attribute in _HIDDEN_ATTRIBUTE(root):
+                attribute.getparent().tag = _CUT
                 found = True
             for style in _STYLES(root):
                 if _HIDDEN_STYLE.search(style):
@@ -320,19 +326,27 @@ class _MarkedText:
                 etree.strip_elements(root, _CUT, with_tail=False)
         self.pieces.append(str(_WRITE_TEXT(root)))
 
-    def add_top(self, top: etree._Element) -> None:
-        """A finished top-level element (text after ``</html>`` makes more than one)."""
-        if top in self._opened:
-            self._add_rest(top)
-        elif _shown(top):
-            if top.getnext() is not None or top.getprevious() is not None:
-                # XSLT would read the other top-level elements too: this one's content alone
-                alone = etree.Element(_CUT)
-                alone.text = top.text
-                alone.extend(list(top))
-                top = alone
-            self.add(top)
-        self.pieces.append(_LINE_MARK)
+    def add_tops(self, tops: list[etree._Element]) -> None:
+        """Finished top-level elements (each ``</html>`` followed by more text makes one)."""
+        if tops and tops[0] in self._opened:
+            self._add_rest(tops[0])
+            self.pieces.append(_LINE_MARK)
+            tops = tops[1:]
+        if len(tops) == 1 and tops[0].getnext() is None and tops[0].getprevious() is None:
+            if _shown(tops[0]):
+                self.add(tops[0])
+            self.pieces.append(_LINE_MARK)
+        elif tops:
+            # One stylesheet run for all (XSLT would read the other top-level elements too
+            # if given one, and a run costs more than what most of them hold).
+            batch = etree.Element(_CUT)
+            for top in tops:
+                if _shown(top):
+                    content = etree.SubElement(batch, _TOP)
+                    content.text = top.text
+                    content.extend(list(top))
+            self.add(batch)
+            self.pieces.append(_LINE_MARK)
 
     def _add_children(self, children: list[etree._Element]) -> None:
         """Finished children of a shown element, with their tails."""
@@ -440,8 +454,8 @@ def _tree_lines(text: str) -> list[str] | None:
             if first is None or start + _FEED_CHARS >= len(text):
                 continue
             tops = [first, *first.itersiblings()]
-            for top in tops[done:-1]:
-                marked.add_top(top)
+            if len(tops) - 1 > done:
+                marked.add_tops(tops[done:-1])
             done = len(tops) - 1
             if not marked.take_finished(tops[-1]):
                 return None
@@ -451,8 +465,7 @@ def _tree_lines(text: str) -> list[str] | None:
     tops = [first, *first.itersiblings()]
     if _too_deep(tops[-1]):
         return None
-    for top in tops[done:]:
-        marked.add_top(top)
+    marked.add_tops(tops[done:])
     return _split_lines("".join(marked.pieces))
 
 
