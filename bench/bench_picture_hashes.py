@@ -5,7 +5,7 @@
 Takes about a thousand icons from /usr/share/icons (every n-th PNG, so every theme and size
 shows) and the wallpapers of the mixed folder (bench/out/mixed/backgrounds), decodes each to its
 working image once, then: checks that both engines give the same bits on every picture (and
-counts the pictures the kernel left to numpy), times ``_pdhashes`` of the eight forms and nine
+counts the pictures the kernel left to numpy), times the hashes of the eight forms and nine
 crops on each engine and build (CPU seconds, rounds interleaved), and times the whole
 fingerprint (``image_fingerprint(invariant=True)``) with its hashes on either engine.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,7 @@ def _paths(icons: int) -> list[Path]:
 
 
 def _forms(pixels: np.ndarray) -> np.ndarray:
-    """The forms as ``image_fingerprint`` hands them to ``_pdhashes``."""
+    """The forms as ``image_fingerprint`` hands them to ``hashes.pdhashes``."""
     moved = [imagesim._ARRAY_TRANSFORMS[op](pixels) for op in imagesim.VARIANT_TRANSFORMS]
     return np.stack([pixels, *moved])
 
@@ -82,11 +83,11 @@ def main() -> None:
     for name, hasher in hashers.items():
         answers = [hasher.hashes(forms, pixels) for forms, pixels in inputs]
         left = sum(a is None for a in answers)
-        same = sum(a == imagesim._pdhashes(*x) for a, x in zip(answers, inputs, strict=True))
+        same = sum(a == hashes.numpy_pdhashes(*x) for a, x in zip(answers, inputs, strict=True))
         print(f"{name}: {same}/{len(inputs)} identical, {left} left to numpy")
 
     engines: dict[str, Callable[[np.ndarray, np.ndarray], object]] = {
-        "numpy": imagesim._pdhashes,
+        "numpy": hashes.numpy_pdhashes,
         **{f"compiled {name}": hasher.hashes for name, hasher in hashers.items()},
     }
     grey = [(forms.astype(np.uint8), pixels.astype(np.uint8)) for forms, pixels in inputs]
@@ -99,19 +100,22 @@ def main() -> None:
             totals[name] += _cpu(functools.partial(_each, run, data))
     per = {name: 1e6 * t / (args.rounds * len(inputs)) for name, t in totals.items()}
     for name, us in per.items():
-        print(f"_pdhashes {name}: {us:.1f} us a picture ({per['numpy'] / us:.2f}x numpy)")
+        print(f"pdhashes {name}: {us:.1f} us a picture ({per['numpy'] / us:.2f}x numpy)")
 
-    reference = imagesim._pdhashes
     fingerprints = dict.fromkeys(("numpy", "compiled"), 0.0)
+    forced = os.environ.get(hashes.ENGINE_VARIABLE)
     try:
         for _ in range(args.rounds):
             for name in fingerprints:
-                imagesim._pdhashes = reference if name == "numpy" else hashes.pdhashes
+                os.environ[hashes.ENGINE_VARIABLE] = name  # read at every call
                 fingerprints[name] += _cpu(
                     lambda: [imagesim.image_fingerprint(p, invariant=True) for p in paths]
                 )
     finally:
-        imagesim._pdhashes = reference
+        if forced is None:
+            os.environ.pop(hashes.ENGINE_VARIABLE, None)
+        else:
+            os.environ[hashes.ENGINE_VARIABLE] = forced
     whole = {name: 1e6 * t / (args.rounds * len(paths)) for name, t in fingerprints.items()}
     saved = whole["numpy"] - whole["compiled"]
     print(

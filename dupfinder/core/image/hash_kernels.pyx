@@ -2,7 +2,7 @@
 """A fingerprint's picture hashes compiled ahead of time: every resize, DCT, median and bit.
 
 Only :mod:`dupfinder.core.image.hashes` calls this module (through
-:func:`dupfinder.core.jit.engine.load`). It computes what ``perceptual._pdhashes`` computes
+:func:`dupfinder.core.jit.engine.load`). It computes what ``hashes.numpy_pdhashes`` computes
 with numpy, one picture at a time and with no Python object per resize: the pdhash of each
 working image handed in (the picture and its mirrored and turned forms), then the crop hash of
 each part of the picture.
@@ -461,7 +461,7 @@ cdef uint64_t _dhash(const int32_t *grid) noexcept nogil:
 
 
 cdef class Hasher:
-    """``perceptual._pdhashes`` for the four resize plans and the DCT rows it uses.
+    """``hashes.numpy_pdhashes`` for the four resize plans and the DCT rows it uses.
 
     ``whole_grid`` and ``whole_steps`` resize a working image to pHash's 32 x 32 and dHash's
     9 x 8 (one resize each); ``crop_grid`` and ``crop_steps`` resize the parts of the picture

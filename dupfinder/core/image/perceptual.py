@@ -57,11 +57,12 @@ from dupfinder.core.errors import (
     UnsupportedFile,
 )
 from dupfinder.core.image import check as imagecheck
-from dupfinder.core.image import resample
+from dupfinder.core.image.hashes import CROP_BOXES, DCT32, TIE, WORKING_SIZE, Box, pdhashes
 
 __all__ = [
     "ALGORITHMS",
     "ALGORITHM_VERSION",
+    "CROP_BOXES",
     "DEFAULT_ALGORITHM",
     "VARIANT_TRANSFORMS",
     "WORKING_SIZE",
@@ -73,25 +74,10 @@ __all__ = [
     "load_working_image",
 ]
 
-#: Side of the square greyscale image every hash is computed from.
-WORKING_SIZE = 64
 #: Grey levels (of 255) within which a picture's edge counts as a plain border, trimmed
 #: before hashing: a padded copy, or an icon cropped into its empty margin, hashes alike.
 BORDER_TOLERANCE = 12
-#: A part of a picture: (left, top, right, bottom) as shares of its width and height.
-Box = tuple[float, float, float, float]
 _WHOLE: Box = (0.0, 0.0, 1.0, 1.0)
-#: Share of a side cut by the crops hashed as variants (see ``CROP_BOXES``).
-CROP_SHARE = 0.1
-_C = CROP_SHARE
-#: The parts of the working image hashed as variants, so that the index proposes a copy
-#: cropped by up to about 15 %: the hash moves 12 bits or more once a crop passes some 8 %
-#: of a side, and a copy cropped at one side or corner, or all round, is near one of these.
-CROP_BOXES: tuple[Box, ...] = tuple(
-    (left, top, left + 1.0 - _C, top + 1.0 - _C)
-    for top in (0.0, _C / 2, _C)
-    for left in (0.0, _C / 2, _C)
-)
 #: Working images whose pixel standard deviation (0..255 scale) is below this are refused:
 #: their hash is decided by compression noise and would group unrelated blank images.
 FLAT_STD = 2.0
@@ -173,9 +159,9 @@ class WorkingImage:
     quality: int = 0
     border: Box = (0.0, 0.0, 1.0, 1.0)
     #: ``image``'s grey levels as numbers (read once; None: read from ``image`` when needed)
-    pixels: npt.NDArray[np.float64] | None = field(default=None, compare=False, repr=False)
+    pixels: npt.NDArray[np.uint8] | None = field(default=None, compare=False, repr=False)
 
-    def levels(self) -> npt.NDArray[np.float64]:
+    def levels(self) -> npt.NDArray[np.uint8]:
         """The working image's grey levels, 0..255, as a (side, side) array."""
         return _grey_levels(self.image) if self.pixels is None else self.pixels
 
@@ -201,25 +187,10 @@ def hash_bits_to_int(bits: np.ndarray) -> int:
     return int.from_bytes(np.packbits(flat).tobytes(), "big")
 
 
-def _dct_matrix(n: int) -> npt.NDArray[np.float64]:
-    """DCT-II as a matrix, unnormalised like ``scipy.fftpack.dct``: 2 cos(pi k (2j + 1) / 2n)."""
-    k = np.arange(n, dtype=np.float64)[:, None]
-    j = np.arange(n, dtype=np.float64)[None, :]
-    matrix: npt.NDArray[np.float64] = 2.0 * np.cos(np.pi * k * (2.0 * j + 1.0) / (2.0 * n))
-    return matrix
-
-
-_DCT32 = _dct_matrix(32)
-#: The rows of the 8 lowest frequencies: all pHash reads of the DCT.
-_DCT8 = np.ascontiguousarray(_DCT32[:8])
-#: Relative size of the rounding noise of a sum of a thousand products (about 1e-13 here).
-_TIE = 1e-9
-
-
 def _phash_bits(image: Image.Image) -> npt.NDArray[np.bool_]:
     """imagehash's ``phash`` (hash_size 8, highfreq_factor 4) as an 8x8 boolean array."""
     pixels = np.asarray(image.convert("L").resize((32, 32), _RESAMPLE), dtype=np.float64)
-    low = (_DCT32 @ pixels @ _DCT32.T)[:8, :8]
+    low = (DCT32 @ pixels @ DCT32.T)[:8, :8]
     return _above_median(low)
 
 
@@ -228,7 +199,7 @@ def _above_median(values: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
     a symmetric picture has coefficients that are exactly equal (zero, often the median), and
     which side their last bits fall on depends on how the sums were ordered, not the picture."""
     median = np.median(values)
-    noise = _TIE * float(np.abs(values).max())
+    noise = TIE * float(np.abs(values).max())
     bits: npt.NDArray[np.bool_] = values > median + noise
     return bits
 
@@ -474,13 +445,17 @@ def jpeg_quality(im: Image.Image) -> int:
     return max(1, min(100, round(quality)))
 
 
-def _grey_levels(working: Image.Image) -> npt.NDArray[np.float64]:
+def _grey_levels(working: Image.Image) -> npt.NDArray[np.uint8]:
     """A working image's pixels as numbers: read once, for the flatness test and every hash."""
-    return np.asarray(working, dtype=np.float64)
+    return np.asarray(working, dtype=np.uint8)
 
 
-def _is_flat(pixels: npt.NDArray[np.float64]) -> bool:
-    return float(pixels.std()) < FLAT_STD
+def _is_flat(pixels: npt.NDArray[np.uint8]) -> bool:
+    """Whether the grey levels' standard deviation is under ``FLAT_STD`` (one dot product: the
+    sums of whole levels are exact in floating point)."""
+    levels = pixels.ravel().astype(np.float64)
+    mean = levels.mean()
+    return float(np.dot(levels, levels) / len(levels) - mean * mean) < FLAT_STD * FLAT_STD
 
 
 def _upright(box: Box, orientation: int) -> Box:
@@ -539,11 +514,13 @@ def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
     alpha = _alpha(im)
     working, box = _shrink(_to_grey(im), width, height, orientation, alpha)
     pixels = _grey_levels(working)
-    if _is_flat(pixels) and alpha is not None:
+    flat = _is_flat(pixels)
+    if flat and alpha is not None:
         # White-on-transparent art vanishes over white; over black it shows, as in a viewer.
         working, box = _shrink(_to_grey(im, background=0), width, height, orientation, alpha)
         pixels = _grey_levels(working)
-    if _is_flat(pixels):
+        flat = _is_flat(pixels)
+    if flat:
         raise TooLittleContent("flat or nearly blank image")
     graphic = max(width, height) <= imagecheck.SMALL_SIDE or clear
     if orientation >= 5:
@@ -579,7 +556,7 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     forms = [pixels]
     if invariant:
         forms += [_ARRAY_TRANSFORMS[op](pixels) for op in VARIANT_TRANSFORMS]
-    hashes = _pdhashes(np.stack(forms), pixels)
+    hashes = pdhashes(np.stack(forms), pixels)
     return ImageFingerprint(
         hashes[0],
         working.width,
@@ -599,8 +576,8 @@ def crop_hashes(working: Image.Image) -> tuple[int, ...]:
         raise ValueError(
             f"expected a {WORKING_SIZE} x {WORKING_SIZE} working image, got {working.size}"
         )
-    pixels = np.asarray(working.convert("L"), dtype=np.float64)
-    return tuple(_pdhashes(pixels[None][:0], pixels))
+    pixels = np.asarray(working.convert("L"), dtype=np.uint8)
+    return tuple(pdhashes(pixels[None][:0], pixels))
 
 
 #: A working image as each ``Image.Transpose`` would leave it (same pixels, moved).
@@ -613,32 +590,3 @@ _ARRAY_TRANSFORMS: dict[Image.Transpose, Callable[[np.ndarray], np.ndarray]] = {
     Image.Transpose.TRANSPOSE: lambda a: a.T,
     Image.Transpose.TRANSVERSE: lambda a: a[::-1, ::-1].T,
 }
-
-
-def _crop_parts(size: tuple[int, int], kind: resample.Filter) -> resample.Resize:
-    side = WORKING_SIZE
-    boxes = [(lt * side, tp * side, rt * side, bm * side) for lt, tp, rt, bm in CROP_BOXES]
-    return resample.resize_plan((side, side), size, [(box, kind) for box in boxes])
-
-
-_WHOLE_BOX = (0.0, 0.0, float(WORKING_SIZE), float(WORKING_SIZE))
-#: The working image (and its mirrored and turned forms) at the sizes pHash and dHash read,
-#: Lanczos as ``_phash_bits`` and ``_dhash_bits`` resize it, and the ``CROP_BOXES`` parts at
-#: the same sizes, bilinear: Pillow's pixels, each from two small matrix products.
-_WHOLE_32 = resample.resize_plan((WORKING_SIZE,) * 2, (32, 32), [(_WHOLE_BOX, resample.LANCZOS)])
-_WHOLE_9X8 = resample.resize_plan((WORKING_SIZE,) * 2, (9, 8), [(_WHOLE_BOX, resample.LANCZOS)])
-_CROPS_32 = _crop_parts((32, 32), resample.BILINEAR)
-_CROPS_9X8 = _crop_parts((9, 8), resample.BILINEAR)
-
-
-def _pdhashes(forms: npt.NDArray[np.float64], pixels: npt.NDArray[np.float64]) -> list[int]:
-    """``_pdhash`` of each working image of ``forms`` (n, side, side), then the crop hash of
-    each ``CROP_BOXES`` part of ``pixels``: every resize, DCT, median and bit taken at once."""
-    grids = np.concatenate([_WHOLE_32(forms), _CROPS_32(pixels)])
-    steps = np.concatenate([_WHOLE_9X8(forms), _CROPS_9X8(pixels)])
-    flat = (_DCT8 @ grids @ _DCT8.T).reshape(len(grids), -1)
-    noise = _TIE * np.abs(flat).max(axis=1, keepdims=True)
-    p = (flat > np.median(flat, axis=1, keepdims=True) + noise).reshape(-1, 8, 8)[:, :4]
-    d = (steps[:, :, 1:] > steps[:, :, :-1])[:, ::2]
-    bits = np.concatenate([p, d], axis=1).reshape(len(grids), 64)
-    return [int(v) for v in np.packbits(bits, axis=1).view(">u8").ravel()]

@@ -40,7 +40,7 @@ def _forms(pixels: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 def _reference(forms: npt.NDArray[Any], pixels: npt.NDArray[Any]) -> list[int]:
-    return imagesim._pdhashes(forms.astype(np.float64), pixels.astype(np.float64))
+    return hashes.numpy_pdhashes(forms, pixels)
 
 
 def _module() -> ModuleType:
@@ -192,12 +192,12 @@ def test_a_picture_the_kernel_cannot_be_sure_of_is_hashed_by_numpy(
     """A margin wider than any coefficient's distance to its threshold: every picture is left
     to numpy, and the answer is still the reference's."""
     doubtful = _module().Hasher(
-        imagesim._WHOLE_32,
-        imagesim._WHOLE_9X8,
-        imagesim._CROPS_32,
-        imagesim._CROPS_9X8,
-        imagesim._DCT8,
-        imagesim._TIE,
+        hashes._WHOLE_32,
+        hashes._WHOLE_9X8,
+        hashes._CROPS_32,
+        hashes._CROPS_9X8,
+        hashes._DCT8,
+        hashes.TIE,
         margin=1.0,
     )
     pixels = np.random.default_rng(9).integers(0, 256, (SIDE, SIDE)).astype(np.uint8)
@@ -221,8 +221,8 @@ def test_pillow_resizing_height_first_hashes_alike(monkeypatch: pytest.MonkeyPat
     }
     assert not any(plan.horizontal_first for plan in plans.values())
     for name, plan in plans.items():
-        monkeypatch.setattr(imagesim, name, plan)
-    tall = _module().Hasher(*plans.values(), imagesim._DCT8, imagesim._TIE)
+        monkeypatch.setattr(hashes, name, plan)
+    tall = _module().Hasher(*plans.values(), hashes._DCT8, hashes.TIE)
     rng = np.random.default_rng(3)
     for _ in range(20):
         pixels = rng.integers(0, 256, shape).astype(np.uint8)
