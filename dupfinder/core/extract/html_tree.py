@@ -50,6 +50,7 @@ _CUT = "HIDDEN"
 _TOP = "TOP"
 _PREFIXED = re.compile(r"<[A-Za-z][^\s/>:]*:")
 _SPACE_RUNS = re.compile("  +")
+_KEEP_MARKS = re.compile(f"([{_KEEP_OPEN}{_KEEP_CLOSE}])")
 _STYLE_ATTRIBUTE = re.compile(rb"style\s*=")
 # Two searches: the union of both sorts attribute nodes in quadratic time.
 _HIDDEN_ATTRIBUTE = etree.XPath("descendant::*/@hidden")
@@ -100,6 +101,52 @@ def _stylesheet() -> etree.XSLT:
 _WRITE_TEXT = _stylesheet()
 
 
+class _Lines:
+    """Marked text, piece by piece, as lines: spaces collapsed outside ``<pre>``, kept
+    inside. Lines are cut as pieces come, so no copy of the whole text is ever made."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._open_line: list[str] = []  # the start of a line that later pieces continue
+        self._depth = 0  # <pre>-like elements open
+        self._last = _LINE_MARK  # the last character written
+
+    def append(self, piece: str) -> None:
+        if _KEEP_OPEN not in piece and _KEEP_CLOSE not in piece:
+            self._add_part(piece)
+            return
+        for part in _KEEP_MARKS.split(piece):
+            if part == _KEEP_OPEN:
+                self._depth += 1
+            elif part == _KEEP_CLOSE:
+                self._depth = max(self._depth - 1, 0)
+            else:
+                self._add_part(part)
+
+    def _add_part(self, part: str) -> None:
+        if self._depth:
+            part = part.replace("\n", _LINE_MARK)
+        else:
+            part = _collapse(part)
+            if part.startswith(" ") and self._last in _AFTER_SPACE:
+                part = part[1:]
+        if not part:  # an empty <pre>: the space rule looks past it
+            return
+        self._last = part[-1]
+        cut = part.replace(_CELL_MARK, "\t").split(_LINE_MARK)
+        if len(cut) == 1:
+            self._open_line.append(cut[0])
+            return
+        self._open_line.append(cut[0])
+        self.lines.append("".join(self._open_line))
+        self.lines.extend(cut[1:-1])
+        self._open_line = [cut[-1]]
+
+    def close(self) -> list[str]:
+        self.lines.append("".join(self._open_line))
+        return self.lines
+
+
 def _shown(element: etree._Element) -> bool:
     return not (role_of(element.tag) & SKIPPED or is_hidden(element.attrib))
 
@@ -114,7 +161,7 @@ class _MarkedText:
     """
 
     def __init__(self, *, prefixed: bool, maybe_hidden: bool) -> None:
-        self.pieces: list[str] = []
+        self.pieces = _Lines()
         self._prefixed = prefixed
         self._maybe_hidden = maybe_hidden
         self._opened: set[etree._Element] = set()
@@ -263,31 +310,7 @@ def tree_lines(text: str) -> list[str] | None:
     if _too_deep(tops[-1]):
         return None
     marked.add_tops(tops[done:])
-    return _split_lines("".join(marked.pieces))
-
-
-def _split_lines(marked: str) -> list[str]:
-    """Marked text as lines: spaces collapsed outside ``<pre>``, kept inside."""
-    if _KEEP_OPEN not in marked:
-        return _collapse(marked).replace(_CELL_MARK, "\t").split(_LINE_MARK)
-    pieces: list[str] = []
-    depth = 0
-    for part in re.split(f"([{_KEEP_OPEN}{_KEEP_CLOSE}])", marked):
-        if part == _KEEP_OPEN:
-            depth += 1
-        elif part == _KEEP_CLOSE:
-            depth = max(depth - 1, 0)
-        elif not part:  # an empty <pre>: the space rule looks past it
-            continue
-        elif depth:
-            pieces.append(part.replace("\n", _LINE_MARK))
-        else:
-            part = _collapse(part)
-            if part.startswith(" ") and (not pieces or pieces[-1].endswith(_AFTER_SPACE)):
-                part = part[1:]
-            if part:
-                pieces.append(part)
-    return "".join(pieces).replace(_CELL_MARK, "\t").split(_LINE_MARK)
+    return marked.pieces.close()
 
 
 #: What a collapsed space is dropped after: a line start, a space or a cell's tab.
