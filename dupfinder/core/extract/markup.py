@@ -45,62 +45,6 @@ _BLOCKS = frozenset(
 )
 
 
-class _MarkdownText:
-    """Lines of one document, fed pulldown-cmark's events one at a time."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._current: list[str] = []
-        self._html: list[str] = []
-        self._in_image = 0
-        self._in_code = False
-
-    def _end_line(self) -> None:
-        if self._current:
-            self.lines.append("".join(self._current))
-            self._current = []
-
-    def text(self, kind: str, value: str) -> None:
-        """``Text``, ``Code``, ``Html`` and ``InlineHtml`` events."""
-        if kind == "Html":
-            self._html.append(value)
-        elif kind == "InlineHtml":
-            if value[:3].lower() == "<br":
-                self._current.append("\n")
-        elif self._in_image:
-            return  # alt text is not shown
-        elif self._in_code:
-            self.lines.extend(value.splitlines())
-        else:
-            self._current.append(value)
-
-    def tag(self, kind: str, tag: str) -> None:
-        """``Start`` and ``End`` events of inline and block elements."""
-        if tag == "Image":
-            self._in_image += 1 if kind == "Start" else -1
-        elif tag == "TableCell":
-            if kind == "End":
-                self._current.append("\t")
-        elif tag in _BLOCKS:
-            self._end_line()
-            if tag == "CodeBlock":
-                self._in_code = kind == "Start"
-            elif tag == "HtmlBlock" and kind == "End" and self._html:
-                self.lines.append(html_to_text("".join(self._html)))
-                self._html = []
-
-    def mark(self, event: str) -> None:
-        """Events without content: line breaks, rules."""
-        if event == "SoftBreak":
-            self._current.append(" ")
-        elif event == "HardBreak":
-            self._current.append("\n")
-
-    def close(self) -> list[str]:
-        self._end_line()
-        return self.lines
-
-
 def _events(source: str) -> Any:
     try:
         return pyromark.events(source, options=_OPTIONS)
@@ -109,18 +53,57 @@ def _events(source: str) -> Any:
 
 
 def markdown_to_text(source: str) -> str:
-    """Plain text of a Markdown document."""
-    target = _MarkdownText()
+    """Plain text of a Markdown document, its events read in one loop: a Markdown file is
+    hundreds of thousands of them, text runs first, so each is one dictionary look-up and
+    the tags a few comparisons (no call per event)."""
+    lines: list[str] = []
+    current: list[str] = []
+    html: list[str] = []
+    in_image = 0
+    in_code = False
     for event in _events(source):
-        if isinstance(event, str):
-            target.mark(event)
+        if event.__class__ is str:  # events without content: line breaks, rules
+            if event == "SoftBreak":
+                current.append(" ")
+            elif event == "HardBreak":
+                current.append("\n")
             continue
-        ((kind, value),) = event.items()
-        if isinstance(value, str) and kind not in ("Start", "End"):
-            target.text(kind, value)
-        elif kind in ("Start", "End"):
-            target.tag(kind, value if isinstance(value, str) else next(iter(value)))
-    return join_blocks(target.close())
+        value = event.get("Text")
+        kind = "Text"
+        if value is None:
+            ((kind, value),) = event.items()
+        if kind == "Start" or kind == "End":
+            tag = value if value.__class__ is str else next(iter(value))
+            if tag == "Image":
+                in_image += 1 if kind == "Start" else -1
+            elif tag == "TableCell":
+                if kind == "End":
+                    current.append("\t")
+            elif tag in _BLOCKS:
+                if current:  # the line being built ends with its block
+                    lines.append("".join(current))
+                    current = []
+                if tag == "CodeBlock":
+                    in_code = kind == "Start"
+                elif tag == "HtmlBlock" and kind == "End" and html:
+                    lines.append(html_to_text("".join(html)))
+                    html = []
+        elif value.__class__ is not str:
+            continue  # a task list's check box
+        elif kind == "Html":
+            html.append(value)
+        elif kind == "InlineHtml":
+            if value[:3].lower() == "<br":
+                current.append("\n")
+        elif in_image:
+            continue  # alt text is not shown
+        elif in_code:
+            lines.extend(value.splitlines())
+        else:  # text, inline code
+            current.append(value)
+    if current:
+        lines.append("".join(current))
+    return join_blocks(lines)
 
 
 def _rst_settings() -> dict[str, Any]:
