@@ -16,6 +16,9 @@ import sys
 def main() -> int:
     # The scan's worker processes are started from this same executable: let them in first.
     multiprocessing.freeze_support()
+    from dupfinder.__main__ import one_blas_thread
+
+    one_blas_thread()
     try:
         from dupfinder.gui.app import main as gui_main
     except ImportError as exc:  # GuiUnavailable: its message names what is missing
