@@ -182,7 +182,7 @@ def _kinds_child(folder: str, per_class: int) -> int:
                     working = perceptual.load_working_image(path)
                     steps["extract or decode"] += time.process_time() - t
                     t = time.process_time()
-                    perceptual.hash_working(working.image)
+                    perceptual.working_hashes(working)  # as a scan's defaults do
                     steps["fingerprint"] += time.process_time() - t
                     t = time.process_time()
                     working.descriptor()

@@ -72,6 +72,7 @@ __all__ = [
     "hash_working",
     "image_fingerprint",
     "load_working_image",
+    "working_hashes",
 ]
 
 #: Grey levels (of 255) within which a picture's edge counts as a plain border, trimmed
@@ -552,19 +553,26 @@ def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
 def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) -> ImageFingerprint:
     """Fingerprint one image file; raises a ``FileProblem`` subclass when that is impossible."""
     working = load_working_image(path)
-    pixels = working.levels()
-    forms = [pixels]
-    if invariant:
-        forms += [_ARRAY_TRANSFORMS[op](pixels) for op in VARIANT_TRANSFORMS]
-    hashes = pdhashes(np.stack(forms), pixels)
+    hashes = working_hashes(working, invariant=invariant)
+    forms = 1 + (len(VARIANT_TRANSFORMS) if invariant else 0)
     return ImageFingerprint(
         hashes[0],
         working.width,
         working.height,
-        tuple(hashes[1 : len(forms)]),
+        tuple(hashes[1:forms]),
         working.descriptor(),
-        tuple(hashes[len(forms) :]),
+        tuple(hashes[forms:]),
     )
+
+
+def working_hashes(working: WorkingImage, *, invariant: bool = False) -> list[int]:
+    """The working image's hash, its seven mirrored and turned forms' (when ``invariant``),
+    then its ``CROP_BOXES`` parts': what a fingerprint holds, in that order."""
+    pixels = working.levels()
+    forms = [pixels]
+    if invariant:
+        forms += [_ARRAY_TRANSFORMS[op](pixels) for op in VARIANT_TRANSFORMS]
+    return pdhashes(np.stack(forms), pixels)
 
 
 def crop_hashes(working: Image.Image) -> tuple[int, ...]:
