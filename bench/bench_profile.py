@@ -94,6 +94,9 @@ class _Clock:
 
 def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
     """One scan as ``dupfinder scan FOLDER --format json`` runs it, its phases timed."""
+    from dupfinder.__main__ import one_blas_thread
+
+    one_blas_thread()  # as the program's entry does, before numpy is imported
     from dupfinder.core.grouping import checked, verify
     from dupfinder.core.model import ScanOptions
     from dupfinder.core.results import report
