@@ -44,11 +44,13 @@ class CheckMemory(Protocol):
     """Similarities of pairs checked by an earlier scan, by the pairs' content keys."""
 
     def recall(self, name: str, keys: U64) -> tuple[npt.NDArray[np.bool_], F64]:
-        """For (P, 2) content keys: which pairs are known, and their similarity (0 if not)."""
+        """For (P, 2) content keys: which pairs are known, and their similarity (0 if not),
+        or their row of figures where ``keep`` was given rows."""
         ...
 
     def keep(self, name: str, keys: U64, similarities: F64) -> None:
-        """Remember these pairs' similarities (and forget pairs of this check not among them)."""
+        """Remember these pairs' similarities, (P,), or rows of figures, (P, F) (and forget
+        pairs of this name not among them)."""
         ...
 
 

@@ -363,11 +363,13 @@ def groups_from(
     outcomes: OutcomeColumns,
     parts: Sequence[KindGroups],
     pictures_check: SecondCheck,
+    memory: CheckMemory | None = None,
 ) -> list[Group]:
     """The groups a result shows: members in order of similarity, largest groups first,
     each with the reasons its keeper is kept. ``pictures_check``: the scan's check of picture
     pairs (measure and threshold), which every member must pass against a keeper that takes
-    another's place, or the group keeps the keeper it was checked around."""
+    another's place, or the group keeps the keeper it was checked around. ``memory``: the
+    scan's library, which remembers how each member compared with its kept picture."""
     groups: list[Group] = []
     pictures: list[tuple[int, dict[str, int]]] = []  # picture groups: index, rows by path
     references: dict[int, tuple[str, ...]] = {}  # picture groups' reference folders
@@ -391,7 +393,7 @@ def groups_from(
                 by_path = {files.paths[rows[i]]: rows[i] for i in range(start, stop)}
                 pictures.append((len(groups) - 1, by_path))
                 references[len(groups) - 1] = part.references
-    for index, named in _with_edits(groups, outcomes, pictures):
+    for index, named in _with_edits(groups, outcomes, pictures, memory=memory):
         groups[index] = named
     swapped: list[tuple[int, dict[str, int]]] = []
     checked_around: dict[int, Group] = {}
@@ -421,7 +423,7 @@ def groups_from(
                 reached.append((index, by_path))
             else:
                 groups[index] = checked_around[index]
-        for index, named in _with_edits(groups, outcomes, reached, figures):
+        for index, named in _with_edits(groups, outcomes, reached, figures, memory):
             groups[index] = named
     groups.sort(key=group_order)
     return groups
@@ -488,18 +490,54 @@ def _keeper_pairs(
     return places, kept_rows, other_rows
 
 
+#: Names of the remembered comparisons of members with their kept picture (``_compared``):
+#: those of the suggested keepers, and those of keepers that took another's place.
+_EDITS_MEMORY = checked.check_name("image-edits", imagecheck.pair_similarity)
+_EDITS_AGAIN_MEMORY = checked.check_name("image-edits-again", imagecheck.pair_similarity)
+
+
+def _compared(
+    kept: npt.NDArray[np.uint8],
+    other: npt.NDArray[np.uint8],
+    memory: CheckMemory | None,
+    name: str,
+) -> imagecheck.Comparison:
+    """``imagecheck.compare`` of each kept picture's descriptor with a member's, the pairs
+    an earlier scan compared taken from ``memory`` (by the two descriptors' content, in
+    order): a rescan names every member's edits without comparing one pair again."""
+    if memory is None or not len(kept):
+        return imagecheck.compare(kept, other)
+    blank = np.zeros(len(kept), dtype=np.uint64)
+    keys = np.stack((checked.content_keys(blank, kept), checked.content_keys(blank, other)), 1)
+    known, rows = memory.recall(name, keys)
+    fields = imagecheck.Comparison.__dataclass_fields__
+    if rows.ndim != 2 or rows.shape[1] != len(fields):
+        known = np.zeros(len(kept), dtype=np.bool_)
+        rows = np.zeros((len(kept), len(fields)), dtype=np.float64)
+    todo = np.flatnonzero(~known)
+    if len(todo):
+        fresh = imagecheck.compare(kept[todo], other[todo])
+        rows[todo] = np.stack([np.asarray(getattr(fresh, f), np.float64) for f in fields], 1)
+    memory.keep(name, keys, rows)
+    columns = dict(zip(fields, rows.T, strict=True))
+    columns["b_in_a"] = columns["b_in_a"] > 0.5
+    return imagecheck.Comparison(**columns)
+
+
 def _with_edits(
     groups: Sequence[Group],
     outcomes: OutcomeColumns,
     pictures: Sequence[tuple[int, dict[str, int]]],
     figures: dict[tuple[int, int], float] | None = None,
+    memory: CheckMemory | None = None,
 ) -> list[tuple[int, Group]]:
     """Picture groups (``pictures``: their index in ``groups`` and their rows by path) with
     each member's edits against the kept one named (``image.check.edits_of``), every pair
     compared in one call; byte-identical copies of the keeper have none. ``figures``: a
     keeper that took another's place, with each member's similarity with it (by group index
     and position, as the scan's check measured it), so each member's distance and
-    similarity are against it too, and the members put in their order."""
+    similarity are against it too, and the members put in their order. ``memory``: the
+    comparisons an earlier scan made of the same pictures (see ``_compared``)."""
     places, kept_rows, other_rows = _keeper_pairs(groups, pictures)
     if not places and figures is None:
         return []
@@ -508,8 +546,9 @@ def _with_edits(
         width = imagecheck.DESCRIPTOR_BYTES
         kept = outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width)
         other = outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width)
+        name = _EDITS_MEMORY if figures is None else _EDITS_AGAIN_MEMORY
         named = imagecheck.edits_of(
-            imagecheck.compare(kept, other),
+            _compared(kept, other, memory, name),
             kept,
             other,
             [_size(groups[i].members[0]) for i, _ in places],

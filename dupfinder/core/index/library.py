@@ -244,11 +244,13 @@ class Library:
 
     def recall(self, name: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For (P, 2) content keys of checked pairs (``grouping.checked``): which ones the
-        last scan checked under ``name``, and their similarity (0 where not)."""
+        last scan checked under ``name``, and their similarity (0 where not); a row of
+        figures per pair where rows were kept (a comparison's every number)."""
         codes = _pair_codes(keys)
         known = np.zeros(len(codes), dtype=np.bool_)
-        similarity = np.zeros(len(codes), dtype=np.float64)
         saved = self._checks.get(_safe(name))
+        figures = () if saved is None else saved[1].shape[1:]
+        similarity = np.zeros((len(codes), *figures), dtype=np.float64)
         if saved is not None and len(saved[0]) and len(codes):
             at = np.minimum(np.searchsorted(saved[0], codes), len(saved[0]) - 1)
             known = saved[0][at] == codes
@@ -256,8 +258,9 @@ class Library:
         return known, similarity
 
     def keep(self, name: str, keys: np.ndarray, similarities: np.ndarray) -> None:
-        """Remember the similarities of this scan's checked pairs under ``name`` (those of
-        pairs no longer proposed are forgotten: the memory grows with the pairs, no more)."""
+        """Remember the similarities (or rows of figures) of this scan's checked pairs under
+        ``name`` (those of pairs no longer proposed are forgotten: the memory grows with the
+        pairs, no more)."""
         codes = _pair_codes(keys)
         order = np.argsort(codes, kind="stable")
         self._checks[_safe(name)] = (codes[order], similarities[order].astype(np.float64))

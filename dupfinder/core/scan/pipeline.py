@@ -612,4 +612,4 @@ def _compare(
     if found is None:
         found = group_rows(files, outcomes, options, pair_finder, memory, progress)
     parts, pairs = found
-    return groups_from(files, outcomes, parts, picture_check(options)), pairs
+    return groups_from(files, outcomes, parts, picture_check(options), memory), pairs
