@@ -26,7 +26,8 @@ from dupfinder.core.jit.engine import Engine, Kernel
 
 SIDE = imagesim.WORKING_SIZE
 ICONS = Path("/usr/share/icons")
-WALLPAPERS = Path(__file__).parents[3] / "bench" / "out" / "mixed" / "backgrounds"
+#: The project's own sample photos (JPEG and WebP; one damaged), there on every checkout.
+PHOTOS = Path(__file__).parents[3] / "resources" / "sample" / "photos"
 
 compiled = pytest.mark.skipif(
     jit_engine.load(Kernel.PICTURE_HASH) is None, reason="the extension was not built"
@@ -173,7 +174,7 @@ def test_real_icons_hash_alike_on_either_engine() -> None:
 
 @compiled
 def test_real_photos_hash_alike_on_either_engine() -> None:
-    photos = _pictures(WALLPAPERS, "*.*", 12)
+    photos = _pictures(PHOTOS, "*.*", 12)
     assert _real_pictures_match(photos) > len(photos) // 2
 
 
