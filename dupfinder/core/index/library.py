@@ -263,7 +263,11 @@ class Library:
         pairs, no more)."""
         codes = _pair_codes(keys)
         order = np.argsort(codes, kind="stable")
-        self._checks[_safe(name)] = (codes[order], similarities[order].astype(np.float64))
+        kept = (codes[order], similarities[order].astype(np.float64))
+        last = self._checks.get(_safe(name))
+        if last is not None and all(np.array_equal(a, b) for a, b in zip(last, kept, strict=True)):
+            return  # an unchanged rescan: the file already holds exactly this
+        self._checks[_safe(name)] = kept
         self._save()
 
     def remembered(self, kind: Kind, k: int) -> Remembered | None:

@@ -172,3 +172,23 @@ def test_incremental_rescans_group_like_a_full_scan(
 
 def groups_of(result: ScanResult) -> list[list[tuple[str, int]]]:
     return sorted(sorted((m.path, m.distance) for m in g.members) for g in result.groups)
+
+
+def test_keeping_what_the_library_holds_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unchanged rescan keeps the same checked pairs: the file is not written again; a
+    change is, and a fresh library reads it back."""
+    library = Library(tmp_path)
+    keys = np.array([[1, 2], [3, 4]], dtype=np.uint64)
+    library.keep("check", keys, np.array([0.9, 0.2]))
+    saves: list[None] = []
+    save = library._save
+    monkeypatch.setattr(library, "_save", lambda: saves.append(save()))
+    library.keep("check", keys[::-1], np.array([0.2, 0.9]))  # the same pairs, in another order
+    assert saves == []
+    library.keep("check", keys, np.array([0.9, 0.3]))
+    assert len(saves) == 1
+    known, similarity = Library(tmp_path).recall("check", keys)
+    assert known.all()
+    assert similarity.tolist() == [0.9, 0.3]
