@@ -490,10 +490,13 @@ def _keeper_pairs(
     return places, kept_rows, other_rows
 
 
-#: Names of the remembered comparisons of members with their kept picture (``_compared``):
-#: those of the suggested keepers, and those of keepers that took another's place.
-_EDITS_MEMORY = checked.check_name("image-edits", imagecheck.pair_similarity)
-_EDITS_AGAIN_MEMORY = checked.check_name("image-edits-again", imagecheck.pair_similarity)
+@functools.cache
+def _edits_memory(again: bool) -> str:
+    """The name the comparisons of members with their kept picture are remembered under
+    (``_compared``): those of the suggested keepers, or (``again``) of keepers that took
+    another's place; it changes with the check's source, as the check's own name does."""
+    kind = "image-edits-again" if again else "image-edits"
+    return checked.check_name(kind, imagecheck.pair_similarity)
 
 
 def _compared(
@@ -546,9 +549,8 @@ def _with_edits(
         width = imagecheck.DESCRIPTOR_BYTES
         kept = outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width)
         other = outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width)
-        name = _EDITS_MEMORY if figures is None else _EDITS_AGAIN_MEMORY
         named = imagecheck.edits_of(
-            _compared(kept, other, memory, name),
+            _compared(kept, other, memory, _edits_memory(again=figures is not None)),
             kept,
             other,
             [_size(groups[i].members[0]) for i, _ in places],
