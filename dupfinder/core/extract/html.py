@@ -12,7 +12,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt
+from dupfinder.core.extract.common import LIBRARY_ERRORS, corrupt, join_blocks
 from dupfinder.core.extract.html_stream import stream_lines
 from dupfinder.core.extract.html_tree import tree_lines
 from dupfinder.core.extract.limits import read_bounded
@@ -62,8 +62,7 @@ def html_to_text(markup: str | bytes, *, streamed: bool = False) -> str:
     lines = None if streamed else tree_lines(text)
     if lines is None:
         lines = stream_lines(text)
-    # join_blocks, with less Python around each line: a page has thousands.
-    return "\n".join(filter(None, map(str.strip, lines)))
+    return join_blocks(lines)
 
 
 def extract_html(path: str, max_bytes: int) -> str:
