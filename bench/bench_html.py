@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib.util
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+from bench.old_source import module_at
 from dupfinder.core.extract import html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,20 +33,7 @@ SUFFIXES = {".html", ".htm", ".xhtml"}
 
 def _old_module(commit: str) -> ModuleType:
     """``dupfinder/core/extract/html.py`` as it was at ``commit``, loaded beside this one."""
-    source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{commit}:dupfinder/core/extract/html.py"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "html_old.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("html_old", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_at(commit, "dupfinder/core/extract/html.py", "html_old")
 
 
 def _pages(folders: list[Path]) -> dict[Path, tuple[int, str]]:

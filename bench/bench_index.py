@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.old_source import module_at
 from dupfinder.core.index import compiled as index_kernel
 from dupfinder.core.index.reference import PermutedIndex, all_pairs_with_distances, choose_blocks
 from dupfinder.core.jit.engine import Engine
@@ -204,23 +205,7 @@ def worker_dupfinder_pairs(
 
 def load_previous_index() -> ModuleType:
     """dupfinder's index as released before the compiled kernel (git commit PREVIOUS)."""
-    root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(
-        ["git", "-C", str(root), "show", f"{PREVIOUS}:dupfinder/core/index.py"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    folder = Path(tempfile.mkdtemp(prefix="dupfinder-previous-"))
-    path = folder / "previous_index.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("previous_index", path)
-    if spec is None or spec.loader is None:
-        raise ImportError("cannot load the previous index")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["previous_index"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return module_at(PREVIOUS, "dupfinder/core/index.py", "previous_index")
 
 
 def worker_previous_pairs(n: int, repeat: int, k: int, data: str = "random") -> dict[str, Any]:
