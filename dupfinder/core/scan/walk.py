@@ -50,6 +50,8 @@ class WalkReport:
 
 #: A file the walk lists: its path, its stat and the kind it is compared as.
 _Found = tuple[str, os.stat_result, Kind]
+#: A file's kind from its path, name and stat, or None when the walk passes it over.
+_KindFor = Callable[[str, str, os.stat_result, ScanOptions, "WalkReport", "_Seen"], Kind | None]
 #: The walk tells its caller the count of files found at the first and then every this many.
 _TELL_EVERY = 64
 
@@ -112,11 +114,14 @@ def walk_stats(
     report: WalkReport | None = None,
     cancel: threading.Event | None = None,
     on_file: Callable[[int], None] | None = None,
+    named: bool = True,
 ) -> Iterator[tuple[str, os.stat_result, Kind]]:
     """:func:`walk` as (path, stat, kind) of each file, for a caller that keeps only a few
     of the stat's values (the byte-identical scan: sizes first, the rest for the few files
-    that share one)."""
-    return _found(options, report, cancel, on_file)
+    that share one). ``named`` False: where the options compare every file by its bytes
+    whatever its kind, no file's kind is looked up (``Kind.OTHER`` stands in): the caller
+    names the few files it reports (``formats.kind_for_path``)."""
+    return _found(options, report, cancel, on_file, named)
 
 
 def _found(
@@ -124,8 +129,11 @@ def _found(
     report: WalkReport | None,
     cancel: threading.Event | None,
     on_file: Callable[[int], None] | None,
+    named: bool = True,
 ) -> Iterator[_Found]:
     walker = _Walker(options, report if report is not None else WalkReport(), cancel, on_file)
+    if not named and _names_no_kind(options):
+        walker.kind_for = _listed_as
     # a root spelt without symlinks goes first, for the same reason
     roots = sorted(normalise_roots(options.roots), key=lambda r: os.path.realpath(r) != r)
     for root in roots:
@@ -191,6 +199,8 @@ class _Walker:
         self.seen = _Seen()
         self.found = 0
         self.linked: list[tuple[str, str, os.stat_result]] = []
+        #: How a file's kind is told (or that it is passed over).
+        self.kind_for: _KindFor = _kind_for
 
     @property
     def cancelled(self) -> bool:
@@ -219,7 +229,7 @@ class _Walker:
                     if self._folder_wanted(child.name, child.path, info):
                         folders.append(child.path)
                 else:  # what ``admit`` does for a file, without a generator per file
-                    kind = _kind_for(
+                    kind = self.kind_for(
                         child.path, child.name, info, self.options, self.report, self.seen
                     )
                     if kind is not None:
@@ -240,7 +250,7 @@ class _Walker:
             if self._folder_wanted(name, path, info):
                 yield from self.tree(path)
             return
-        kind = _kind_for(path, name, info, self.options, self.report, self.seen)
+        kind = self.kind_for(path, name, info, self.options, self.report, self.seen)
         if kind is not None:
             self._found_one()
             yield path, info, kind
@@ -344,12 +354,38 @@ def _kind_for(
         kind = Kind.TEXT if sniff else Kind.OTHER
     if kind not in options.kinds or (kind is Kind.OTHER and not options.identical):
         return None
+    return _listed_as(path, name, info, options, report, seen, kind, told)
+
+
+def _names_no_kind(options: ScanOptions) -> bool:
+    """Whether a file's kind changes nothing about whether the walk lists it."""
+    return options.identical and not options.near_duplicates and options.kinds >= _EVERY_KIND
+
+
+_EVERY_KIND = frozenset(Kind)
+
+
+def _listed_as(
+    path: str,
+    name: str,
+    info: os.stat_result,
+    options: ScanOptions,
+    report: WalkReport,
+    seen: _Seen,
+    kind: Kind = Kind.OTHER,
+    told: bool | None = None,
+) -> Kind | None:
+    """``kind`` where the walk lists a file of a kind the scan compares, else None: ``told``
+    says whether its name names a kind. Called as it stands (a :func:`_kind_for` where every
+    kind is compared by its bytes), no name is looked up but a special file's, and
+    ``Kind.OTHER`` stands in for the kind."""
     if options.include and not _matches(options.include, options, path):
         return None
     if options.exclude and _matches(options.exclude, options, path):
         return None
     if not stat.S_ISREG(info.st_mode):
-        if told:  # sockets, pipes and devices without a document's name are passed over
+        if told or (told is None and kind_for_path(name) is not None):
+            # sockets, pipes and devices without a document's name are passed over
             report.errors.append(ScanError(path, "not a regular file", "unsupported"))
         return None
     if info.st_size < options.min_size:
