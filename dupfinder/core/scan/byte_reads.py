@@ -1,17 +1,21 @@
 """Reading files to compare their bytes, without numpy: head and tail, then the whole.
 
-The reads of ``identical``'s passes, for a scan that looks for byte-identical files only
-(``exact_only``), where importing numpy would cost more than the comparison itself. Every
-read opens the file once, checks it is still the walk's file (same size, device and inode)
-and hashes with BLAKE3 (``fingerprints.digest``, the digest every action re-checks with).
-Files up to ``SMALL_FILE`` are hashed whole on the first read; larger ones by their first
-and last ``PARTIAL_BYTES`` first, and whole only when those agree with another file's.
+The reads of ``exact_only``, a scan for byte-identical files alone, where importing numpy
+would cost more than the comparison itself. Files come in sets of one size (``read_sets``).
+Files up to ``SMALL_FILE`` are read whole on the first pass; larger ones by their first and
+last ``PARTIAL_BYTES``, and whole on a second pass only where those agree with another
+file's. Within a set of one size the first reads are compared as bytes (a dictionary keyed
+by them: a memory compare, where hashing each file cost more than reading it), and only a
+set of equal contents is hashed, once, with BLAKE3 (``fingerprints.digest``, the digest every
+action re-checks with); where a size is shared by so many files that their first reads would
+fill ``_HELD_BYTES``, its files are compared by that digest instead. Whole reads are hashed
+as they stream in. Every read opens the file once and checks it is still the walk's file
+(same size, device and inode).
 
-Reads run in a thread pool, a batch of files per task (a task per file cost more than the
-file's system calls): one batch at a time while the files come from the page cache, where one
-thread needs the least CPU, and ``io_threads`` at once from the first batch that had to wait on
-a disk, where the reads then overlap. ``cancel`` is honoured between files and, in a whole
-read, between chunks.
+Files in the page cache are read fastest, for the least CPU, in the calling thread: more
+threads only hand the interpreter lock to and fro at every system call. From the first batch
+that had to wait on a disk on, ``io_threads`` read at once, where the reads then overlap.
+``cancel`` is honoured between files and, in a whole read, between chunks.
 """
 
 from __future__ import annotations
@@ -21,41 +25,49 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, hasher
+from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, digest_of, hasher
 from dupfinder.core.model import ScanOptions
 from dupfinder.core.wording import describe_os_error
+
+if TYPE_CHECKING:  # the pool is imported only when reads wait on a disk (10 ms at start-up)
+    from concurrent.futures import Future
 
 __all__ = [
     "PARTIAL_BYTES",
     "SMALL_FILE",
+    "Alike",
     "Cancelled",
     "Changed",
     "Failed",
+    "Reads",
     "Target",
     "io_threads",
-    "read_digests",
+    "read_sets",
     "whole_digest",
 ]
 
-#: Bytes read from each end of a large file for its first digest.
+#: Bytes read from each end of a large file for its first comparison.
 PARTIAL_BYTES = 4096
-#: Files up to this size are hashed whole on the first read.
+#: Files up to this size are read whole on the first pass.
 SMALL_FILE = 64 * 1024
 #: Flags of every open: read-only, and binary where the system tells the two apart.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-#: Work handed to one thread at a time: files, and bytes of whole-file reads.
+#: Work handed to one thread at a time (whole sets of one size): files, and bytes of whole
+#: reads.
 _BATCH_FILES = 128
 _BATCH_BYTES = 32 << 20
+#: First reads of one size held for comparing as bytes; past this, compared by digest.
+_HELD_BYTES = 16 << 20
 #: A batch waited on the disk when it read blocks from one (Linux), or elsewhere when its
 #: wall time passed both this many seconds and this many times its thread's CPU time.
 _WAITED_MIN = 0.005
 _WAITED_SHARE = 2.0
 
-#: A file to read: its path, its size and identity (device, inode) as the walk saw them.
-Target = tuple[str, int, int, int]
+#: A file to read: its path and its stat as the walk saw it (size, device, inode).
+Target = tuple[str, os.stat_result]
 #: Progress sink: files done, files to read, the last file read.
 ProgressSink = Callable[[int, int, str | None], None]
 
@@ -66,6 +78,25 @@ class Failed:
 
     error: str
     code: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alike:
+    """Files of one size whose reads agree, in the order they came; ``digest``: the BLAKE3
+    digest of their whole content, None where only head and tail were read."""
+
+    files: list[Target]
+    digest: bytes | None
+
+
+@dataclass(slots=True)
+class Reads:
+    """What a pass found: the sets of two or more files that agree, the files it could not
+    read (in the order they came), and how many it read."""
+
+    sets: list[Alike] = field(default_factory=list)
+    failed: list[tuple[Target, Failed]] = field(default_factory=list)
+    files_read: int = 0
 
 
 try:
@@ -94,12 +125,12 @@ def io_threads(options: ScanOptions) -> int:
     return min(8, max(4, 2 * options.jobs))
 
 
-def _opened(path: str, size: int, dev: int, ino: int) -> int:
+def _opened(path: str, info: os.stat_result) -> int:
     """``path`` opened, checked to be still the walk's file."""
     fd = os.open(path, _OPEN_FLAGS)
     try:
-        info = os.fstat(fd)
-        if info.st_size != size or info.st_ino != ino or info.st_dev != dev:
+        now = os.fstat(fd)
+        if now.st_size != info.st_size or now.st_ino != info.st_ino or now.st_dev != info.st_dev:
             raise Changed
     except BaseException:
         os.close(fd)
@@ -122,18 +153,19 @@ def _rest(fd: int, first: bytes, count: int) -> bytes:
 
 
 def _first(target: Target) -> bytes:
-    """The digest of a small file, or of a large one's head and tail (the common case in
-    few calls: this runs once for every file that shares its size)."""
-    path, size, dev, ino = target
-    fd = _opened(path, size, dev, ino)
+    """All of a small file, or a large one's head and tail (the common case in few calls:
+    this runs once for every file that shares its size)."""
+    path, info = target
+    size = info.st_size
+    fd = _opened(path, info)
     try:
         if size <= SMALL_FILE:
             data = os.read(fd, size)
-            return hasher(data if len(data) == size else _rest(fd, data, size)).digest(DIGEST_BYTES)
+            return data if len(data) == size else _rest(fd, data, size)
         head = os.read(fd, PARTIAL_BYTES)
-        state = hasher(head if len(head) == PARTIAL_BYTES else _rest(fd, head, PARTIAL_BYTES))
-        state.update(_tail(fd, size))
-        return state.digest(DIGEST_BYTES)
+        if len(head) != PARTIAL_BYTES:
+            head = _rest(fd, head, PARTIAL_BYTES)
+        return head + _tail(fd, size)
     finally:
         os.close(fd)
 
@@ -160,10 +192,10 @@ _buffers = threading.local()
 
 def _whole(target: Target, cancel: threading.Event) -> bytes:
     """The digest of the whole file."""
-    path, size, dev, ino = target
-    fd = _opened(path, size, dev, ino)
+    path, info = target
+    fd = _opened(path, info)
     try:
-        return whole_digest(fd, size, cancel)
+        return whole_digest(fd, info.st_size, cancel)
     finally:
         os.close(fd)
 
@@ -192,15 +224,58 @@ def whole_digest(fd: int, size: int, cancel: threading.Event) -> bytes:
     return state.digest(DIGEST_BYTES)
 
 
-def _batches(targets: Sequence[Target], whole: bool) -> Iterator[range]:
-    """Runs of positions handed to one thread: a few files, or a few MiB of whole reads."""
-    start, count = 0, len(targets)
+def _sort_of_one_size(
+    files: Sequence[Target], whole: bool, cancel: threading.Event, found: Reads
+) -> None:
+    """Read ``files`` (all of one size) and add to ``found`` each set of two or more that
+    agree, and each file that could not be read; ``Cancelled`` when ``cancel`` is set."""
+    size = files[0][1].st_size
+    complete = whole or size <= SMALL_FILE
+    hashed = whole  # keys are digests (else the bytes read)
+    held = 0
+    alike: dict[bytes, list[Target]] = {}
+    for target in files:
+        if cancel.is_set():
+            raise Cancelled
+        try:
+            key = _whole(target, cancel) if whole else _first(target)
+        except Changed:
+            found.failed.append((target, _CHANGED))
+            continue
+        except OSError as exc:
+            found.failed.append((target, Failed(describe_os_error(exc), "unreadable")))
+            continue
+        found.files_read += 1
+        if hashed and not whole:
+            key = digest_of(key)
+        same = alike.get(key)
+        if same is not None:
+            same.append(target)
+            continue
+        alike[key] = [target]
+        if not hashed:
+            held += len(key)
+            if held > _HELD_BYTES:  # too many of one size to hold: by digest from here on
+                alike = {digest_of(data): same for data, same in alike.items()}
+                hashed = True
+    for key, same in alike.items():
+        if len(same) > 1:
+            digest = (key if hashed else digest_of(key)) if complete else None
+            found.sets.append(Alike(same, digest))
+
+
+def _batches(sizes: Sequence[Sequence[Target]], whole: bool) -> Iterator[range]:
+    """Runs of sets (positions in ``sizes``) handed to one thread: a few files, or a few MiB
+    of whole reads; a set of one size is never split."""
+    start, count = 0, len(sizes)
     while start < count:
         stop = start + 1
-        budget = targets[start][1] if whole else 0
-        while stop < count and stop - start < _BATCH_FILES:
+        files = len(sizes[start])
+        budget = files * sizes[start][0][1].st_size if whole else 0
+        while stop < count and files < _BATCH_FILES:
+            files += len(sizes[stop])
             if whole:
-                budget += targets[stop][1]
+                budget += len(sizes[stop]) * sizes[stop][0][1].st_size
                 if budget > _BATCH_BYTES:
                     break
             stop += 1
@@ -209,24 +284,17 @@ def _batches(targets: Sequence[Target], whole: bool) -> Iterator[range]:
 
 
 def _read_batch(
-    targets: Sequence[Target], batch: range, whole: bool, cancel: threading.Event
-) -> tuple[list[bytes | Failed], bool]:
-    """Each file's digest, or why it has none (shorter than ``batch`` when cancelled), and
-    whether the batch waited on the disk (its wall time well above its CPU time)."""
-    found: list[bytes | Failed] = []
-    append = found.append
+    sizes: Sequence[Sequence[Target]], batch: range, whole: bool, cancel: threading.Event
+) -> tuple[Reads | None, bool]:
+    """What the sets of ``batch`` hold (None when cancelled), and whether the batch waited
+    on the disk (read blocks from one, or its wall time well above its CPU time)."""
+    found = Reads()
     blocks, wall, cpu = _blocks_read(), time.perf_counter(), time.thread_time()
-    for position in batch:
-        if cancel.is_set():
-            break
-        try:
-            append(_whole(targets[position], cancel) if whole else _first(targets[position]))
-        except Cancelled:
-            break
-        except Changed:
-            append(_CHANGED)
-        except OSError as exc:
-            append(Failed(describe_os_error(exc), "unreadable"))
+    try:
+        for position in batch:
+            _sort_of_one_size(sizes[position], whole, cancel, found)
+    except Cancelled:
+        return None, False
     if blocks is not None:
         return found, _blocks_read() != blocks
     wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
@@ -240,41 +308,81 @@ def _blocks_read() -> int | None:
     return int(_THREAD_USAGE().ru_inblock)
 
 
-def read_digests(
-    targets: Sequence[Target],
+class _Pass:
+    """One pass over sets of files: reads their batches, adds up what they found."""
+
+    def __init__(
+        self,
+        sizes: Sequence[Sequence[Target]],
+        whole: bool,
+        cancel: threading.Event,
+        progress: ProgressSink,
+    ) -> None:
+        self.sizes, self.whole, self.cancel, self.progress = sizes, whole, cancel, progress
+        self.found = Reads()
+        self.total = sum(map(len, sizes))
+        self.done = 0
+
+    def add(self, batch: range, found: Reads) -> None:
+        self.found.sets.extend(found.sets)
+        self.found.failed.extend(found.failed)
+        self.found.files_read += found.files_read
+        self.done += sum(len(self.sizes[position]) for position in batch)
+        self.progress(self.done, self.total, self.sizes[batch[-1]][-1][0])
+
+    def here(self, batches: Iterator[range]) -> bool:
+        """Read batches in this thread until one waits on a disk: True, the rest remain;
+        False when all are read or the scan is cancelled."""
+        for batch in batches:
+            if self.cancel.is_set():
+                return False
+            found, waited = _read_batch(self.sizes, batch, self.whole, self.cancel)
+            if found is None:
+                return False
+            self.add(batch, found)
+            if waited:
+                return True
+        return False
+
+    def pooled(self, batches: Iterator[range], threads: int) -> None:
+        """The remaining batches, ``threads`` at a time."""
+        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dupfinder-read") as pool:
+            inflight: dict[Future[tuple[Reads | None, bool]], range] = {}
+            while True:
+                while not self.cancel.is_set() and len(inflight) < 2 * threads:
+                    batch = next(batches, None)
+                    if batch is None:
+                        break
+                    task = pool.submit(_read_batch, self.sizes, batch, self.whole, self.cancel)
+                    inflight[task] = batch
+                if not inflight:
+                    return
+                finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                for task in finished:
+                    batch = inflight.pop(task)
+                    found, _waited = task.result()
+                    if found is not None:
+                        self.add(batch, found)
+
+
+def read_sets(
+    sizes: Sequence[Sequence[Target]],
     whole: bool,
     threads: int,
     cancel: threading.Event,
     progress: ProgressSink,
-) -> list[bytes | Failed] | None:
-    """The digest of each target (its first read, or its whole content when ``whole``) or
-    why it has none, in the targets' order; None when cancelled.
+) -> Reads | None:
+    """The sets of two or more files, each of one entry of ``sizes`` (files of one size, one
+    name per file), whose first reads agree (``whole``: whose whole contents do), and the
+    files that could not be read; None when cancelled.
 
-    One thread reads until a batch is seen to wait on the disk, then ``threads`` do: files
-    in the page cache are read fastest, for the least CPU, by one thread (more only hand the
-    interpreter lock to and fro at every system call), files on a disk by several."""
-    found: list[bytes | Failed] = [_CHANGED] * len(targets)
-    done, parallel = 0, 1
-    progress(0, len(targets), None)
-    batches = _batches(targets, whole)
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dupfinder-read") as pool:
-        inflight: dict[Future[tuple[list[bytes | Failed], bool]], range] = {}
-        while True:
-            while not cancel.is_set() and len(inflight) < parallel:
-                batch = next(batches, None)
-                if batch is None:
-                    break
-                inflight[pool.submit(_read_batch, targets, batch, whole, cancel)] = batch
-            if not inflight:
-                break
-            finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
-            for future in finished:
-                batch = inflight.pop(future)
-                digests, waited = future.result()
-                if waited:
-                    parallel = 2 * threads
-                stop = batch.start + len(digests)
-                found[batch.start : stop] = digests
-                done += len(digests)
-                progress(done, len(targets), targets[stop - 1][0] if digests else None)
-    return None if cancel.is_set() else found
+    Batches are read in the calling thread until one is seen to wait on a disk, then
+    ``threads`` at a time."""
+    work = _Pass(sizes, whole, cancel, progress)
+    progress(0, work.total, None)
+    batches = _batches(sizes, whole)
+    if work.here(batches) and not cancel.is_set():
+        work.pooled(batches, threads)
+    return None if cancel.is_set() else work.found

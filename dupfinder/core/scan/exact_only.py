@@ -4,10 +4,11 @@
 says so) with the same progress, cancel and ``ScanResult`` as ``pipeline.run``, which hands
 such scans to it, and the same answer, on a path of its own that imports no numpy (on a small
 folder the import cost more than the whole comparison): the walk's files go straight into
-lists by size, only files that share a size are read (``byte_reads``: head and tail, then the
-whole content), and each set of identical files becomes a group whose keeper
-``grouping.keeper`` chooses, as in every scan. With the cache on, the pipeline runs: it keeps
-digests between scans.
+lists by size, without their kinds; only files that share a size are read (``byte_reads``: a
+small file whole, a large one's head and tail, then its whole content where those agree), and
+each set of identical files becomes a group, its kind named from its files' names, whose
+keeper ``grouping.keeper`` chooses, as in every scan. With the cache on, the pipeline runs: it
+keeps digests between scans.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import threading
 import time
 
 from dupfinder.core.filesystem import change_time_ns
+from dupfinder.core.fingerprints.formats import kind_for_path
 from dupfinder.core.grouping.keeper import suggested
 from dupfinder.core.model import (
     Fingerprint,
@@ -32,14 +34,11 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
-from dupfinder.core.scan.byte_reads import SMALL_FILE, Failed, Target, io_threads, read_digests
+from dupfinder.core.scan.byte_reads import Alike, Reads, Target, io_threads, read_sets
 from dupfinder.core.scan.sampling import Sampler
 from dupfinder.core.scan.walk import WalkReport, walk_stats
 
 __all__ = ["find_exact", "serves"]
-
-#: A file as the walk found it: its path, its stat and the kind its name says.
-_File = tuple[str, os.stat_result, Kind]
 
 
 def serves(options: ScanOptions) -> bool:
@@ -64,11 +63,12 @@ def find_exact(
     if cancel.is_set():
         return _cancelled(seen, started)
     reads = _Reads(options, sample, cancel)
-    sets = reads.identical([f for same in by_size.values() if len(same) > 1 for f in same])
+    sets = reads.identical([same for same in by_size.values() if len(same) > 1])
     if sets is None:
         return _cancelled(seen, started)
     references = tuple(os.path.realpath(folder) for folder in options.references)
-    groups = sorted((_group(files, digest, references) for files, digest in sets), key=_group_order)
+    groups = [_group(alike, references) for alike in sets]
+    groups.sort(key=_group_order)
     errors = list(report.errors)
     reported = {error.path for error in errors}
     errors.extend(e for e in reads.problems if e.path not in reported)
@@ -80,21 +80,22 @@ def find_exact(
 
 def _walked(
     options: ScanOptions, report: WalkReport, cancel: threading.Event, sample: Sampler
-) -> tuple[int, dict[int, list[_File]]]:
-    """The count of files the walk found, and the non-empty ones by size, in walk order."""
-    by_size: dict[int, list[_File]] = {}
+) -> tuple[int, dict[int, list[Target]]]:
+    """The count of files the walk found, and the non-empty ones by size, in walk order
+    (one name per file: the walk lists each (device, inode) once)."""
+    by_size: dict[int, list[Target]] = {}
     seen = 0
-    for found in walk_stats(
-        options, report, cancel, lambda count: sample(Progress(Phase.WALKING, count))
+    for path, info, _ in walk_stats(
+        options, report, cancel, lambda count: sample(Progress(Phase.WALKING, count)), named=False
     ):
         seen += 1
-        size = found[1].st_size
+        size = info.st_size
         if size:  # every empty file is alike: nothing is gained by removing one
             same = by_size.get(size)
             if same is None:
-                by_size[size] = [found]
+                by_size[size] = [(path, info)]
             else:
-                same.append(found)
+                same.append((path, info))
     sample(Progress(Phase.WALKING, seen, seen), force=True)
     return seen, by_size
 
@@ -110,75 +111,48 @@ class _Reads:
         self.files_read = 0
         self._before = 0  # files of earlier passes, so progress runs on across both
 
-    def identical(self, files: list[_File]) -> list[tuple[list[_File], bytes]] | None:
+    def identical(self, sizes: list[list[Target]]) -> list[Alike] | None:
         """Sets of files with the same bytes (walk order within a set) and their digest;
         None when cancelled."""
         self._sample(Progress(Phase.IDENTICAL, 0, None), force=True)
-        first = self._alike(files, whole=False)
+        first = self._pass(sizes, whole=False)
         if first is None:
             return None
-        sets, partial = [], []
-        for same, digest in first:
-            if same[0][1].st_size <= SMALL_FILE:
-                sets.append((same, digest))
-            else:
-                partial.extend(same)
+        sets = [alike for alike in first if alike.digest is not None]
+        partial = [alike.files for alike in first if alike.digest is None]
         if partial:
-            whole = self._alike(partial, whole=True)
+            whole = self._pass(partial, whole=True)
             if whole is None:
                 return None
             sets.extend(whole)
         self._sample(Progress(Phase.IDENTICAL, self.files_read, self.files_read), force=True)
         return sets
 
-    def _alike(self, files: list[_File], whole: bool) -> list[tuple[list[_File], bytes]] | None:
-        """Files of one size and digest (the first read's, or the whole content's), two or
-        more, one name per (device, inode), in walk order; None when cancelled."""
-        targets: list[Target] = [
-            (path, info.st_size, info.st_dev, info.st_ino) for path, info, _ in files
-        ]
+    def _pass(self, sizes: list[list[Target]], whole: bool) -> list[Alike] | None:
+        """Sets of two or more files of one size whose first reads (``whole``: whole
+        contents) agree; None when cancelled."""
         before, sample = self._before, self._sample
 
         def progress(done: int, total: int, current: str | None) -> None:
             sample(Progress(Phase.IDENTICAL, before + done, before + total, current))
 
-        found = read_digests(targets, whole, self._threads, self._cancel, progress)
+        found: Reads | None = read_sets(sizes, whole, self._threads, self._cancel, progress)
         if found is None:
             return None
-        self._before += len(files)
-        buckets: dict[tuple[int, bytes], list[_File]] = {}
-        failed = 0
-        for file, digest in zip(files, found, strict=True):
-            if isinstance(digest, Failed):
-                self.problems.append(ScanError(file[0], digest.error, digest.code))
-                failed += 1
-                continue
-            key = (file[1].st_size, digest)
-            same = buckets.get(key)
-            if same is None:
-                buckets[key] = [file]
-            else:
-                same.append(file)
-        self.files_read += len(files) - failed
-        return [
-            (named, digest)
-            for (_, digest), same in buckets.items()
-            if len(same) > 1 and len(named := _one_name_each(same)) > 1
-        ]
+        self._before += sum(map(len, sizes))
+        self.problems.extend(
+            ScanError(path, why.error, why.code) for (path, _), why in found.failed
+        )
+        self.files_read += found.files_read
+        return found.sets
 
 
-def _one_name_each(files: list[_File]) -> list[_File]:
-    """A second name of one (device, inode) is the same file: only its first name stays."""
-    names: dict[tuple[int, int], _File] = {}
-    for file in files:
-        names.setdefault((file[1].st_dev, file[1].st_ino), file)
-    return list(names.values())
-
-
-def _group(files: list[_File], digest: bytes, references: tuple[str, ...]) -> Group:
+def _group(alike: Alike, references: tuple[str, ...]) -> Group:
     """A group of identical files, its kind the one their names share (else other), the copy
     to keep first as ``grouping.keeper`` orders them."""
-    kinds = {kind for _, _, kind in files}
+    files, digest = alike.files, alike.digest
+    assert digest is not None  # a set of whole contents
+    kinds = {kind_for_path(os.path.basename(path)) or Kind.OTHER for path, _ in files}
     kind = kinds.pop() if len(kinds) == 1 else Kind.OTHER
     fingerprint = Fingerprint(kind, int.from_bytes(digest[:8], "big"))
     content = digest.hex()
@@ -195,7 +169,7 @@ def _group(files: list[_File], digest: bytes, references: tuple[str, ...]) -> Gr
             links=info.st_nlink,
             content_hash=content,
         )
-        for path, info, _ in files
+        for path, info in files
     )
     return suggested(Group(kind, members), references)
 

@@ -232,28 +232,55 @@ def test_near_duplicates_are_not_its_job() -> None:
 
 
 @pytest.mark.parametrize("from_disk", [False, True])
-def test_reads_give_each_files_digest(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, from_disk: bool
+@pytest.mark.parametrize("held", [byte_reads._HELD_BYTES, 1])
+def test_reads_find_each_set_of_equal_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, from_disk: bool, held: int
 ) -> None:
-    """One thread from the page cache, several once a batch read from a disk: the same digests."""
+    """One thread from the page cache, several once a batch read from a disk; first reads
+    compared as bytes, or by digest where a size is shared too widely to hold them: the same
+    sets, each whole content's digest."""
     from dupfinder.core.fingerprints.digest import digest_of
 
+    monkeypatch.setattr(byte_reads, "_HELD_BYTES", held)
     if from_disk:  # every batch says it read blocks from a disk
         counter = iter(range(1_000_000))
         monkeypatch.setattr(byte_reads, "_blocks_read", lambda: next(counter))
-    paths = []
-    for number in range(600):
-        path = tmp_path / f"{number}.bin"
-        path.write_bytes(os.urandom(number * 7 if number % 50 else 70_000 + number))
-        paths.append(path)
-    targets = [(str(p), p.stat().st_size, p.stat().st_dev, p.stat().st_ino) for p in paths]
-    found = byte_reads.read_digests(targets, False, 4, threading.Event(), lambda *_: None)
-    heads = [p.read_bytes() if p.stat().st_size <= byte_reads.SMALL_FILE else None for p in paths]
-    assert [f for f, h in zip(found or [], heads, strict=True) if h is not None] == [
-        digest_of(h) for h in heads if h is not None
-    ]
-    whole = byte_reads.read_digests(targets, True, 4, threading.Event(), lambda *_: None)
-    assert whole == [digest_of(p.read_bytes()) for p in paths]
+    sizes: list[list[byte_reads.Target]] = []
+    copies: set[frozenset[str]] = set()
+    for number in range(200):
+        content = os.urandom(number * 7 + 1 if number % 20 else 70_000 + number)
+        other = bytearray(content)
+        other[len(other) // 2] ^= 1  # same size; head and tail alike where the file is large
+        paths = [tmp_path / f"{number}-{name}.bin" for name in ("a", "b", "c")]
+        for path, data in zip(paths, (content, bytes(other), content), strict=True):
+            path.write_bytes(data)
+        if number % 3:  # the copy is left out: the two left differ in one byte
+            paths[2].unlink()
+        else:
+            copies.add(frozenset(str(p) for p in (paths[0], paths[2])))
+        sizes.append([(str(p), p.stat()) for p in paths if p.exists()])
+
+    def read(files: list[list[byte_reads.Target]], whole: bool) -> list[byte_reads.Alike]:
+        found = byte_reads.read_sets(files, whole, 4, threading.Event(), lambda *_: None)
+        assert found is not None
+        assert found.failed == []
+        for alike in found.sets:
+            if alike.digest is not None:
+                contents = {digest_of(Path(path).read_bytes()) for path, _ in alike.files}
+                assert contents == {alike.digest}
+        return found.sets
+
+    def names(sets: list[byte_reads.Alike]) -> set[frozenset[str]]:
+        return {frozenset(path for path, _ in alike.files) for alike in sets}
+
+    first = read(sizes, whole=False)
+    complete = [alike for alike in first if alike.digest is not None]
+    partial = [alike for alike in first if alike.digest is None]
+    assert all(alike.files[0][1].st_size <= byte_reads.SMALL_FILE for alike in complete)
+    large = [files for files in sizes if files[0][1].st_size > byte_reads.SMALL_FILE]
+    assert names(partial) == names([byte_reads.Alike(files, None) for files in large])
+    whole = read([alike.files for alike in partial], whole=True)
+    assert names(complete) | names(whole) == copies
 
 
 def test_the_cli_writes_every_member_on_a_line_of_its_own(copies: Path) -> None:
