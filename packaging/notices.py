@@ -80,6 +80,16 @@ REVIEWED: dict[str, tuple[str, str]] = {
         "into it (pulldown-cmark and its dependencies) are MIT, Apache-2.0, BSD-2-Clause or "
         "Unicode-3.0, each text in LICENSE-THIRD-PARTY",
     ),
+    "pyspng": (
+        "BSD-3-Clause AND BSD-2-Clause AND Zlib",
+        "its metadata says MIT, its LICENSE is BSD-3-Clause (pybind11's text); libspng "
+        "(BSD-2-Clause) and zlib (Zlib) are compiled into its module: their texts added",
+    ),
+    "webp": (
+        "MIT AND BSD-3-Clause",
+        "the binding is MIT (LICENSE); libwebp, compiled into its module, is BSD-3-Clause: "
+        "its text added",
+    ),
     "pyinstaller": (
         "GPL-2.0-or-later WITH PyInstaller-Bootloader-exception AND Apache-2.0",
         "the bootloader and the run-time hooks in the executables: the exception allows "
@@ -119,6 +129,12 @@ REVIEWED: dict[str, tuple[str, str]] = {
         libxcb-xinerama0 libxcb-xinput0 libxcb-keysyms1 libxcb-render-util0 libxrender1
         libxext6""".split()
     },
+}
+
+#: Texts of libraries compiled into a Python package whose wheel carries only its own licence.
+ADDED_TEXTS: dict[str, tuple[str, ...]] = {
+    "pyspng": ("libspng-LICENSE.txt", "zlib-LICENSE.txt"),
+    "webp": ("libwebp-COPYING.txt",),
 }
 
 #: Debian's packages of the interpreter (libpython3.11, libpython3.11-stdlib, ...): PSF-2.0.
@@ -367,6 +383,7 @@ def collect(sources: Iterable[tuple[str, str]]) -> tuple[list[Component], list[s
             if component is None:
                 licence, reason = REVIEWED.get(name, (_licence_of(dist), ""))
                 texts = _python_texts(dist) or _stock_texts(licence)
+                texts.update({name: _read(TEXTS / name) for name in ADDED_TEXTS.get(name, ())})
                 component = Component(name, dist.version, "python", licence, reason, texts)
         elif _usr(real) in system or _usr(source) in system:
             package = system.get(_usr(real)) or system[_usr(source)]

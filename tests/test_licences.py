@@ -156,3 +156,12 @@ def test_notices_name_the_sources_of_lgpl_and_mpl_parts_and_how_to_replace_them(
     text = notices.render(parts, "dupfinder")
     assert "--- zlib 1.3 (Zlib) ---" in text
     assert "zlib licence text here" in text
+
+
+def test_libraries_compiled_into_a_wheel_bring_their_texts() -> None:
+    for name, files in notices.ADDED_TEXTS.items():
+        licence, reason = notices.REVIEWED[name]
+        assert notices.refused(licence) is None
+        assert reason
+        for file in files:
+            assert "redistribut" in (notices.TEXTS / file).read_text().lower()

@@ -1,7 +1,8 @@
 """Pictures as fingerprints: one decode, a 64-bit perceptual hash, and the second check.
 
 ``perceptual`` decodes (drafted JPEG, HEIF, upright, alpha flattened) and hashes, its hashes
-compiled in ``hash_kernels`` (``hashes`` picks the engine); ``check`` compares small
+compiled in ``hash_kernels`` (``hashes`` picks the engine), PNG and WebP read by the leaner
+decoders of ``decoders`` where they give Pillow's pixels; ``check`` compares small
 thumbnails of two pictures to confirm or reject a pair the index proposed, with its block
 comparisons compiled in ``check_kernels``.
 """

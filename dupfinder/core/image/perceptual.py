@@ -57,6 +57,7 @@ from dupfinder.core.errors import (
     UnsupportedFile,
 )
 from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import decoders
 from dupfinder.core.image.hashes import CROP_BOXES, DCT32, TIE, WORKING_SIZE, Box, pdhashes
 
 __all__ = [
@@ -305,8 +306,9 @@ def _to_grey(im: Image.Image, background: int = 255) -> Image.Image:
     return im.convert("RGB").convert("L")
 
 
-def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, int, int, int]:
-    """Open and decode (drafted for JPEG): pixels, stored width and height, orientation."""
+def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, str | None, int, int, int]:
+    """Open and decode (drafted for JPEG; PNG and WebP by ``decoders`` where they can): pixels,
+    the file's format, stored width and height, orientation."""
     _register_heif()
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed below; Pillow reads lazily from it
@@ -317,12 +319,16 @@ def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, int, int, int]:
         warnings.simplefilter("ignore")
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            im = Image.open(fh)
-            width, height = im.size
-            orientation = _orientation(im)
-            if im.format in _JPEG_FORMATS:
-                im.draft("YCbCr", (WORKING_SIZE, WORKING_SIZE))
-            im.load()
+            opened = Image.open(fh)
+            width, height = opened.size
+            orientation = _orientation(opened)
+            file_format = opened.format
+            if file_format in _JPEG_FORMATS:
+                opened.draft("YCbCr", (WORKING_SIZE, WORKING_SIZE))
+            im = decoders.decoded(opened, fh)
+            if im is None:
+                opened.load()
+                im = opened
         except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
             raise TooLarge(f"too many pixels to decode safely: {exc}") from exc
         except UnidentifiedImageError as exc:
@@ -332,7 +338,7 @@ def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, int, int, int]:
             raise CorruptFile(f"image data is damaged or truncated: {reason}") from exc
     if width < 1 or height < 1:
         raise CorruptFile("image has no pixels")
-    return im, width, height, orientation
+    return im, file_format, width, height, orientation
 
 
 #: A border is trimmed only while at least this share of each side is left.
@@ -507,8 +513,7 @@ def _reduced(im: Image.Image, width: int, height: int) -> Image.Image:
 
 def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
     """Decode ``path`` down to the square greyscale working image every hash is taken from."""
-    im, width, height, orientation = _decode(path)
-    file_format = im.format
+    im, file_format, width, height, orientation = _decode(path)
     quality = jpeg_quality(im) if file_format in _JPEG_FORMATS else 0
     clear = imagecheck.transparent(im) if _has_alpha(im) else False
     im = _reduced(im, width, height)
