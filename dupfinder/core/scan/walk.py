@@ -11,6 +11,7 @@ a known suffix become ``ScanError`` values, never exceptions.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 import threading
@@ -52,6 +53,8 @@ class WalkReport:
 _Found = tuple[str, os.stat_result, Kind]
 #: A file's kind from its path, name and stat, or None when the walk passes it over.
 _KindFor = Callable[[str, str, os.stat_result, ScanOptions, "WalkReport", "_Seen"], Kind | None]
+#: A listing's entries are walked in name order.
+_NAME = operator.attrgetter("name")
 #: The walk tells its caller the count of files found at the first and then every this many.
 _TELL_EVERY = 64
 
@@ -208,11 +211,13 @@ class _Walker:
 
     def tree(self, root: str) -> Iterator[_Found]:
         stack = [root]
+        # looked up once a walk, not once a file (a walk of /usr: 148k files, 16k folders)
+        kind_for, options, report, seen = self.kind_for, self.options, self.report, self.seen
         while stack and not self.cancelled:
             folder = stack.pop()
             try:
                 with os.scandir(folder) as listing:
-                    children = sorted(listing, key=lambda e: e.name)
+                    children = sorted(listing, key=_NAME)
             except OSError as exc:
                 self.report.errors.append(
                     ScanError(folder, f"cannot read folder: {describe_os_error(exc)}")
@@ -229,12 +234,11 @@ class _Walker:
                     if self._folder_wanted(child.name, child.path, info):
                         folders.append(child.path)
                 else:  # what ``admit`` does for a file, without a generator per file
-                    kind = self.kind_for(
-                        child.path, child.name, info, self.options, self.report, self.seen
-                    )
+                    path = child.path
+                    kind = kind_for(path, child.name, info, options, report, seen)
                     if kind is not None:
                         self._found_one()
-                        yield child.path, info, kind
+                        yield path, info, kind
             stack.extend(reversed(folders))
 
     def _found_one(self) -> None:
@@ -303,6 +307,8 @@ class _Seen:
     ) -> bool:
         if info.st_ino == 0:  # no identity from the system at all: its path names it
             key: tuple[int, int | str] = (info.st_dev, os.path.normcase(os.path.realpath(path)))
+        elif self.by_device.get(info.st_dev):  # known to name files: ``file_key``'s answer
+            key = (info.st_dev, info.st_ino)
         else:
             key = file_key(path, info, self.by_device)
         if key in into:
