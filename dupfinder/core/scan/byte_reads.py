@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, digest_of, hasher
-from dupfinder.core.model import ScanOptions
+from dupfinder.core.model import Kind, ScanOptions
 from dupfinder.core.wording import describe_os_error
 
 if TYPE_CHECKING:  # the pool is imported only when reads wait on a disk (10 ms at start-up)
@@ -66,8 +66,9 @@ _HELD_BYTES = 16 << 20
 _WAITED_MIN = 0.005
 _WAITED_SHARE = 2.0
 
-#: A file to read: its path and its stat as the walk saw it (size, device, inode).
-Target = tuple[str, os.stat_result]
+#: A file to read as the walk listed it: its path, its stat (size, device, inode: the file
+#: it must still be) and its kind (not read here).
+Target = tuple[str, os.stat_result, Kind]
 #: Progress sink: files done, files to read, the last file read.
 ProgressSink = Callable[[int, int, str | None], None]
 
@@ -125,17 +126,10 @@ def io_threads(options: ScanOptions) -> int:
     return min(8, max(4, 2 * options.jobs))
 
 
-def _opened(path: str, info: os.stat_result) -> int:
-    """``path`` opened, checked to be still the walk's file."""
-    fd = os.open(path, _OPEN_FLAGS)
-    try:
-        now = os.fstat(fd)
-        if now.st_size != info.st_size or now.st_ino != info.st_ino or now.st_dev != info.st_dev:
-            raise Changed
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+def _check(now: os.stat_result, walked: os.stat_result) -> None:
+    """``Changed`` unless the open file is still the walk's (same size, device and inode)."""
+    if now.st_size != walked.st_size or now.st_ino != walked.st_ino or now.st_dev != walked.st_dev:
+        raise Changed
 
 
 def _rest(fd: int, first: bytes, count: int) -> bytes:
@@ -155,10 +149,11 @@ def _rest(fd: int, first: bytes, count: int) -> bytes:
 def _first(target: Target) -> bytes:
     """All of a small file, or a large one's head and tail (the common case in few calls:
     this runs once for every file that shares its size)."""
-    path, info = target
+    path, info, _ = target
     size = info.st_size
-    fd = _opened(path, info)
+    fd = os.open(path, _OPEN_FLAGS)
     try:
+        _check(os.fstat(fd), info)
         if size <= SMALL_FILE:
             data = os.read(fd, size)
             return data if len(data) == size else _rest(fd, data, size)
@@ -192,9 +187,10 @@ _buffers = threading.local()
 
 def _whole(target: Target, cancel: threading.Event) -> bytes:
     """The digest of the whole file."""
-    path, info = target
-    fd = _opened(path, info)
+    path, info, _ = target
+    fd = os.open(path, _OPEN_FLAGS)
     try:
+        _check(os.fstat(fd), info)
         return whole_digest(fd, info.st_size, cancel)
     finally:
         os.close(fd)
@@ -234,18 +230,18 @@ def _sort_of_one_size(
     hashed = whole  # keys are digests (else the bytes read)
     held = 0
     alike: dict[bytes, list[Target]] = {}
+    stopped, failed = cancel.is_set, found.failed
     for target in files:
-        if cancel.is_set():
+        if stopped():
             raise Cancelled
         try:
             key = _whole(target, cancel) if whole else _first(target)
         except Changed:
-            found.failed.append((target, _CHANGED))
+            failed.append((target, _CHANGED))
             continue
         except OSError as exc:
-            found.failed.append((target, Failed(describe_os_error(exc), "unreadable")))
+            failed.append((target, Failed(describe_os_error(exc), "unreadable")))
             continue
-        found.files_read += 1
         if hashed and not whole:
             key = digest_of(key)
         same = alike.get(key)
@@ -258,6 +254,7 @@ def _sort_of_one_size(
             if held > _HELD_BYTES:  # too many of one size to hold: by digest from here on
                 alike = {digest_of(data): same for data, same in alike.items()}
                 hashed = True
+    found.files_read += sum(map(len, alike.values()))
     for key, same in alike.items():
         if len(same) > 1:
             digest = (key if hashed else digest_of(key)) if complete else None

@@ -13,9 +13,13 @@ keeps digests between scans.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import threading
 import time
+from collections import defaultdict
+from collections.abc import Iterator
 
 from dupfinder.core.filesystem import change_time_ns
 from dupfinder.core.fingerprints.formats import kind_for_path
@@ -55,6 +59,27 @@ def find_exact(
     """Groups of byte-identical files under ``options.roots``, read without the cache."""
     if options.near_duplicates:
         raise ValueError("find_exact finds byte-identical files only: near_duplicates=False")
+    with _collector_paused():
+        return _find(options, progress, cancel)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cycle collector off while the scan runs: it makes a few small objects per file and
+    no cycles, and the collector walked every one of them again and again (4 % of the CPU of
+    a scan of 13,900 files)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _find(
+    options: ScanOptions, progress: ProgressCallback, cancel: threading.Event | None
+) -> ScanResult:
     started = time.monotonic()
     cancel = cancel if cancel is not None else threading.Event()
     sample = Sampler(progress)
@@ -82,20 +107,16 @@ def _walked(
     options: ScanOptions, report: WalkReport, cancel: threading.Event, sample: Sampler
 ) -> tuple[int, dict[int, list[Target]]]:
     """The count of files the walk found, and the non-empty ones by size, in walk order
-    (one name per file: the walk lists each (device, inode) once)."""
-    by_size: dict[int, list[Target]] = {}
-    seen = 0
-    for path, info, _ in walk_stats(
+    (one name per file: the walk lists each (device, inode) once), each as the walk gave it
+    (a tuple made again per file and a look-up of its list in Python cost /usr's 148k files
+    80 ms)."""
+    by_size: defaultdict[int, list[Target]] = defaultdict(list)
+    for found in walk_stats(
         options, report, cancel, lambda count: sample(Progress(Phase.WALKING, count)), named=False
     ):
-        seen += 1
-        size = info.st_size
-        if size:  # every empty file is alike: nothing is gained by removing one
-            same = by_size.get(size)
-            if same is None:
-                by_size[size] = [(path, info)]
-            else:
-                same.append((path, info))
+        by_size[found[1].st_size].append(found)
+    seen = sum(map(len, by_size.values()))
+    by_size.pop(0, None)  # every empty file is alike: nothing is gained by removing one
     sample(Progress(Phase.WALKING, seen, seen), force=True)
     return seen, by_size
 
@@ -141,7 +162,7 @@ class _Reads:
             return None
         self._before += sum(map(len, sizes))
         self.problems.extend(
-            ScanError(path, why.error, why.code) for (path, _), why in found.failed
+            ScanError(path, why.error, why.code) for (path, *_), why in found.failed
         )
         self.files_read += found.files_read
         return found.sets
@@ -152,7 +173,7 @@ def _group(alike: Alike, references: tuple[str, ...]) -> Group:
     to keep first as ``grouping.keeper`` orders them."""
     files, digest = alike.files, alike.digest
     assert digest is not None  # a set of whole contents
-    kinds = {kind_for_path(os.path.basename(path)) or Kind.OTHER for path, _ in files}
+    kinds = {kind_for_path(path) or Kind.OTHER for path, *_ in files}
     kind = kinds.pop() if len(kinds) == 1 else Kind.OTHER
     fingerprint = Fingerprint(kind, int.from_bytes(digest[:8], "big"))
     content = digest.hex()
@@ -169,7 +190,7 @@ def _group(alike: Alike, references: tuple[str, ...]) -> Group:
             links=info.st_nlink,
             content_hash=content,
         )
-        for path, info in files
+        for path, info, _ in files
     )
     return suggested(Group(kind, members), references)
 

@@ -258,7 +258,7 @@ def test_reads_find_each_set_of_equal_files(
             paths[2].unlink()
         else:
             copies.add(frozenset(str(p) for p in (paths[0], paths[2])))
-        sizes.append([(str(p), p.stat()) for p in paths if p.exists()])
+        sizes.append([(str(p), p.stat(), Kind.OTHER) for p in paths if p.exists()])
 
     def read(files: list[list[byte_reads.Target]], whole: bool) -> list[byte_reads.Alike]:
         found = byte_reads.read_sets(files, whole, 4, threading.Event(), lambda *_: None)
@@ -266,12 +266,12 @@ def test_reads_find_each_set_of_equal_files(
         assert found.failed == []
         for alike in found.sets:
             if alike.digest is not None:
-                contents = {digest_of(Path(path).read_bytes()) for path, _ in alike.files}
+                contents = {digest_of(Path(path).read_bytes()) for path, *_ in alike.files}
                 assert contents == {alike.digest}
         return found.sets
 
     def names(sets: list[byte_reads.Alike]) -> set[frozenset[str]]:
-        return {frozenset(path for path, _ in alike.files) for alike in sets}
+        return {frozenset(path for path, *_ in alike.files) for alike in sets}
 
     first = read(sizes, whole=False)
     complete = [alike for alike in first if alike.digest is not None]
