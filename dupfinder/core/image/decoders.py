@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-__all__ = ["available", "decoded"]
+__all__ = ["applies", "available", "decoded"]
 
 #: A decoder: the file's bytes and the mode wanted ("RGB" or "RGBA") to an (h, w, bands) array.
 _Decoder = Callable[[bytes, str], npt.NDArray[np.uint8]]
@@ -87,18 +86,22 @@ def available() -> dict[str, bool]:
     return {name: _decoder(name) is not None for name in _FACTORIES}
 
 
-def decoded(picture: Image.Image, source: BinaryIO) -> Image.Image | None:
-    """``picture`` (opened by Pillow from ``source``, not yet loaded) decoded by a fast
-    decoder; None where none applies, and Pillow decodes it."""
+def applies(picture: Image.Image) -> bool:
+    """Whether ``picture`` (opened by Pillow, not yet loaded) has a fast decoder here."""
     file_format = picture.format or ""
-    bands = _BANDS.get(picture.mode)
-    if bands is None or "transparency" in picture.info or not _plain(picture, file_format):
+    if picture.mode not in _BANDS or "transparency" in picture.info:
+        return False
+    return _plain(picture, file_format) and _decoder(file_format) is not None
+
+
+def decoded(picture: Image.Image, data: bytes) -> Image.Image | None:
+    """``picture`` (opened by Pillow from the file ``data``, not yet loaded) decoded by a
+    fast decoder; None where none applies, and Pillow decodes it."""
+    if not applies(picture):
         return None
-    decode = _decoder(file_format)
-    if decode is None:
-        return None
-    source.seek(0)
-    data = source.read()
+    decode = _decoder(picture.format or "")
+    bands = _BANDS[picture.mode]
+    assert decode is not None  # applies() said so
     try:
         pixels = decode(data, picture.mode)
     except Exception:  # the fast decoder refuses: Pillow decodes, and names any damage

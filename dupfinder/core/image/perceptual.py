@@ -44,6 +44,7 @@ import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -274,7 +275,21 @@ def _reduce_factor(width: int, height: int) -> int:
     return next((s for s in (8, 4, 2) if scale >= s), 1)
 
 
-def _orientation(im: Image.Image) -> int:
+#: What a PNG holds EXIF in: its own chunk, or the text chunk ImageMagick writes it to.
+_PNG_EXIF_MARKS = (b"eXIf", b"Raw profile type exif")
+
+
+def _whole_file(fh: BinaryIO) -> bytes:
+    fh.seek(0)
+    return fh.read()
+
+
+def _orientation(im: Image.Image, data: bytes = b"") -> int:
+    """The EXIF orientation; 1 when there is none. A PNG whose bytes (``data``) hold no EXIF
+    anywhere answers without Pillow's ``getexif``, which decodes the whole picture to look
+    for an EXIF chunk after the pixels."""
+    if im.format == "PNG" and data and not any(mark in data for mark in _PNG_EXIF_MARKS):
+        return 1
     try:
         value = im.getexif().get(_ORIENTATION_TAG, 1)
     except Exception:  # a malformed EXIF block must not cost the picture itself
@@ -321,11 +336,12 @@ def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, str | None, int,
         try:
             opened = Image.open(fh)
             width, height = opened.size
-            orientation = _orientation(opened)
             file_format = opened.format
+            data = _whole_file(fh) if file_format == "PNG" or decoders.applies(opened) else b""
+            orientation = _orientation(opened, data)
             if file_format in _JPEG_FORMATS:
                 opened.draft("YCbCr", (WORKING_SIZE, WORKING_SIZE))
-            im = decoders.decoded(opened, fh)
+            im = decoders.decoded(opened, data) if data else None
             if im is None:
                 opened.load()
                 im = opened

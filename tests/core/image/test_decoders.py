@@ -41,7 +41,7 @@ needs_webp = pytest.mark.skipif(not decoders.available()["WEBP"], reason="webp n
 def _both(path: Path) -> tuple[Image.Image, Image.Image | None]:
     """Pillow's own decode of ``path`` and the fast decoder's (None where it does not apply)."""
     with path.open("rb") as fh:
-        fast = decoders.decoded(Image.open(fh), fh)
+        fast = decoders.decoded(Image.open(fh), path.read_bytes())
     reference = Image.open(path)
     reference.load()
     return reference, fast
@@ -243,8 +243,8 @@ def test_a_missing_decoder_leaves_the_picture_to_pillow(
     monkeypatch.setitem(decoders._FACTORIES, "PNG", lambda: None)
     decoders._decoder.cache_clear()
     try:
-        with path.open("rb") as fh:
-            assert decoders.decoded(Image.open(fh), fh) is None
+        with Image.open(path) as picture:
+            assert decoders.decoded(picture, path.read_bytes()) is None
         assert perceptual.image_fingerprint(path).value
     finally:
         decoders._decoder.cache_clear()
@@ -253,6 +253,43 @@ def test_a_missing_decoder_leaves_the_picture_to_pillow(
 def test_a_picture_read_from_memory_is_decoded_too() -> None:
     buffer = io.BytesIO()
     _drawing("RGBA").save(buffer, "PNG")
-    buffer.seek(0)
-    fast = decoders.decoded(Image.open(buffer), buffer)
+    fast = decoders.decoded(Image.open(io.BytesIO(buffer.getvalue())), buffer.getvalue())
     assert fast is None or _same(Image.open(io.BytesIO(buffer.getvalue())), fast)
+
+
+def _orientation_six() -> bytes:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # shown turned a quarter clockwise
+    return exif.tobytes()
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    import struct
+    import zlib
+
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+@pytest.mark.parametrize(
+    "where", ["before the pixels", "after the pixels", "as ImageMagick's text"]
+)
+def test_a_pngs_exif_orientation_is_found_wherever_it_is(tmp_path: Path, where: str) -> None:
+    upright = _drawing("RGB", (120, 80))
+    expected = perceptual.image_fingerprint(_saved(tmp_path, upright, "upright.png"))
+    stored = upright.transpose(Image.Transpose.ROTATE_90)  # what orientation 6 turns upright
+    path = tmp_path / "turned.png"
+    if where == "before the pixels":
+        stored.save(path, exif=_orientation_six())
+    else:
+        plain = _saved(tmp_path, stored, "plain.png").read_bytes()
+        end = plain.rindex(b"IEND") - 4
+        if where == "after the pixels":
+            extra = _chunk(b"eXIf", _orientation_six())
+        else:
+            raw = b"Exif\0\0" + _orientation_six()
+            text = f"\nexif\n{len(raw):8d}\n{raw.hex()}\n".encode()
+            extra = _chunk(b"tEXt", b"Raw profile type exif\0" + text)
+        path.write_bytes(plain[:end] + extra + plain[end:])
+    turned = perceptual.image_fingerprint(path)
+    assert (turned.width, turned.height) == (120, 80)
+    assert turned.value == expected.value
