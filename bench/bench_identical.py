@@ -248,8 +248,25 @@ def _report(
     ours = next((r for r in runs if r.tool == "dupfinder"), None)
     if ours is not None:
         ratios = [f"{r.tool} {ours.cpu / r.cpu:.2f}x" for r in runs if r is not ours and r.cpu]
-        print("dupfinder's CPU against: " + ", ".join(ratios))
+        print("dupfinder's best CPU against theirs: " + ", ".join(ratios))
+        spreads = [
+            f"{tool} {_spread(_round_ratios(timings, tool))}"
+            for tool in timings
+            if tool != "dupfinder" and _round_ratios(timings, tool)
+        ]
+        print("round by round (lowest, median, highest): " + ", ".join(spreads))
     return runs
+
+
+def _round_ratios(timings: dict[str, list[tuple[float, float, Sets]]], tool: str) -> list[float]:
+    """dupfinder's CPU over ``tool``'s in each round: the two ran within seconds of each
+    other, so a spell of load on the shared machine weighs on both."""
+    pairs = zip(timings["dupfinder"], timings[tool], strict=True)
+    return sorted(ours[1] / theirs[1] for ours, theirs in pairs if theirs[1])
+
+
+def _spread(ratios: list[float]) -> str:
+    return f"{ratios[0]:.2f}/{ratios[len(ratios) // 2]:.2f}/{ratios[-1]:.2f}x"
 
 
 if __name__ == "__main__":
