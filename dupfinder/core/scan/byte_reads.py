@@ -60,7 +60,7 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 _BATCH_FILES = 128
 _BATCH_BYTES = 32 << 20
 #: First reads of one size held for comparing as bytes; past this, compared by digest.
-_HELD_BYTES = 16 << 20
+_HELD_BYTES = 4 << 20
 #: A batch waited on the disk when it read blocks from one (Linux), or elsewhere when its
 #: wall time passed both this many seconds and this many times its thread's CPU time.
 _WAITED_MIN = 0.005
