@@ -280,6 +280,9 @@ def _member(kind: Kind, raw: Any, where: str) -> Member:
 
 #: Largest picture side, share and quality an edit may state: bounds, not real figures.
 _EDIT_SIDE = 1 << 31
+#: Edits whose amount may pass 100 %: a copy's spread of grey levels can grow several times
+#: over (every other amount is a share of an area or of the full scale).
+_PERCENT_CAP = {EditCode.MORE_CONTRAST: 1_000_000}
 _EDIT_CODES = {str(code): code for code in EditCode}
 _SIDES = {str(side): side for side in Side}
 
@@ -302,7 +305,7 @@ def _edits(raw: list[Any], where: str) -> tuple[Edit, ...]:
         out.append(
             Edit(
                 code,
-                percent=r.integer("percent", 0, high=100),
+                percent=r.integer("percent", 0, high=_PERCENT_CAP.get(code, 100)),
                 sides=sides,
                 width=r.integer("width", 0, high=_EDIT_SIDE),
                 height=r.integer("height", 0, high=_EDIT_SIDE),

@@ -56,6 +56,13 @@ def test_edits_round_trip_through_the_json_contract() -> None:
     assert back.groups[0].members[1].edits == EDITS
 
 
+def test_a_contrast_raised_past_double_reads_back() -> None:
+    data = result_to_dict(_result())
+    data["groups"][0]["members"][1]["edits"] = [{"code": "more-contrast", "percent": 180}]
+    edits = result_from_dict(json.loads(json.dumps(data))).groups[0].members[1].edits
+    assert edits == (Edit(EditCode.MORE_CONTRAST, percent=180),)
+
+
 def test_results_without_edits_and_with_unknown_codes_read() -> None:
     data = result_to_dict(_result())
     member = data["groups"][0]["members"][1]
