@@ -10,11 +10,12 @@ Objects are made again only for the files a result shows.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import operator
 import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import cast, overload
+from typing import Protocol, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +24,7 @@ from dupfinder.core.filesystem import change_time_ns
 from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.model import CacheKey, FileEntry, Fingerprint, Kind, Member
 
-__all__ = ["FileColumns", "OutcomeColumns", "PathColumn", "member"]
+__all__ = ["FileColumns", "OutcomeColumns", "PathColumn", "digest_state", "member"]
 
 _KINDS = tuple(Kind)
 _KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
@@ -32,6 +33,71 @@ _KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
 #: How paths are held as bytes: every ``str`` a path can be (lone surrogates stand for bytes
 #: that are not UTF-8, as ``os.fsdecode`` gives them) comes back exactly.
 _ENCODING = ("utf-8", "surrogatepass")
+
+
+class _Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+
+def digest_state(digest: _Digest, value: object) -> None:
+    """Feed everything ``value`` holds (a column's pickled state: arrays, dicts, tuples,
+    numbers and text) into ``digest``, each part with its type and length, so that two
+    states feed the same bytes only when they are equal."""
+    if isinstance(value, np.ndarray):
+        digest.update(f"n{value.dtype.str}{value.shape}".encode())
+        digest.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, array):
+        digest.update(f"a{value.typecode}{len(value)}".encode())
+        digest.update(value.tobytes())
+    elif isinstance(value, bytes | bytearray):
+        digest.update(f"b{len(value)}:".encode())
+        digest.update(bytes(value))
+    elif isinstance(value, dict) and _numbers_by_row(digest, value):
+        pass
+    elif isinstance(value, dict):
+        digest.update(f"d{len(value)}".encode())
+        for key in sorted(value, key=repr):
+            digest_state(digest, key)
+            digest_state(digest, value[key])
+    elif isinstance(value, tuple | list):
+        digest.update(f"t{len(value)}".encode())
+        for item in value:
+            digest_state(digest, item)
+    elif isinstance(value, PathColumn | FileColumns | OutcomeColumns):
+        digest.update(type(value).__name__.encode())
+        digest_state(digest, value.__getstate__())
+    elif value is None or isinstance(value, bool | int | float | str | Kind):
+        text = repr(value).encode("utf-8", "surrogatepass")
+        digest.update(f"v{len(text)}:".encode())
+        digest.update(text)
+    else:
+        raise TypeError(f"no digest for {type(value).__name__}")
+
+
+def _numbers_by_row(digest: _Digest, value: dict[object, object]) -> bool:
+    """Feed a dict of rows to tuples of unsigned numbers (the pictures' variant hashes, one
+    entry a picture) as three arrays, not an entry at a time; False, feeding nothing, when
+    ``value`` is another kind of dict."""
+    try:
+        rows = np.fromiter(value.keys(), dtype=np.int64, count=len(value))
+        lengths = np.fromiter(map(len, value.values()), dtype=np.int64, count=len(value))  # type: ignore[arg-type]
+        flat = np.fromiter(
+            itertools.chain.from_iterable(value.values()),  # type: ignore[arg-type]
+            dtype=np.uint64,
+            count=int(lengths.sum()),
+        )
+    except (TypeError, ValueError, OverflowError):
+        return False
+    order = np.argsort(rows, kind="stable")
+    counts = lengths[order]
+    firsts = (np.cumsum(lengths) - lengths)[order]
+    # the entries' numbers in row order: each entry's run of ``flat``, one after another
+    within = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
+    digest.update(f"r{len(value)}".encode())
+    digest.update(rows[order].tobytes())
+    digest.update(counts.tobytes())
+    digest.update(flat[np.repeat(firsts, counts) + within].tobytes())
+    return True
 
 
 class PathColumn(Sequence[str]):
@@ -154,6 +220,9 @@ class FileColumns:
 
     def __len__(self) -> int:
         return len(self.paths)
+
+    def __getstate__(self) -> dict[str, object]:
+        return self.__dict__.copy()
 
     @property
     def kinds(self) -> npt.NDArray[np.uint8]:

@@ -22,4 +22,5 @@ MAY_IMPORT = (
     "index",
     "grouping",
     "jit",
+    "results",
 )

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -124,6 +124,78 @@ def run(
     errors = list(walk_report.errors)
     for row, (error, code) in outcomes.errors.items():
         errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+    formed = _given_or_formed(
+        options,
+        functools.partial(_inputs_digest, files, outcomes, identical, options),
+        functools.partial(_formed, files, outcomes, options, identical, sample, cancel),
+    )
+    if formed is None:
+        return _cancelled(len(files), started, from_cache)
+    groups, pair_count = formed
+    reported = {e.path for e in errors}
+    for problem in identical.problems:
+        if files.paths[problem.row] not in reported:
+            errors.append(ScanError(files.paths[problem.row], problem.error, problem.code))
+    sample(Progress(Phase.DONE, len(files), len(files)), force=True)
+    stats = ScanStats(
+        files_seen=len(files),
+        files_fingerprinted=outcomes.fingerprinted(),
+        files_from_cache=from_cache,
+        files_bytes_only=_bytes_only(files, options),
+        pairs=pair_count,
+        seconds=time.monotonic() - started,
+    )
+    errors.sort(key=lambda e: e.path)
+    return ScanResult(tuple(groups), tuple(errors), stats, notices)
+
+
+#: The groups a scan shows and its verified pair count.
+_Formed = tuple[list[Group], int]
+
+
+def _given_or_formed(
+    options: ScanOptions,
+    inputs: Callable[[], bytes],
+    form: Callable[[], _Formed | None],
+) -> _Formed | None:
+    """``form()`` (None when cancelled), or with the cache on the groups the last scan of
+    these folders formed from the very same ``inputs()`` (files, fingerprints, digests,
+    options and code: ``last_result``): an unchanged folder's rescan forms nothing."""
+    if not options.use_cache:
+        return form()
+    from dupfinder.core.scan import last_result
+
+    digest = inputs()
+    with _opened_cache(options) as cache:
+        recalled = None if cache is None else last_result.recall(cache, options, digest)
+    if recalled is not None:
+        return recalled
+    formed = form()
+    if formed is not None:
+        with _opened_cache(options) as cache:
+            if cache is not None:
+                last_result.remember(cache, options, digest, *formed)
+    return formed
+
+
+def _inputs_digest(
+    files: FileColumns, outcomes: OutcomeColumns, identical: IdenticalReport, options: ScanOptions
+) -> bytes:
+    from dupfinder.core.scan import last_result
+
+    return last_result.inputs_digest(files, outcomes, identical, options)
+
+
+def _formed(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    options: ScanOptions,
+    identical: IdenticalReport,
+    sample: Sampler,
+    cancel: threading.Event,
+) -> _Formed | None:
+    """The groups of near and byte-identical copies and the verified pair count, formed;
+    None when cancelled."""
     groups: list[Group] = []
     pair_count = 0
     if options.near_duplicates:
@@ -146,7 +218,7 @@ def run(
             remembered,
         )
         if cancel.is_set():
-            return _cancelled(len(files), started, from_cache)
+            return None
     if identical.sets:
         by_suffix = not options.near_duplicates
         copies = [copies_of(s, files, outcomes, by_suffix) for s in identical.sets]
@@ -158,21 +230,7 @@ def run(
         from dupfinder.core.grouping.media_facts import described
 
         groups = described(groups)
-    reported = {e.path for e in errors}
-    for problem in identical.problems:
-        if files.paths[problem.row] not in reported:
-            errors.append(ScanError(files.paths[problem.row], problem.error, problem.code))
-    sample(Progress(Phase.DONE, len(files), len(files)), force=True)
-    stats = ScanStats(
-        files_seen=len(files),
-        files_fingerprinted=outcomes.fingerprinted(),
-        files_from_cache=from_cache,
-        files_bytes_only=_bytes_only(files, options),
-        pairs=pair_count,
-        seconds=time.monotonic() - started,
-    )
-    errors.sort(key=lambda e: e.path)
-    return ScanResult(tuple(groups), tuple(errors), stats, notices)
+    return groups, pair_count
 
 
 def _group_order(group: Group) -> tuple[int, str]:

@@ -1,0 +1,165 @@
+"""The last scan's groups, given again when nothing that forms them has changed.
+
+A rescan of an unchanged folder takes every fingerprint and digest from the cache, then
+spent most of its time forming the very groups it formed before: the index's pairs, the
+checks the library remembers, the stars, the keepers and the names of the edits, all in
+Python. Grouping is a function of what it is given: the files (paths, sizes, change stamps,
+identities, kinds), what fingerprinting found for each (values, sketches, errors, sizes in
+pixels), the byte-identical sets, the options and this version of dupfinder. A digest of all
+of it keys the groups the scan formed; a later scan whose digest is the same is given those
+groups without forming them. One file touched (its ctime moves even when its mtime is put
+back), one setting changed or another version installed, and the groups are formed again.
+
+Nothing here is proof for an action: apply re-reads and re-checks every file it touches.
+The groups are kept in the scan's cache as the JSON contract (one entry for each set of
+folders, the newest only), so a damaged entry reads as none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, digest_state
+from dupfinder.core.model import CacheKey, Group, ScanOptions, ScanResult
+from dupfinder.core.results.report import result_to_dict
+from dupfinder.core.scan.cache import FingerprintCache
+from dupfinder.core.scan.identical import IdenticalReport
+
+__all__ = ["inputs_digest", "recall", "remember"]
+
+#: Part of the key: a change in how groups are kept here makes every kept entry stale.
+_FORMAT = "scan-result/1"
+_MASK = (1 << 63) - 1
+#: The files of the engine's code (sources, compiled kernels).
+_CODE_SUFFIXES = frozenset({".py", ".so", ".pyd", ".pyx"})
+
+
+@functools.cache
+def _code_stamp() -> tuple[object, ...]:
+    """What identifies the code that forms groups: each module file of the engine (name, size,
+    change stamp), so another version, or a source tree edited since, forms them again; a
+    frozen bundle's executable, which carries them all."""
+    if getattr(sys, "frozen", False):
+        info = os.stat(sys.executable)
+        return (sys.executable, info.st_size, info.st_mtime_ns)
+    engine = Path(__file__).resolve().parents[1]
+    stamps: list[object] = []
+    for path in sorted(engine.rglob("*")):
+        if path.suffix in _CODE_SUFFIXES:
+            info = path.stat()
+            stamps.append((str(path.relative_to(engine)), info.st_size, info.st_mtime_ns))
+    return tuple(stamps)
+
+
+#: Options that do not change what a scan finds, only how it runs.
+_HOW_IT_RUNS = frozenset({"jobs", "use_cache", "cache_dir"})
+
+
+def _settings(options: ScanOptions) -> tuple[object, ...]:
+    """The options that change what a scan finds, each as text in a fixed order (a set's
+    order changes between processes)."""
+    out: list[object] = []
+    for field in dataclasses.fields(options):
+        if field.name in _HOW_IT_RUNS:
+            continue
+        value = getattr(options, field.name)
+        if isinstance(value, frozenset | set):
+            value = tuple(sorted(str(item) for item in value))
+        elif isinstance(value, tuple):
+            value = tuple(str(item) for item in value)
+        elif value is not None and not isinstance(value, bool | int | float):
+            value = str(value)
+        out.append((field.name, value))
+    return tuple(out)
+
+
+def inputs_digest(
+    files: FileColumns,
+    outcomes: OutcomeColumns,
+    identical: IdenticalReport,
+    options: ScanOptions,
+) -> bytes:
+    """A digest of everything the groups of a scan are formed from."""
+    digest = hashlib.blake2b(digest_size=32)
+    digest_state(digest, (_FORMAT, _settings(options), _code_stamp()))
+    digest_state(digest, files)
+    digest_state(digest, outcomes)
+    digest_state(
+        digest,
+        [(found.rows, found.size, found.digest) for found in identical.sets],
+    )
+    return digest.digest()
+
+
+def _key(options: ScanOptions, inputs: bytes) -> CacheKey:
+    """The cache row of a set of folders' last result: the folders name it (a scan of other
+    folders keeps its own), the digest fills the fields a file's row keys on."""
+    parts = [int.from_bytes(inputs[i : i + 8], "big") for i in range(0, 32, 8)]
+    folders = "\0".join(sorted(str(root) for root in options.roots))
+    return CacheKey(
+        f"\0{_FORMAT}\0{folders}", parts[0] & _MASK, parts[1] & _MASK, parts[2] & _MASK, parts[3], 0
+    )
+
+
+def recall(
+    cache: FingerprintCache, options: ScanOptions, inputs: bytes
+) -> tuple[list[Group], int] | None:
+    """The groups (and the pair count) the last scan of these folders formed from the very
+    same inputs; None when there is none or it cannot be read."""
+    from dupfinder.core.errors import ResultFormatError
+    from dupfinder.core.results.report import result_from_dict
+
+    blob = cache.lookup_blobs(_FORMAT, [_key(options, inputs)]).get(0)
+    if blob is None:
+        return None
+    try:
+        data = json.loads(blob)
+        result = result_from_dict(data)
+        pairs = data["stats"]["pairs"]
+    except (ValueError, KeyError, TypeError, ResultFormatError):
+        return None
+    if not isinstance(pairs, int):
+        return None
+    return list(result.groups), pairs
+
+
+def remember(
+    cache: FingerprintCache,
+    options: ScanOptions,
+    inputs: bytes,
+    groups: Sequence[Group],
+    pairs: int,
+) -> None:
+    """Keep ``groups`` as these folders' last result, formed from ``inputs``."""
+    from dupfinder.core.model import ScanStats
+
+    result = ScanResult(tuple(groups), (), ScanStats(pairs=pairs))
+    data = result_to_dict(result)
+    _exact_times(data, groups)
+    blob = json.dumps(data, separators=(",", ":")).encode()
+    cache.store_blobs(_FORMAT, [(_key(options, inputs), blob)])
+
+
+def _exact_times(data: dict[str, Any], groups: Sequence[Group]) -> None:
+    """Music's and videos' lengths and matched spans as they are: the contract writes them to
+    the millisecond, and the groups given again must be the very ones formed."""
+    for group, written in zip(groups, data["groups"], strict=True):
+        for member, entry in zip(group.members, written["members"], strict=True):
+            if member.media is not None and member.media.duration_s is not None:
+                entry["media"]["duration"] = member.media.duration_s
+            if member.span is not None:
+                span = member.span
+                entry["match"] = {
+                    "start": span.start_s,
+                    "end": span.end_s,
+                    "keeper_start": span.keeper_start_s,
+                    "keeper_end": span.keeper_end_s,
+                }

@@ -1,0 +1,203 @@
+"""A rescan of an unchanged folder is given the groups the last scan formed; anything that
+forms them changed, and they are formed again."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, digest_state
+from dupfinder.core.fingerprints.worker import FingerprintOutcome
+from dupfinder.core.model import FileEntry, Kind, ScanOptions, ScanResult
+from dupfinder.core.scan import last_result, pipeline
+
+SAMPLE = Path(__file__).resolve().parents[3] / "resources" / "sample"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "files"
+    shutil.copytree(SAMPLE, root)
+    return root
+
+
+class _Forming:
+    """Counts how often the scan forms its groups (rather than being given them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = pipeline._formed
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(pipeline, "_formed", counted)
+
+
+def _options(root: Path, tmp_path: Path, **changes: Any) -> ScanOptions:
+    return ScanOptions(roots=(root,), cache_dir=tmp_path / "cache", **({"jobs": 1} | changes))
+
+
+def _shown(result: ScanResult) -> tuple[object, ...]:
+    return (result.groups, result.errors, result.stats.pairs, result.notices)
+
+
+def test_an_unchanged_folder_is_given_its_last_groups(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forming = _Forming(monkeypatch)
+    first = pipeline.run(_options(folder, tmp_path))
+    again = pipeline.run(_options(folder, tmp_path, jobs=2))  # workers change nothing found
+    assert forming.count == 1
+    assert first.groups  # the sample has copies of every kind
+    assert _shown(again) == _shown(first)
+    assert again.stats.files_from_cache == again.stats.files_seen
+
+
+def test_a_touched_file_forms_the_groups_again(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forming = _Forming(monkeypatch)
+    first = pipeline.run(_options(folder, tmp_path))
+    member = Path(first.groups[0].members[-1].path)
+    info = member.stat()
+    os.utime(member, ns=(info.st_atime_ns, info.st_mtime_ns))  # the same mtime, a new ctime
+    again = pipeline.run(_options(folder, tmp_path))
+    assert forming.count == 2
+    shown = {m.path: m for g in again.groups for m in g.members}
+    assert shown[str(member)].ctime_ns != first.groups[0].members[-1].ctime_ns
+
+
+def test_a_changed_file_is_never_shown_as_it_was(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = pipeline.run(_options(folder, tmp_path))
+    group = next(g for g in first.groups if g.kind is Kind.TEXT)
+    copy = Path(group.members[-1].path)
+    copy.write_text("Something else altogether, of no other file's words.\n" * 40)
+    again = pipeline.run(_options(folder, tmp_path))
+    for found in again.groups:
+        for m in found.members:
+            if m.path == str(copy):
+                assert m.size == copy.stat().st_size
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"image_similarity": 0.95},
+        {"text_threshold": 3},
+        {"kinds": frozenset({Kind.TEXT})},
+        {"near_duplicates": False},
+    ],
+)
+def test_other_settings_form_the_groups_again(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changes: dict[str, Any]
+) -> None:
+    forming = _Forming(monkeypatch)
+    pipeline.run(_options(folder, tmp_path))
+    pipeline.run(_options(folder, tmp_path, **changes))
+    assert forming.count == 2
+
+
+def test_other_code_forms_the_groups_again(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forming = _Forming(monkeypatch)
+    pipeline.run(_options(folder, tmp_path))
+    monkeypatch.setattr(last_result, "_code_stamp", lambda: ("another version",))
+    pipeline.run(_options(folder, tmp_path))
+    assert forming.count == 2
+
+
+def test_each_set_of_folders_keeps_its_own_last_groups(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(folder / "notes", other)
+    forming = _Forming(monkeypatch)
+    pipeline.run(_options(folder, tmp_path))
+    pipeline.run(_options(other, tmp_path))
+    pipeline.run(_options(folder, tmp_path))
+    assert forming.count == 2
+
+
+def test_a_damaged_entry_reads_as_none(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = pipeline.run(_options(folder, tmp_path))
+    database = next((tmp_path / "cache").glob("*.sqlite3"))
+    with sqlite3.connect(database) as db:
+        changed = db.execute(
+            "UPDATE fingerprints SET sketch = ? WHERE algorithm LIKE 'scan-result/%'",
+            (b'{"version": 2, "groups": [{"kind": "nonsense"}]}',),
+        ).rowcount
+    assert changed == 1
+    forming = _Forming(monkeypatch)
+    again = pipeline.run(_options(folder, tmp_path))
+    assert forming.count == 1
+    assert _shown(again) == _shown(first)
+
+
+def test_without_the_cache_nothing_is_kept(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forming = _Forming(monkeypatch)
+    pipeline.run(_options(folder, tmp_path, use_cache=False))
+    pipeline.run(_options(folder, tmp_path, use_cache=False))
+    assert forming.count == 2
+    assert not (tmp_path / "cache").exists()
+
+
+def _digest(value: object) -> bytes:
+    digest = hashlib.blake2b()
+    digest_state(digest, value)
+    return digest.digest()
+
+
+def _outcomes() -> OutcomeColumns:
+    outcomes = OutcomeColumns(3)
+    outcomes.put(0, FingerprintOutcome(0, 7, 10, 10, (1, 2, 3), bytes(range(16))))
+    outcomes.put(2, FingerprintOutcome(2, 9, 10, 10, (4,), bytes(16)))
+    outcomes.put(1, FingerprintOutcome(1, None, error="damaged", code="corrupt"))
+    return outcomes
+
+
+def test_the_digest_sees_every_part_of_the_state() -> None:
+    base = _digest(_outcomes())
+    assert _digest(_outcomes()) == base
+    for change in (
+        lambda o: o.put(2, FingerprintOutcome(2, 9, 10, 10, (5,), bytes(16))),
+        lambda o: o.put(2, FingerprintOutcome(2, 9, 10, 10, (4,), bytes(15) + b"\1")),
+        lambda o: o.put(2, FingerprintOutcome(2, 8, 10, 10, (4,), bytes(16))),
+        lambda o: o.put(1, FingerprintOutcome(1, None, error="damaged", code="unreadable")),
+        lambda o: o.put(0, FingerprintOutcome(0, 7, 11, 10, (1, 2, 3), bytes(range(16)))),
+    ):
+        changed = _outcomes()
+        change(changed)
+        assert _digest(changed) != base
+
+
+def test_the_digest_sees_every_file() -> None:
+    def listed(mtime_of_b: int = 2) -> FileColumns:
+        files = FileColumns()
+        files.append(FileEntry("/f/a", 10, 1, Kind.TEXT, dev=1, ino=5, ctime_ns=3))
+        files.append(FileEntry("/f/b", 10, mtime_of_b, Kind.TEXT, dev=1, ino=6, ctime_ns=3))
+        return files
+
+    assert _digest(listed()) == _digest(listed())
+    assert _digest(listed(mtime_of_b=3)) != _digest(listed())
+
+
+def test_the_order_of_a_set_of_kinds_does_not_matter() -> None:
+    one = dataclasses.replace(ScanOptions(roots=(Path("/x"),)), kinds=frozenset(Kind))
+    other = dataclasses.replace(one, kinds=frozenset(reversed(list(Kind))), jobs=7)
+    assert _digest(last_result._settings(one)) == _digest(last_result._settings(other))
