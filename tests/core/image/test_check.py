@@ -355,3 +355,53 @@ def test_an_icon_of_one_hue_and_its_drawing_in_many_hues_are_different(
     recoloured.putalpha(green.getchannel("A"))
     b = saved(recoloured, tmp_path / "pink-orange.png")
     assert similarity(descriptor_of(path), descriptor_of(b)) < DEFAULT_IMAGE_SIMILARITY
+
+
+def _toned(
+    im: Image.Image, enhancer: Callable[[Image.Image], ImageEnhance._Enhance], factor: float
+) -> Image.Image:
+    """A tone edit of a transparent icon as photo editors make it: the colours changed, the
+    transparency kept (flattened onto white, the background stays white, the paint does not)."""
+    out = enhancer(im.convert("RGB")).enhance(factor).convert("RGBA")
+    out.putalpha(im.getchannel("A"))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("relative", "enhancer", "factor"),
+    [
+        ("devices/drive-removable-media-usb-pendrive.png", ImageEnhance.Brightness, 0.75),
+        ("emotes/face-raspberry.png", ImageEnhance.Brightness, 0.75),
+        ("devices/drive-harddisk.png", ImageEnhance.Brightness, 1.25),
+        ("mimetypes/text-x-pascal.png", ImageEnhance.Brightness, 1.25),
+    ],
+)
+def test_a_darker_or_brighter_copy_of_a_transparent_icon_matches_it(
+    tmp_path: Path,
+    relative: str,
+    enhancer: Callable[[Image.Image], ImageEnhance._Enhance],
+    factor: float,
+    check_engine: str,
+) -> None:
+    """The edges of a transparent icon mix its paint with the background: a tone edit changes
+    the paint there and not the background, which no single tone curve of the original gives."""
+    path = _installed_icon(tmp_path, relative)
+    with Image.open(path) as im:
+        original = im.convert("RGBA")
+    edited = saved(_toned(original, enhancer, factor), tmp_path / "toned.png")
+    assert similarity(descriptor_of(path), descriptor_of(edited)) >= DEFAULT_IMAGE_SIMILARITY
+
+
+@pytest.mark.parametrize(("first", "second"), DIFFERENT_ICONS)
+@pytest.mark.parametrize("factor", [0.75, 1.25])
+def test_a_darker_or_brighter_icon_is_not_its_look_alike(
+    tmp_path: Path, first: str, second: str, factor: float, check_engine: str
+) -> None:
+    """Allowing an edge to mix paint and background does not make a look-alike a copy."""
+    path = _installed_icon(tmp_path, first)
+    with Image.open(path) as im:
+        edited = saved(
+            _toned(im.convert("RGBA"), ImageEnhance.Brightness, factor), tmp_path / "t.png"
+        )
+    other = descriptor_of(_installed_icon(tmp_path, second))
+    assert similarity(descriptor_of(edited), other) < DEFAULT_IMAGE_SIMILARITY
