@@ -220,17 +220,21 @@ def whole_digest(fd: int, size: int, cancel: threading.Event) -> bytes:
     return state.digest(DIGEST_BYTES)
 
 
-def _sort_of_one_size(
-    files: Sequence[Target], whole: bool, cancel: threading.Event, found: Reads
-) -> None:
-    """Read ``files`` (all of one size) and add to ``found`` each set of two or more that
-    agree, and each file that could not be read; ``Cancelled`` when ``cancel`` is set."""
-    size = files[0][1].st_size
-    complete = whole or size <= SMALL_FILE
-    hashed = whole  # keys are digests (else the bytes read)
+def _alike(
+    files: Sequence[Target],
+    whole: bool,
+    cancel: threading.Event,
+    failed: list[tuple[Target, Failed]],
+    hashed: bool,
+) -> tuple[dict[bytes, list[Target]], bool]:
+    """``files`` (all of one size) by what their reads hold, in their order, and whether the
+    keys are digests (``hashed``, a whole read's, or from the read on which the bytes held
+    passed ``_HELD_BYTES``) rather than the bytes read; each file that cannot be read goes
+    to ``failed``. ``Cancelled`` when ``cancel`` is set."""
+    hashed = hashed or whole
     held = 0
     alike: dict[bytes, list[Target]] = {}
-    stopped, failed = cancel.is_set, found.failed
+    stopped = cancel.is_set
     for target in files:
         if stopped():
             raise Cancelled
@@ -254,48 +258,91 @@ def _sort_of_one_size(
             if held > _HELD_BYTES:  # too many of one size to hold: by digest from here on
                 alike = {digest_of(data): same for data, same in alike.items()}
                 hashed = True
-    found.files_read += sum(map(len, alike.values()))
-    for key, same in alike.items():
-        if len(same) > 1:
-            digest = (key if hashed else digest_of(key)) if complete else None
-            found.sets.append(Alike(same, digest))
+    return alike, hashed
 
 
-def _batches(sizes: Sequence[Sequence[Target]], whole: bool) -> Iterator[range]:
-    """Runs of sets (positions in ``sizes``) handed to one thread: a few files, or a few MiB
-    of whole reads; a set of one size is never split."""
-    start, count = 0, len(sizes)
-    while start < count:
-        stop = start + 1
-        files = len(sizes[start])
-        budget = files * sizes[start][0][1].st_size if whole else 0
-        while stop < count and files < _BATCH_FILES:
-            files += len(sizes[stop])
-            if whole:
-                budget += len(sizes[stop]) * sizes[stop][0][1].st_size
-                if budget > _BATCH_BYTES:
-                    break
-            stop += 1
-        yield range(start, stop)
-        start = stop
+def _sets_of(alike: dict[bytes, list[Target]], hashed: bool, complete: bool) -> list[Alike]:
+    """The sets of two or more files with one key; their digest where the key covers their
+    whole content (``complete``)."""
+    return [
+        Alike(same, (key if hashed else digest_of(key)) if complete else None)
+        for key, same in alike.items()
+        if len(same) > 1
+    ]
+
+
+#: Files ``start`` to ``stop`` of the set at ``position``: a set whole, or a part of one.
+_Piece = tuple[int, int, int]
+#: A part of a set read on its own, and its files by digest: (position, start, stop, files).
+_Part = tuple[int, int, int, dict[bytes, list[Target]]]
+
+
+def _batches(sizes: Sequence[Sequence[Target]], whole: bool) -> Iterator[list[_Piece]]:
+    """Work handed to one thread: a run of sets, a few files or a few MiB of whole reads in
+    all, or a part of a set too large for one (its parts compared by digest, so that several
+    threads read it from a disk at once)."""
+    position, count = 0, len(sizes)
+    while position < count:
+        files = len(sizes[position])
+        most = _files_per_batch(sizes[position], whole)
+        if files > most:
+            for start in range(0, files, most):
+                yield [(position, start, min(start + most, files))]
+            position += 1
+            continue
+        batch: list[_Piece] = []
+        held = budget = 0
+        while position < count:
+            files = len(sizes[position])
+            cost = files * sizes[position][0][1].st_size if whole else 0
+            if batch and (held + files > _BATCH_FILES or budget + cost > _BATCH_BYTES):
+                break
+            if files > _files_per_batch(sizes[position], whole):
+                break  # read in parts of its own
+            batch.append((position, 0, files))
+            held, budget, position = held + files, budget + cost, position + 1
+        yield batch
+
+
+def _files_per_batch(files: Sequence[Target], whole: bool) -> int:
+    """The most of these files (all of one size) one batch reads."""
+    if not whole:
+        return _BATCH_FILES
+    return max(1, min(_BATCH_FILES, _BATCH_BYTES // max(1, files[0][1].st_size)))
 
 
 def _read_batch(
-    sizes: Sequence[Sequence[Target]], batch: range, whole: bool, cancel: threading.Event
-) -> tuple[Reads | None, bool]:
-    """What the sets of ``batch`` hold (None when cancelled), and whether the batch waited
-    on the disk (read blocks from one, or its wall time well above its CPU time)."""
-    found = Reads()
+    sizes: Sequence[Sequence[Target]],
+    batch: list[_Piece],
+    whole: bool,
+    cancel: threading.Event,
+) -> tuple[Reads | None, list[_Part], bool]:
+    """What the sets of ``batch`` hold (None when cancelled), its parts of larger sets, and
+    whether it waited on the disk (read blocks from one, or its wall time well above its CPU
+    time)."""
+    found, parts = Reads(), []
     blocks, wall, cpu = _blocks_read(), time.perf_counter(), time.thread_time()
     try:
-        for position in batch:
-            _sort_of_one_size(sizes[position], whole, cancel, found)
+        for position, start, stop in batch:
+            files = sizes[position]
+            part = stop - start < len(files)
+            alike, hashed = _alike(files[start:stop], whole, cancel, found.failed, part)
+            found.files_read += sum(map(len, alike.values()))
+            if part:
+                parts.append((position, start, stop, alike))
+            else:
+                found.sets.extend(_sets_of(alike, hashed, whole or _complete(files)))
     except Cancelled:
-        return None, False
+        return None, [], False
     if blocks is not None:
-        return found, _blocks_read() != blocks
+        return found, parts, _blocks_read() != blocks
     wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
-    return found, wall > _WAITED_MIN and wall > _WAITED_SHARE * cpu
+    return found, parts, wall > _WAITED_MIN and wall > _WAITED_SHARE * cpu
+
+
+def _complete(files: Sequence[Target]) -> bool:
+    """Whether a first read holds these files' whole content."""
+    return files[0][1].st_size <= SMALL_FILE
 
 
 def _blocks_read() -> int | None:
@@ -319,34 +366,54 @@ class _Pass:
         self.found = Reads()
         self.total = sum(map(len, sizes))
         self.done = 0
+        self._parts: dict[int, list[_Part]] = {}
 
-    def add(self, batch: range, found: Reads) -> None:
+    def add(self, batch: list[_Piece], found: Reads, parts: list[_Part]) -> None:
         self.found.sets.extend(found.sets)
         self.found.failed.extend(found.failed)
         self.found.files_read += found.files_read
-        self.done += sum(len(self.sizes[position]) for position in batch)
-        self.progress(self.done, self.total, self.sizes[batch[-1]][-1][0])
+        for part in parts:
+            self._joined(part)
+        self.done += sum(stop - start for _, start, stop in batch)
+        position, _, stop = batch[-1]
+        self.progress(self.done, self.total, self.sizes[position][stop - 1][0])
 
-    def here(self, batches: Iterator[range]) -> bool:
+    def _joined(self, part: _Part) -> None:
+        """A part of a large set; once all of its parts are in, its sets, each in the
+        order its files came, whatever order the threads finished in."""
+        position = part[0]
+        parts = self._parts.setdefault(position, [])
+        parts.append(part)
+        files = self.sizes[position]
+        if sum(stop - start for _, start, stop, _ in parts) < len(files):
+            return
+        alike: dict[bytes, list[Target]] = {}
+        for *_, found in sorted(parts, key=lambda p: p[1]):
+            for key, same in found.items():
+                alike.setdefault(key, []).extend(same)
+        del self._parts[position]
+        self.found.sets.extend(_sets_of(alike, True, self.whole or _complete(files)))
+
+    def here(self, batches: Iterator[list[_Piece]]) -> bool:
         """Read batches in this thread until one waits on a disk: True, the rest remain;
         False when all are read or the scan is cancelled."""
         for batch in batches:
             if self.cancel.is_set():
                 return False
-            found, waited = _read_batch(self.sizes, batch, self.whole, self.cancel)
+            found, parts, waited = _read_batch(self.sizes, batch, self.whole, self.cancel)
             if found is None:
                 return False
-            self.add(batch, found)
+            self.add(batch, found, parts)
             if waited:
                 return True
         return False
 
-    def pooled(self, batches: Iterator[range], threads: int) -> None:
+    def pooled(self, batches: Iterator[list[_Piece]], threads: int) -> None:
         """The remaining batches, ``threads`` at a time."""
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dupfinder-read") as pool:
-            inflight: dict[Future[tuple[Reads | None, bool]], range] = {}
+            inflight: dict[Future[tuple[Reads | None, list[_Part], bool]], list[_Piece]] = {}
             while True:
                 while not self.cancel.is_set() and len(inflight) < 2 * threads:
                     batch = next(batches, None)
@@ -359,9 +426,9 @@ class _Pass:
                 finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for task in finished:
                     batch = inflight.pop(task)
-                    found, _waited = task.result()
+                    found, parts, _waited = task.result()
                     if found is not None:
-                        self.add(batch, found)
+                        self.add(batch, found, parts)
 
 
 def read_sets(

@@ -232,16 +232,18 @@ def test_near_duplicates_are_not_its_job() -> None:
 
 
 @pytest.mark.parametrize("from_disk", [False, True])
-@pytest.mark.parametrize("held", [byte_reads._HELD_BYTES, 1])
+@pytest.mark.parametrize(("held", "batch"), [(byte_reads._HELD_BYTES, 128), (1, 128), (1 << 20, 2)])
 def test_reads_find_each_set_of_equal_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, from_disk: bool, held: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, from_disk: bool, held: int, batch: int
 ) -> None:
     """One thread from the page cache, several once a batch read from a disk; first reads
-    compared as bytes, or by digest where a size is shared too widely to hold them: the same
-    sets, each whole content's digest."""
+    compared as bytes, or by digest where a size is shared too widely to hold them, or where
+    a set is too large for one batch and read in parts: the same sets, each in the order its
+    files came, with its whole content's digest."""
     from dupfinder.core.fingerprints.digest import digest_of
 
     monkeypatch.setattr(byte_reads, "_HELD_BYTES", held)
+    monkeypatch.setattr(byte_reads, "_BATCH_FILES", batch)
     if from_disk:  # every batch says it read blocks from a disk
         counter = iter(range(1_000_000))
         monkeypatch.setattr(byte_reads, "_blocks_read", lambda: next(counter))
@@ -260,11 +262,15 @@ def test_reads_find_each_set_of_equal_files(
             copies.add(frozenset(str(p) for p in (paths[0], paths[2])))
         sizes.append([(str(p), p.stat(), Kind.OTHER) for p in paths if p.exists()])
 
+    order_of = {target[0]: number for number, target in enumerate(t for s in sizes for t in s)}
+
     def read(files: list[list[byte_reads.Target]], whole: bool) -> list[byte_reads.Alike]:
         found = byte_reads.read_sets(files, whole, 4, threading.Event(), lambda *_: None)
         assert found is not None
         assert found.failed == []
         for alike in found.sets:
+            order = [order_of[path] for path, *_ in alike.files]
+            assert order == sorted(order)
             if alike.digest is not None:
                 contents = {digest_of(Path(path).read_bytes()) for path, *_ in alike.files}
                 assert contents == {alike.digest}
