@@ -82,7 +82,8 @@ def _decoder(file_format: str) -> _Decoder | None:
 
 
 def available() -> dict[str, bool]:
-    """Which formats have a fast decoder in this installation (the bundles' smoke test)."""
+    """Which formats have a fast decoder in this installation (the tests of the decoders skip
+    a format whose package is not installed)."""
     return {name: _decoder(name) is not None for name in _FACTORIES}
 
 
@@ -97,11 +98,10 @@ def applies(picture: Image.Image) -> bool:
 def decoded(picture: Image.Image, data: bytes) -> Image.Image | None:
     """``picture`` (opened by Pillow from the file ``data``, not yet loaded) decoded by a
     fast decoder; None where none applies, and Pillow decodes it."""
-    if not applies(picture):
+    decode = _decoder(picture.format or "") if applies(picture) else None
+    if decode is None:
         return None
-    decode = _decoder(picture.format or "")
     bands = _BANDS[picture.mode]
-    assert decode is not None  # applies() said so
     try:
         pixels = decode(data, picture.mode)
     except Exception:  # the fast decoder refuses: Pillow decodes, and names any damage
