@@ -114,21 +114,24 @@ def run(
     if cancel.is_set():
         return _cancelled(len(files), started)
 
-    outcomes, from_cache, identical = _read_all(files, options, sample, cancel)
-    if cancel.is_set():
-        return _cancelled(len(files), started, from_cache)
-    notices = _settle_media(files, outcomes) if options.near_duplicates else ()
-    # as after the walk: the outcomes and reads of every file are in columns now
-    gc.collect()
+    # one cache for the whole scan: a cache that fails is reported and turned off once
+    with _opened_cache(options) as cache:
+        outcomes, from_cache, identical = _read_all(files, options, sample, cancel, cache)
+        if cancel.is_set():
+            return _cancelled(len(files), started, from_cache)
+        notices = _settle_media(files, outcomes) if options.near_duplicates else ()
+        # as after the walk: the outcomes and reads of every file are in columns now
+        gc.collect()
 
-    errors = list(walk_report.errors)
-    for row, (error, code) in outcomes.errors.items():
-        errors.append(ScanError(files.paths[row], error, code or "unreadable"))
-    formed = _given_or_formed(
-        options,
-        functools.partial(_inputs_digest, files, outcomes, identical, options),
-        functools.partial(_formed, files, outcomes, options, identical, sample, cancel),
-    )
+        errors = list(walk_report.errors)
+        for row, (error, code) in outcomes.errors.items():
+            errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+        formed = _given_or_formed(
+            cache,
+            options,
+            functools.partial(_inputs_digest, files, outcomes, identical, options),
+            functools.partial(_formed, files, outcomes, options, identical, sample, cancel),
+        )
     if formed is None:
         return _cancelled(len(files), started, from_cache)
     groups, pair_count = formed
@@ -154,27 +157,25 @@ _Formed = tuple[list[Group], int]
 
 
 def _given_or_formed(
+    cache: FingerprintCache | None,
     options: ScanOptions,
     inputs: Callable[[], bytes],
     form: Callable[[], _Formed | None],
 ) -> _Formed | None:
-    """``form()`` (None when cancelled), or with the cache on the groups the last scan of
-    these folders formed from the very same ``inputs()`` (files, fingerprints, digests,
+    """``form()`` (None when cancelled), or with the scan's ``cache`` the groups the last scan
+    of these folders formed from the very same ``inputs()`` (files, fingerprints, digests,
     options and code: ``last_result``): an unchanged folder's rescan forms nothing."""
-    if not options.use_cache:
+    if cache is None or not cache.enabled:
         return form()
     from dupfinder.core.scan import last_result
 
     digest = inputs()
-    with _opened_cache(options) as cache:
-        recalled = None if cache is None else last_result.recall(cache, options, digest)
+    recalled = last_result.recall(cache, options, digest)
     if recalled is not None:
         return recalled
     formed = form()
     if formed is not None:
-        with _opened_cache(options) as cache:
-            if cache is not None:
-                last_result.remember(cache, options, digest, *formed)
+        last_result.remember(cache, options, digest, *formed)
     return formed
 
 
@@ -281,19 +282,22 @@ _LOOKUP_ROWS = 20_000
 
 
 def _read_all(
-    files: FileColumns, options: ScanOptions, sample: Sampler, cancel: threading.Event
+    files: FileColumns,
+    options: ScanOptions,
+    sample: Sampler,
+    cancel: threading.Event,
+    cache: FingerprintCache | None,
 ) -> tuple[OutcomeColumns, int, IdenticalReport]:
-    """Fingerprints (with how many came from the cache), then byte-identical sets; one cache
-    serves both, so a cache that fails is reported and turned off once."""
-    with _opened_cache(options) as cache:
-        if options.near_duplicates:
-            outcomes, cached = _fingerprint_all(files, options, sample, cancel, cache)
-        else:
-            outcomes, cached = OutcomeColumns(len(files)), np.zeros(len(files), dtype=np.bool_)
-        if cancel.is_set():
-            return outcomes, _hits(files, cached), IdenticalReport(cancelled=True)
-        _settle_sniffed(files, outcomes)
-        return outcomes, _hits(files, cached), _identical(files, options, sample, cancel, cache)
+    """Fingerprints (with how many came from the cache), then byte-identical sets; the scan's
+    one ``cache`` serves both."""
+    if options.near_duplicates:
+        outcomes, cached = _fingerprint_all(files, options, sample, cancel, cache)
+    else:
+        outcomes, cached = OutcomeColumns(len(files)), np.zeros(len(files), dtype=np.bool_)
+    if cancel.is_set():
+        return outcomes, _hits(files, cached), IdenticalReport(cancelled=True)
+    _settle_sniffed(files, outcomes)
+    return outcomes, _hits(files, cached), _identical(files, options, sample, cancel, cache)
 
 
 @contextlib.contextmanager
