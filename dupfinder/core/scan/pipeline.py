@@ -580,16 +580,31 @@ def _pool_outcomes(
         alone: Future[list[FingerprintOutcome]] | None = None  # a suspect, the only file in flight
         try:
             while pending or suspects or inflight:
+                # a worker may die between two waits: the pool then refuses new work, which
+                # waits for a fresh pool (what was in flight fails below and is retried)
+                refused = False
                 if suspects:
                     if not inflight:
                         lone = [suspects.popleft()]
-                        alone = pool.submit(fingerprint_batch, lone, options.image_invariance)
+                        try:
+                            alone = pool.submit(fingerprint_batch, lone, options.image_invariance)
+                        except BrokenProcessPool:
+                            suspects.appendleft(lone[0])
+                            break
                         inflight[alone] = lone
                 else:
                     while pending and len(inflight) < options.jobs * 4:
-                        chunk = tasks.slice(*pending.popleft())
-                        future = pool.submit(fingerprint_batch, chunk, options.image_invariance)
+                        span = pending.popleft()
+                        chunk = tasks.slice(*span)
+                        try:
+                            future = pool.submit(fingerprint_batch, chunk, options.image_invariance)
+                        except BrokenProcessPool:
+                            pending.appendleft(span)
+                            refused = True
+                            break
                         inflight[future] = chunk
+                if refused and not inflight:
+                    break
                 finished, _ = wait(inflight, timeout=0.1, return_when=FIRST_COMPLETED)
                 if cancel.is_set():
                     return

@@ -151,6 +151,37 @@ def test_a_file_that_kills_its_worker_is_reported_alone(
     assert len(result.groups) == 29
 
 
+@pytest.mark.parametrize("refused_at", [1, 3, 9])
+def test_a_pool_that_breaks_between_two_waits_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused_at: int
+) -> None:
+    """A worker that dies after its last answer leaves a pool that refuses the next chunk
+    (``submit`` raises): the scan goes on in a new pool, every file fingerprinted once."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    root = tmp_path / "many"
+    for i in range(60):
+        write(root / f"doc{i:02d}.txt", essay(200 + i // 2))
+    expected = scan.run(_options(root, tmp_path, jobs=2, use_cache=False))
+    real_submit = ProcessPoolExecutor.submit
+    calls = 0
+
+    def refusing(self: ProcessPoolExecutor, *args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == refused_at:
+            raise BrokenProcessPool("a child process terminated abruptly")
+        return real_submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", refusing)
+    result = scan.run(_options(root, tmp_path, jobs=2, use_cache=False))
+    assert calls > refused_at
+    assert result.errors == ()
+    assert result.stats.files_fingerprinted == 60
+    assert result.groups == expected.groups
+
+
 def test_vanished_file_is_an_error_and_the_scan_goes_on(
     corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
