@@ -138,28 +138,37 @@ def remember(
     groups: Sequence[Group],
     pairs: int,
 ) -> None:
-    """Keep ``groups`` as these folders' last result, formed from ``inputs``."""
+    """Keep ``groups`` as these folders' last result, formed from ``inputs``. Each group is
+    written out on its own, so only the text is held, never the contract's dicts of every
+    member at once (a million files' 100,000 members: some 20 MB, not 150)."""
     from dupfinder.core.model import ScanStats
 
-    result = ScanResult(tuple(groups), (), ScanStats(pairs=pairs))
-    data = result_to_dict(result)
-    _exact_times(data, groups)
-    blob = json.dumps(data, separators=(",", ":")).encode()
+    frame = result_to_dict(ScanResult((), (), ScanStats(pairs=pairs)))
+    written = [_group_text(group) for group in groups]
+    head, tail = json.dumps(frame, separators=(",", ":")).split('"groups":[]', 1)
+    blob = "".join((head, '"groups":[', ",".join(written), "]", tail)).encode()
+    del written
     cache.store_blobs(_FORMAT, [(_key(options, inputs), blob)])
 
 
-def _exact_times(data: dict[str, Any], groups: Sequence[Group]) -> None:
+def _group_text(group: Group) -> str:
+    """One group as the contract writes it, music's and videos' times exact."""
+    (data,) = result_to_dict(ScanResult((group,)))["groups"]
+    _exact_times(data, group)
+    return json.dumps(data, separators=(",", ":"))
+
+
+def _exact_times(data: dict[str, Any], group: Group) -> None:
     """Music's and videos' lengths and matched spans as they are: the contract writes them to
     the millisecond, and the groups given again must be the very ones formed."""
-    for group, written in zip(groups, data["groups"], strict=True):
-        for member, entry in zip(group.members, written["members"], strict=True):
-            if member.media is not None and member.media.duration_s is not None:
-                entry["media"]["duration"] = member.media.duration_s
-            if member.span is not None:
-                span = member.span
-                entry["match"] = {
-                    "start": span.start_s,
-                    "end": span.end_s,
-                    "keeper_start": span.keeper_start_s,
-                    "keeper_end": span.keeper_end_s,
-                }
+    for member, entry in zip(group.members, data["members"], strict=True):
+        if member.media is not None and member.media.duration_s is not None:
+            entry["media"]["duration"] = member.media.duration_s
+        if member.span is not None:
+            span = member.span
+            entry["match"] = {
+                "start": span.start_s,
+                "end": span.end_s,
+                "keeper_start": span.keeper_start_s,
+                "keeper_end": span.keeper_end_s,
+            }
