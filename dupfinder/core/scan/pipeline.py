@@ -48,7 +48,7 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
-from dupfinder.core.scan import exact_only
+from dupfinder.core.scan import exact_only, last_result
 from dupfinder.core.scan.byte_reads import io_threads
 from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
@@ -129,7 +129,7 @@ def run(
         formed = _given_or_formed(
             cache,
             options,
-            functools.partial(_inputs_digest, files, outcomes, identical, options),
+            functools.partial(last_result.inputs_digest, files, outcomes, identical, options),
             functools.partial(_formed, files, outcomes, options, identical, sample, cancel),
         )
     if formed is None:
@@ -167,8 +167,6 @@ def _given_or_formed(
     options and code: ``last_result``): an unchanged folder's rescan forms nothing."""
     if cache is None or not cache.enabled:
         return form()
-    from dupfinder.core.scan import last_result
-
     digest = inputs()
     recalled = last_result.recall(cache, options, digest)
     if recalled is not None:
@@ -177,14 +175,6 @@ def _given_or_formed(
     if formed is not None:
         last_result.remember(cache, options, digest, *formed)
     return formed
-
-
-def _inputs_digest(
-    files: FileColumns, outcomes: OutcomeColumns, identical: IdenticalReport, options: ScanOptions
-) -> bytes:
-    from dupfinder.core.scan import last_result
-
-    return last_result.inputs_digest(files, outcomes, identical, options)
 
 
 def _formed(
