@@ -11,7 +11,7 @@ handed in by ``check`` so both engines try the very same alignments; results equ
 numpy reference to rounding (tests compare them).
 """
 
-from libc.math cimport INFINITY, fabs, floor, fmax, fmin, sqrt
+from libc.math cimport INFINITY, fabs, floor, sqrt
 
 import numpy as np
 
@@ -211,22 +211,17 @@ cdef void _around_axis(const double *x, int side, int reach, bint largest, int a
                        int across, double *out) noexcept nogil:
     """One axis of ``_around``: cells ``along`` apart are neighbours, lines ``across``."""
     cdef int i, j, d, lo, hi
-    cdef double v
+    cdef double v, w
     for i in range(side):
         lo = i - reach if i >= reach else 0
         hi = i + reach if i + reach < side else side - 1
-        if largest:
-            for j in range(side):
-                v = x[lo * along + j * across]
-                for d in range(lo + 1, hi + 1):
-                    v = fmax(v, x[d * along + j * across])
-                out[i * along + j * across] = v
-        else:
-            for j in range(side):
-                v = x[lo * along + j * across]
-                for d in range(lo + 1, hi + 1):
-                    v = fmin(v, x[d * along + j * across])
-                out[i * along + j * across] = v
+        for j in range(side):
+            v = x[i * along + j * across]
+            for d in range(lo, hi + 1):
+                w = x[d * along + j * across]
+                if (w > v) if largest else (w < v):
+                    v = w
+            out[i * along + j * across] = v
 
 
 cdef void _around(const double *x, int side, int reach, bint largest, double *rows,
@@ -242,14 +237,14 @@ cdef inline double _curve(const double *coef, double v) noexcept nogil:
 
 
 cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, double *ta,
-                      double *tb, bint graphic, const double *beside=NULL) noexcept nogil:
+                      double *tb, bint graphic, bint mixed=False) noexcept nogil:
     """As ``check._tone_fit`` for one pair of ``n`` values; ``ta``/``tb`` may be NULL;
-    ``graphic``: a pair of graphics, whose cells white in both are left out; ``beside``
-    (``n`` is then CELLS x CELLS), for a pair whose cells beside the background may mix
-    paint with it: which cells are (``_beside``), or NULL."""
+    ``graphic``: a pair of graphics, whose cells white in both are left out; ``mixed``: a
+    pair whose cells beside the background may mix paint with it (``n`` is CELLS x CELLS)."""
+    cdef double white[CELLS * CELLS]
+    cdef double beside[CELLS * CELLS]
     cdef double paint[CELLS * CELLS]
     cdef double scratch[CELLS * CELLS]
-    cdef bint mixed = beside != NULL and n == CELLS * CELLS
     cdef double own, mix, share, lo, hi
     cdef double gram[16]
     cdef double rhs[4]
@@ -296,10 +291,15 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
     if not scale > k.flat:
         scale = 1.0
     scale = 1.0 / scale
+    mixed = mixed and n == CELLS * CELLS
     if mixed:
         for i in range(n):
-            paint[i] = a[i] / 255.0
-        _around(paint, CELLS, k.mix_reach, False, scratch, paint)
+            white[i] = 1.0 if (a[i] >= k.white or b[i] >= k.white) else 0.0
+            scratch[i] = a[i] / 255.0
+        _around(white, CELLS, k.mix_reach, True, paint, beside)
+        for i in range(n):
+            white[i] = scratch[i]
+        _around(white, CELLS, k.mix_reach, False, scratch, paint)
     for i in range(n):
         fa = a[i] / 255.0
         fb = b[i] / 255.0 * scale
@@ -354,17 +354,8 @@ cdef double _one_way(const double *container, const double *inner, const double 
 
 cdef double _layout_cost(const double *region, const double *inner, Constants *k,
                          bint graphic, bint mixed) noexcept nogil:
-    cdef double beside[CELLS * CELLS]
-    cdef double scratch[CELLS * CELLS]
-    cdef const double *where = NULL
-    cdef int i
-    if mixed:  # the cells within reach of white in either (the same both ways round)
-        for i in range(CELLS * CELLS):
-            beside[i] = 1.0 if (region[i] >= k.white or inner[i] >= k.white) else 0.0
-        _around(beside, CELLS, k.mix_reach, True, scratch, beside)
-        where = beside
-    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL, graphic, where)
-    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL, graphic, where)
+    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL, graphic, mixed)
+    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL, graphic, mixed)
     return there if there > back else back
 
 
