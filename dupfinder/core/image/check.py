@@ -18,18 +18,12 @@ that holds the other), the better way kept:
 2. **Tone.** The container's aligned region is resampled onto the other's grid, and the cubic
    tone curve that best maps one onto the other (least squares) is applied: brightness,
    contrast, gamma and most clipping drop out, and a grey or sepia copy has the luma of its
-   original. A transparent picture is flattened onto white, and a tone edit changes its paint,
-   not the background: where an icon's anti-aliased edge or soft shadow mixes paint with the
-   background, the edited cell is no single curve of the original. So for two graphics of
-   which one is transparent, a cell beside the background may read anywhere between the
-   curve at its own level (all paint) and the curve's paint around it mixed with white in the
-   same share (``_mixed_band``). The mean difference left, over the other's deviation and
-   that of unrelated pictures (``_UNRELATED``), is the *layout* figure.
+   original. The mean difference left, over the other's deviation and that of unrelated
+   pictures (``_UNRELATED``), is the *layout* figure.
 3. **Detail.** When both pictures are graphics (small, or transparent: icons and clip art) the
    toned thumbnails are also compared at the smaller picture's own resolution, block by block
    with a one-pixel shift for resampling, and the **worst** block decides: the badge or emblem
-   that tells two icons of one theme apart is never averaged away (the plain curve here: no
-   edge is let off, since an emblem's edge is what tells two icons apart). Photos keep the mean: a
+   that tells two icons of one theme apart is never averaged away. Photos keep the mean: a
    caption on a photo does not make it another photo.
 4. **Colour.** When both pictures hold colours of more than one hue, the cosine of their
    aligned chroma thumbnails says whether the colours agree (brightness and saturation scale
@@ -54,7 +48,6 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -139,17 +132,8 @@ _TINT_STRENGTH = 32.0
 #: How fast the colour figure falls with the cosine of the chroma thumbnails: 1 - weight x
 #: (1 - cosine).
 _COLOUR_WEIGHT = 2.0
-#: Grey level (of 255) from which a cell white in both pictures is background to the tone fit
-#: (250, less a rounding: a region resampled between cells of 250 reads 250 in both engines).
-_WHITE = 250.0 - 1e-6
-#: For two graphics of which one is transparent (flattened onto white), how far (in cells
-#: of the layout's grid) a cell may lie from the background to be a mix of paint and
-#: background, and from the paint it mixes (``_mixed_band``): a tone edit changes the
-#: paint, not the transparent background, so the edge of a darker or brighter icon is no
-#: single curve of its original. One cell (of 16): on the held-out half two cells found more
-#: tone edits of icons (brighter 0.65, contrast 0.88 against 0.62, 0.80) but grouped more
-#: look-alikes' copies (precision 0.9072 against 0.9074 before; one cell 0.9085).
-_MIX_REACH = 1
+#: Grey level (of 255) from which a cell white in both pictures is background to the tone fit.
+_WHITE = 250.0
 #: Ridge added to the tone fit's normal equations (a flat region has a singular one).
 _RIDGE = 1e-6
 #: Deviations below this are flat (nothing to standardise).
@@ -410,15 +394,11 @@ def _region(
 
 
 def _tone_fit(
-    a: npt.NDArray[np.float64],
-    b: npt.NDArray[np.float64],
-    graphic: npt.NDArray[np.bool_],
-    mixed: npt.NDArray[np.bool_] | None = None,
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], graphic: npt.NDArray[np.bool_]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``a`` mapped through the cubic tone curve that best gives ``b`` (least squares), and
     ``b``, both divided by ``b``'s deviation; and their mean absolute difference. (P, N)
-    arrays of grey levels (N a square); ``graphic`` (P,): pairs of two graphics; ``mixed``
-    (P,): pairs whose cells beside the background may mix paint with it (``_mixed_band``)."""
+    arrays of grey levels; ``graphic`` (P,): pairs of two graphics."""
     fa = a / 255.0
     fb = b / 255.0
     # for two graphics, white in both (the background an icon was drawn on, which every tone
@@ -430,64 +410,12 @@ def _tone_fit(
     gram = np.einsum("pni,pnj->pij", weighted, basis) + _RIDGE * np.eye(4)
     rhs = np.einsum("pni,pn->pi", weighted, fb)
     coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
-    curve = np.einsum("pni,pi->pn", basis, coef)
-    if mixed is not None and mixed.any():
-        curve = np.where(mixed[:, None], _mixed_band(a, b, fa, fb, coef), curve)
-    fitted = np.where(fit, curve, fb)
+    fitted = np.where(fit, np.einsum("pni,pi->pn", basis, coef), fb)
     centred = fb - fb.mean(axis=1, keepdims=True)
     spread = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
     scale = np.where(spread > _FLAT, spread, 1.0)
     ta, tb = fitted / scale, fb / scale
     return ta, tb, np.abs(ta - tb).mean(axis=1)
-
-
-def _mixed_band(
-    a: npt.NDArray[np.float64],
-    b: npt.NDArray[np.float64],
-    fa: npt.NDArray[np.float64],
-    fb: npt.NDArray[np.float64],
-    coef: npt.NDArray[np.float64],
-) -> npt.NDArray[np.float64]:
-    """The tone curve's value for a transparent graphic (clipped to 0..1), where a cell
-    beside the background may be a mix of paint and background: ``b`` moved to the nearest
-    value the cell can take. A tone edit changes the paint, not the transparent background
-    (flattened onto white, it stays white), so a cell that covers a share of paint p reads
-    1 - share x (1 - p) before and 1 - share x (1 - curve(p)) after: between the curve at
-    its own level (all paint) and that mix of the darkest paint around it."""
-    n, cells = fa.shape
-    side = round(cells**0.5)
-
-    c = coef[:, :, None]
-
-    def curve(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        out: npt.NDArray[np.float64] = np.clip(
-            c[:, 0] + v * (c[:, 1] + v * (c[:, 2] + v * c[:, 3])), 0.0, 1.0
-        )
-        return out
-
-    white = (a >= _WHITE) | (b >= _WHITE)
-    beside = _around(white.reshape(n, side, side), np.maximum).reshape(n, cells)
-    paint = _around(fa.reshape(n, side, side), np.minimum).reshape(n, cells)
-    own = curve(fa)
-    share = np.divide(1.0 - fa, 1.0 - paint, out=np.ones_like(fa), where=paint < 1.0)
-    mix = 1.0 - share * (1.0 - curve(paint))
-    band = np.clip(fb, np.minimum(own, mix), np.maximum(own, mix))
-    out: npt.NDArray[np.float64] = np.where(beside, band, own)
-    return out
-
-
-def _around(x: npt.NDArray[Any], pick: np.ufunc) -> npt.NDArray[Any]:
-    """``pick`` (maximum, minimum) over each cell's square of cells within ``_MIX_REACH`` of
-    it, (P, side, side) arrays; cells outside the grid do not count (rows, then columns)."""
-    rows = x.copy()
-    for d in range(1, _MIX_REACH + 1):
-        pick(rows[:, d:], x[:, :-d], out=rows[:, d:])
-        pick(rows[:, :-d], x[:, d:], out=rows[:, :-d])
-    out = rows.copy()
-    for d in range(1, _MIX_REACH + 1):
-        pick(out[:, :, d:], rows[:, :, :-d], out=out[:, :, d:])
-        pick(out[:, :, :-d], rows[:, :, d:], out=out[:, :, :-d])
-    return out
 
 
 @functools.cache
@@ -563,7 +491,6 @@ def _one_way(
     container: npt.NDArray[np.float64],
     inner: npt.NDArray[np.float64],
     graphic: npt.NDArray[np.bool_],
-    mixed: npt.NDArray[np.bool_],
 ) -> tuple[npt.NDArray[np.float64], tuple[npt.NDArray[np.float64], ...], npt.NDArray[np.float64]]:
     """``inner`` found in ``container``: its layout difference, the alignment (sy, oy, sx, ox)
     and the container's region on the inner's grid."""
@@ -571,10 +498,10 @@ def _one_way(
     sy, oy = _axis_alignment(container.mean(axis=2), inner.mean(axis=2))
     region = _region(container, sy, oy, sx, ox)
     coarse_inner = _coarse(inner)
-    aligned = _layout_cost(_coarse(region), coarse_inner, graphic, mixed)
+    aligned = _layout_cost(_coarse(region), coarse_inner, graphic)
     # the profiles propose; the whole thumbnails decide whether the pair was aligned already
     # (a tone change moves the profiles of a drawing over a plain background)
-    unmoved = _layout_cost(_coarse(container), coarse_inner, graphic, mixed)
+    unmoved = _layout_cost(_coarse(container), coarse_inner, graphic)
     still = unmoved <= aligned
     one, zero = np.ones(len(inner)), np.zeros(len(inner))
     alignment = tuple(
@@ -587,14 +514,11 @@ def _one_way(
 
 
 def _layout_cost(
-    region: npt.NDArray[np.float64],
-    inner: npt.NDArray[np.float64],
-    graphic: npt.NDArray[np.bool_],
-    mixed: npt.NDArray[np.bool_],
+    region: npt.NDArray[np.float64], inner: npt.NDArray[np.float64], graphic: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.float64]:
     """The worse of the tone fits either way of two (P, N) coarse thumbnails."""
-    _, _, there = _tone_fit(region, inner, graphic, mixed)
-    _, _, back = _tone_fit(inner, region, graphic, mixed)
+    _, _, there = _tone_fit(region, inner, graphic)
+    _, _, back = _tone_fit(inner, region, graphic)
     out: npt.NDArray[np.float64] = np.maximum(there, back)
     return out
 
@@ -638,11 +562,8 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
     ga = x[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
     gb = y[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
     graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
-    # the layout of two graphics, one transparent, allows paint mixed with the background at
-    # its edges (the detail figure does not: a badge's edge is what tells two icons apart)
-    mixed = graphic & ((x[:, 0] | y[:, 0]) & _TRANSPARENT).astype(bool)
-    cost_ab, p_ab, region_ab = _one_way(ga, gb, graphic, mixed)
-    cost_ba, p_ba, region_ba = _one_way(gb, ga, graphic, mixed)
+    cost_ab, p_ab, region_ab = _one_way(ga, gb, graphic)
+    cost_ba, p_ba, region_ba = _one_way(gb, ga, graphic)
     b_in_a = cost_ab <= cost_ba
     sy, oy, sx, ox = (np.where(b_in_a, u, v) for u, v in zip(p_ab, p_ba, strict=True))
     inside = b_in_a[:, None, None]
@@ -815,7 +736,6 @@ def _constants() -> dict[str, float]:
         "min_scale": MIN_SCALE,
         "white": _WHITE,
         "tint_strength": _TINT_STRENGTH,
-        "mix_reach": _MIX_REACH,
     }
 
 

@@ -24,7 +24,6 @@ DEF CHROMA_BYTES = 128
 DEF WIDTH = 1160
 DEF DETAIL_BLOCK = 4
 DEF COLOUR = 1
-DEF TRANSPARENT = 2
 DEF GRAPHIC = 4
 
 
@@ -39,7 +38,6 @@ cdef struct Constants:
     double min_scale
     double white
     double tint_strength
-    int mix_reach
 
 
 cdef inline double _clip(double v, double lo, double hi) noexcept nogil:
@@ -207,45 +205,10 @@ cdef bint _solve4(double *m, double *rhs) noexcept nogil:
     return True
 
 
-cdef void _around_axis(const double *x, int side, int reach, bint largest, int along,
-                       int across, double *out) noexcept nogil:
-    """One axis of ``_around``: cells ``along`` apart are neighbours, lines ``across``."""
-    cdef int i, j, d, lo, hi
-    cdef double v, w
-    for i in range(side):
-        lo = i - reach if i >= reach else 0
-        hi = i + reach if i + reach < side else side - 1
-        for j in range(side):
-            v = x[i * along + j * across]
-            for d in range(lo, hi + 1):
-                w = x[d * along + j * across]
-                if (w > v) if largest else (w < v):
-                    v = w
-            out[i * along + j * across] = v
-
-
-cdef void _around(const double *x, int side, int reach, bint largest, double *rows,
-                  double *out) noexcept nogil:
-    """As ``check._around`` for one (side, side) plane: the largest (or smallest) value of
-    each cell's square of cells within ``reach`` (rows first, then columns)."""
-    _around_axis(x, side, reach, largest, side, 1, rows)
-    _around_axis(rows, side, reach, largest, 1, side, out)
-
-
-cdef inline double _curve(const double *coef, double v) noexcept nogil:
-    return _clip(coef[0] + v * (coef[1] + v * (coef[2] + v * coef[3])), 0.0, 1.0)
-
-
 cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, double *ta,
-                      double *tb, bint graphic, bint mixed=False) noexcept nogil:
+                      double *tb, bint graphic) noexcept nogil:
     """As ``check._tone_fit`` for one pair of ``n`` values; ``ta``/``tb`` may be NULL;
-    ``graphic``: a pair of graphics, whose cells white in both are left out; ``mixed``: a
-    pair whose cells beside the background may mix paint with it (``n`` is CELLS x CELLS)."""
-    cdef double white[CELLS * CELLS]
-    cdef double beside[CELLS * CELLS]
-    cdef double paint[CELLS * CELLS]
-    cdef double scratch[CELLS * CELLS]
-    cdef double own, mix, share, lo, hi
+    ``graphic``: a pair of graphics, whose cells white in both are left out."""
     cdef double gram[16]
     cdef double rhs[4]
     cdef double power[7]
@@ -291,30 +254,11 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
     if not scale > k.flat:
         scale = 1.0
     scale = 1.0 / scale
-    mixed = mixed and n == CELLS * CELLS
-    if mixed:
-        for i in range(n):
-            white[i] = 1.0 if (a[i] >= k.white or b[i] >= k.white) else 0.0
-            scratch[i] = a[i] / 255.0
-        _around(white, CELLS, k.mix_reach, True, paint, beside)
-        for i in range(n):
-            white[i] = scratch[i]
-        _around(white, CELLS, k.mix_reach, False, scratch, paint)
     for i in range(n):
         fa = a[i] / 255.0
         fb = b[i] / 255.0 * scale
         if graphic and a[i] >= k.white and b[i] >= k.white:
             fitted = fb
-        elif mixed:
-            own = _curve(rhs, fa)
-            fitted = own
-            if beside[i] > 0.5:
-                share = (1.0 - fa) / (1.0 - paint[i]) if paint[i] < 1.0 else 1.0
-                mix = 1.0 - share * (1.0 - _curve(rhs, paint[i]))
-                lo = own if own < mix else mix
-                hi = mix if own < mix else own
-                fitted = _clip(b[i] / 255.0, lo, hi)
-            fitted *= scale
         else:
             fitted = (rhs[0] + fa * (rhs[1] + fa * (rhs[2] + fa * rhs[3]))) * scale
         diff += fabs(fitted - fb)
@@ -329,7 +273,7 @@ cdef double _one_way(const double *container, const double *inner, const double 
                      const double[::1] scales, const double[::1] offsets,
                      const double[::1] edges, Constants *k,
                      double *align, double *region, double *scratch, bint graphic,
-                     bint mixed, const double *coarse_inner, double still) noexcept nogil:
+                     const double *coarse_inner, double still) noexcept nogil:
     """As ``check._one_way``: the layout difference; ``align`` gets (sy, oy, sx, ox) and
     ``region`` the container's region on the inner's grid. ``still`` is the layout cost of
     the two whole thumbnails (the same both ways round: computed once by the caller)."""
@@ -340,7 +284,7 @@ cdef double _one_way(const double *container, const double *inner, const double 
     _axis(row_c, row_i, scales, offsets, edges, k, &align[0], &align[1])
     _region(container, SIDE, align[0], align[1], align[2], align[3], scratch, region)
     _coarse(region, cr)
-    aligned = _layout_cost(cr, coarse_inner, k, graphic, mixed)
+    aligned = _layout_cost(cr, coarse_inner, k, graphic)
     if still <= aligned:  # the whole thumbnails decide whether it was aligned already
         align[0] = 1.0
         align[1] = 0.0
@@ -353,9 +297,9 @@ cdef double _one_way(const double *container, const double *inner, const double 
 
 
 cdef double _layout_cost(const double *region, const double *inner, Constants *k,
-                         bint graphic, bint mixed) noexcept nogil:
-    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL, graphic, mixed)
-    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL, graphic, mixed)
+                         bint graphic) noexcept nogil:
+    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL, graphic)
+    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL, graphic)
     return there if there > back else back
 
 
@@ -593,7 +537,7 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     cdef const double *align
     cdef const double *shared_a
     cdef const double *shared_b
-    cdef bint b_in_a, any_a = False, any_b = False, graphic, mixed
+    cdef bint b_in_a, any_a = False, any_b = False, graphic
     cdef int i, j, side
     for i in range(NFIELDS):
         fields[i] = 0.0
@@ -626,13 +570,11 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     graphic = (x[0] & y[0] & GRAPHIC) != 0
     _coarse(ga, coarse_a)
     _coarse(gb, coarse_b)
-    # the layout of two graphics, one transparent, allows paint mixed with the background
-    mixed = graphic and ((x[0] | y[0]) & TRANSPARENT) != 0
-    still = _layout_cost(coarse_a, coarse_b, k, graphic, mixed)
+    still = _layout_cost(coarse_a, coarse_b, k, graphic)
     cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, edges, k,
-                       align_ab, region_ab, scratch, graphic, mixed, coarse_b, still)
+                       align_ab, region_ab, scratch, graphic, coarse_b, still)
     cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, edges, k,
-                       align_ba, region_ba, scratch, graphic, mixed, coarse_a, still)
+                       align_ba, region_ba, scratch, graphic, coarse_a, still)
     b_in_a = cost_ab <= cost_ba
     layout = 1.0 - (cost_ab if b_in_a else cost_ba) / k.unrelated
     lowest = layout
@@ -692,7 +634,6 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.min_scale = constants["min_scale"]
     k.white = constants["white"]
     k.tint_strength = constants["tint_strength"]
-    k.mix_reach = <int> constants["mix_reach"]
     result = np.zeros((pairs, NFIELDS), np.float64)
     if pairs == 0:
         return result

@@ -27,10 +27,6 @@ def _descriptors(tmp_path: Path) -> np.ndarray:
     pictures.append(ImageEnhance.Brightness(photo(2)).enhance(1.3))
     pictures.append(photo(2).convert("L"))
     pictures.append(icon().crop((8, 0, 64, 60)))
-    for factor in (0.75, 1.25):  # transparent icons toned: their edges mix paint and background
-        toned = ImageEnhance.Brightness(icon().convert("RGB")).enhance(factor).convert("RGBA")
-        toned.putalpha(icon().getchannel("A"))
-        pictures.append(toned)
     rows = []
     for i, picture in enumerate(pictures):
         path = tmp_path / f"p{i}.png"
