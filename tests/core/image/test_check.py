@@ -355,3 +355,19 @@ def test_an_icon_of_one_hue_and_its_drawing_in_many_hues_are_different(
     recoloured.putalpha(green.getchannel("A"))
     b = saved(recoloured, tmp_path / "pink-orange.png")
     assert similarity(descriptor_of(path), descriptor_of(b)) < DEFAULT_IMAGE_SIMILARITY
+
+
+ADWAITA_STATUS = Path("/usr/share/icons/Adwaita/96x96/status")
+
+
+@pytest.mark.parametrize("level", ["battery-level-0", "battery-level-10"])
+def test_a_battery_at_another_level_is_not_a_copy(level: str) -> None:
+    """Faint symbolic icons of one family differ in one bar: a battery at 10 % is not a copy
+    of the one at 80 % (a looser tone fit for transparent edges once let them pass)."""
+    full = ADWAITA_STATUS / "battery-level-80-charging-symbolic.symbolic.png"
+    other = ADWAITA_STATUS / f"{level}-charging-symbolic.symbolic.png"
+    if not (full.is_file() and other.is_file()):
+        pytest.skip("Adwaita's symbolic battery icons are not installed")
+    a = imagesim.image_fingerprint(full).descriptor
+    b = imagesim.image_fingerprint(other).descriptor
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
