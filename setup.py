@@ -18,8 +18,13 @@ KERNELS = {
     "dupfinder.core.grouping.components": "dupfinder/core/grouping/components.pyx",
     "dupfinder.core.image.check_kernels": "dupfinder/core/image/check_kernels.pyx",
     "dupfinder.core.image.hash_kernels": "dupfinder/core/image/hash_kernels.pyx",
+    "dupfinder.core.image.direct_kernels": "dupfinder/core/image/direct_kernels.pyx",
     "dupfinder.core.image.hash_kernels_avx2": "dupfinder/core/image/hash_kernels_avx2.pyx",
 }
+#: The byte-identical scan's listing and first reads: POSIX calls (opendir, fstatat, pread);
+#: elsewhere the Python walk answers alone.
+if os.name == "posix":
+    KERNELS["dupfinder.core.scan.walk_kernels"] = "dupfinder/core/scan/walk_kernels.pyx"
 #: Where the shared C header (the bit count) lives.
 INCLUDE = "dupfinder/core/jit"
 #: ``DUPFINDER_NATIVE=0`` builds no extension (the numpy path only); ``required`` fails the

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, digest_of, hasher
 from dupfinder.core.model import Kind, ScanOptions
+from dupfinder.core.scan.compiled import walk_kernels
+from dupfinder.core.scan.walk import FileStat
 from dupfinder.core.wording import describe_os_error
 
 if TYPE_CHECKING:  # the pool is imported only when reads wait on a disk (10 ms at start-up)
@@ -68,7 +70,7 @@ _WAITED_SHARE = 2.0
 
 #: A file to read as the walk listed it: its path, its stat (size, device, inode: the file
 #: it must still be) and its kind (not read here).
-Target = tuple[str, os.stat_result, Kind]
+Target = tuple[str, FileStat, Kind]
 #: Progress sink: files done, files to read, the last file read.
 ProgressSink = Callable[[int, int, str | None], None]
 
@@ -126,7 +128,7 @@ def io_threads(options: ScanOptions) -> int:
     return min(8, max(4, 2 * options.jobs))
 
 
-def _check(now: os.stat_result, walked: os.stat_result) -> None:
+def _check(now: os.stat_result, walked: FileStat) -> None:
     """``Changed`` unless the open file is still the walk's (same size, device and inode)."""
     if now.st_size != walked.st_size or now.st_ino != walked.st_ino or now.st_dev != walked.st_dev:
         raise Changed
@@ -234,17 +236,9 @@ def _alike(
     hashed = hashed or whole
     held = 0
     alike: dict[bytes, list[Target]] = {}
-    stopped = cancel.is_set
-    for target in files:
-        if stopped():
-            raise Cancelled
-        try:
-            key = _whole(target, cancel) if whole else _first(target)
-        except Changed:
-            failed.append((target, _CHANGED))
-            continue
-        except OSError as exc:
-            failed.append((target, Failed(describe_os_error(exc), "unreadable")))
+    for target, key in zip(files, _reads(files, whole, cancel), strict=True):
+        if isinstance(key, Failed):
+            failed.append((target, key))
             continue
         if hashed and not whole:
             key = digest_of(key)
@@ -259,6 +253,38 @@ def _alike(
                 alike = {digest_of(data): same for data, same in alike.items()}
                 hashed = True
     return alike, hashed
+
+
+def _reads(files: Sequence[Target], whole: bool, cancel: threading.Event) -> list[bytes | Failed]:
+    """Each file's first read (``whole``: its whole content's digest) or why it could not be
+    read; ``Cancelled`` when ``cancel`` is set. First reads are compiled where they are built
+    (``walk_kernels``: the same reads, checks and answers, for a run of files in one call)."""
+    if walk_kernels is not None and not whole:
+        if cancel.is_set():
+            raise Cancelled
+        listed = files if isinstance(files, list) else list(files)
+        answers = walk_kernels.first_reads(listed, 0, len(listed), SMALL_FILE, PARTIAL_BYTES)
+        return [_failure(answer) if answer.__class__ is int else answer for answer in answers]
+    found: list[bytes | Failed] = []
+    stopped = cancel.is_set
+    for target in files:
+        if stopped():
+            raise Cancelled
+        try:
+            found.append(_whole(target, cancel) if whole else _first(target))
+        except Changed:
+            found.append(_CHANGED)
+        except OSError as exc:
+            found.append(Failed(describe_os_error(exc), "unreadable"))
+    return found
+
+
+def _failure(code: int) -> Failed:
+    """Why the compiled read of a file failed: below 0 it changed, else the error number's
+    reason, worded as for the ``OSError`` Python's own read raises."""
+    if code < 0:
+        return _CHANGED
+    return Failed(describe_os_error(OSError(code, os.strerror(code))), "unreadable")
 
 
 def _sets_of(alike: dict[bytes, list[Target]], hashed: bool, complete: bool) -> list[Alike]:
@@ -323,6 +349,9 @@ def _read_batch(
     found, parts = Reads(), []
     blocks, wall, cpu = _blocks_read(), time.perf_counter(), time.thread_time()
     try:
+        if walk_kernels is not None and not whole and _whole_sets(sizes, batch):
+            _compiled_sets(sizes, batch, cancel, found)
+            batch = []  # all read
         for position, start, stop in batch:
             files = sizes[position]
             part = stop - start < len(files)
@@ -338,6 +367,34 @@ def _read_batch(
         return found, parts, _blocks_read() != blocks
     wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
     return found, parts, wall > _WAITED_MIN and wall > _WAITED_SHARE * cpu
+
+
+def _whole_sets(sizes: Sequence[Sequence[Target]], batch: list[_Piece]) -> bool:
+    """Whether the batch holds whole sets (``_batches`` gives a part of a set a batch of its
+    own)."""
+    position, start, stop = batch[0]
+    return stop - start == len(sizes[position])
+
+
+def _compiled_sets(
+    sizes: Sequence[Sequence[Target]], batch: list[_Piece], cancel: threading.Event, found: Reads
+) -> None:
+    """A batch of whole sets' first reads, compared in compiled code (``walk_kernels``): the
+    sets and failures ``_alike`` and ``_sets_of`` find, in the same order, without a step of
+    the interpreter per file."""
+    assert walk_kernels is not None  # only called where it is built
+    if cancel.is_set():
+        raise Cancelled
+    listed = sizes if isinstance(sizes, list) else list(sizes)
+    pieces, read = walk_kernels.batch_sets(listed, batch, SMALL_FILE, PARTIAL_BYTES)
+    for position, sets, failed in pieces:
+        files = listed[position]
+        complete = _complete(files)
+        for positions, data in sets:
+            same = [files[index] for index in positions]
+            found.sets.append(Alike(same, digest_of(data) if complete else None))
+        found.failed.extend((files[index], _failure(code)) for index, code in failed)
+    found.files_read += read
 
 
 def _complete(files: Sequence[Target]) -> bool:

@@ -18,10 +18,9 @@ import gc
 import os
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Iterator
 
-from dupfinder.core.filesystem import change_time_ns
+from dupfinder.core.filesystem import CTIME_IS_CHANGE_TIME
 from dupfinder.core.fingerprints.formats import kind_for_path
 from dupfinder.core.grouping.keeper import suggested
 from dupfinder.core.model import (
@@ -40,7 +39,7 @@ from dupfinder.core.model import (
 )
 from dupfinder.core.scan.byte_reads import Alike, Reads, Target, io_threads, read_sets
 from dupfinder.core.scan.sampling import Sampler
-from dupfinder.core.scan.walk import WalkReport, walk_stats
+from dupfinder.core.scan.walk import WalkReport, walk_by_size
 
 __all__ = ["find_exact", "serves"]
 
@@ -110,11 +109,9 @@ def _walked(
     (one name per file: the walk lists each (device, inode) once), each as the walk gave it
     (a tuple made again per file and a look-up of its list in Python cost /usr's 148k files
     80 ms)."""
-    by_size: defaultdict[int, list[Target]] = defaultdict(list)
-    for found in walk_stats(
-        options, report, cancel, lambda count: sample(Progress(Phase.WALKING, count)), named=False
-    ):
-        by_size[found[1].st_size].append(found)
+    by_size = walk_by_size(
+        options, report, cancel, lambda count: sample(Progress(Phase.WALKING, count))
+    )
     seen = sum(map(len, by_size.values()))
     by_size.pop(0, None)  # every empty file is alike: nothing is gained by removing one
     sample(Progress(Phase.WALKING, seen, seen), force=True)
@@ -186,7 +183,7 @@ def _group(alike: Alike, references: tuple[str, ...]) -> Group:
             fingerprint,
             dev=info.st_dev,
             ino=info.st_ino,
-            ctime_ns=change_time_ns(info),
+            ctime_ns=info.st_ctime_ns if CTIME_IS_CHANGE_TIME else 0,  # ``change_time_ns``
             links=info.st_nlink,
             content_hash=content,
         )

@@ -18,21 +18,25 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
 from dupfinder.core.filesystem import change_time_ns, file_key, is_trash_folder
 from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
+from dupfinder.core.scan.compiled import walk_kernels
 from dupfinder.core.wording import describe_os_error
 
 if TYPE_CHECKING:  # the columns import numpy, which a scan of identical files alone never needs
     from dupfinder.core.fingerprints.columns import FileColumns
 
 __all__ = [
+    "FileStat",
+    "Sized",
     "WalkReport",
     "entry_from_stat",
     "normalise_roots",
     "walk",
+    "walk_by_size",
     "walk_into",
     "walk_listed",
     "walk_stats",
@@ -51,6 +55,30 @@ class WalkReport:
 
 #: A file the walk lists: its path, its stat and the kind it is compared as.
 _Found = tuple[str, os.stat_result, Kind]
+
+
+class FileStat(Protocol):
+    """What :func:`walk_by_size` keeps of a file's stat: an ``os.stat_result``, or the
+    compiled listing's record of the same fields (``walk_kernels.FileStat``)."""
+
+    @property
+    def st_mode(self) -> int: ...
+    @property
+    def st_ino(self) -> int: ...
+    @property
+    def st_dev(self) -> int: ...
+    @property
+    def st_nlink(self) -> int: ...
+    @property
+    def st_size(self) -> int: ...
+    @property
+    def st_mtime_ns(self) -> int: ...
+    @property
+    def st_ctime_ns(self) -> int: ...
+
+
+#: Files by size as :func:`walk_by_size` lists them: (path, stat, kind) in walk order.
+Sized = dict[int, list[tuple[str, FileStat, Kind]]]
 #: A file's kind from its path, name and stat, or None when the walk passes it over.
 _KindFor = Callable[[str, str, os.stat_result, ScanOptions, "WalkReport", "_Seen"], Kind | None]
 #: A listing's entries are walked in name order.
@@ -127,14 +155,53 @@ def walk_stats(
     return _found(options, report, cancel, on_file, named)
 
 
+def walk_by_size(
+    options: ScanOptions,
+    report: WalkReport | None = None,
+    cancel: threading.Event | None = None,
+    on_file: Callable[[int], None] | None = None,
+) -> Sized:
+    """:func:`walk_stats` with ``named`` False, its files in lists by size, each list in walk
+    order: the byte-identical scan's walk. Where the listing is compiled (POSIX, built) and
+    the options leave every file's fate to its stat (no patterns, links not followed), each
+    folder is listed there, files added to their lists without a Python step per file; a
+    folder it hands back (anything unusual in it) is walked here, with everything below it,
+    exactly as :func:`walk_stats` walks it."""
+    sized: Sized = {}
+    report = report if report is not None else WalkReport()
+    walker: _Walker | None = None
+    if walk_kernels is not None and _listed_compiled(options):
+        walker = _SizedWalker(options, report, cancel, on_file, sized)
+    for found in _found(options, report, cancel, on_file, named=False, walker=walker):
+        same = sized.get(found[1].st_size)
+        if same is None:
+            sized[found[1].st_size] = [found]
+        else:
+            same.append(found)
+    return sized
+
+
+def _listed_compiled(options: ScanOptions) -> bool:
+    """Whether the compiled listing answers as the walk would: every file compared by its
+    bytes, no patterns to match, no link followed."""
+    return (
+        _names_no_kind(options)
+        and not options.include
+        and not options.exclude
+        and not options.follow_symlinks
+    )
+
+
 def _found(
     options: ScanOptions,
     report: WalkReport | None,
     cancel: threading.Event | None,
     on_file: Callable[[int], None] | None,
     named: bool = True,
+    walker: _Walker | None = None,
 ) -> Iterator[_Found]:
-    walker = _Walker(options, report if report is not None else WalkReport(), cancel, on_file)
+    if walker is None:
+        walker = _Walker(options, report if report is not None else WalkReport(), cancel, on_file)
     if not named and _names_no_kind(options):
         walker.kind_for = _listed_as
     # a root spelt without symlinks goes first, for the same reason
@@ -289,6 +356,59 @@ class _Walker:
                     ScanError(child.path, f"cannot read folder: {describe_os_error(exc)}")
                 )
             return None
+
+
+class _SizedWalker(_Walker):
+    """A walk whose folders the compiled listing lists where it can, each file added to
+    ``sized`` there; the files of a folder it hands back come from the Python walk."""
+
+    def __init__(
+        self,
+        options: ScanOptions,
+        report: WalkReport,
+        cancel: threading.Event | None,
+        on_file: Callable[[int], None] | None,
+        sized: Sized,
+    ) -> None:
+        super().__init__(options, report, cancel, on_file)
+        self.sized = sized
+
+    def tree(self, root: str) -> Iterator[_Found]:
+        assert walk_kernels is not None  # only made where it is
+        listed = walk_kernels.folder_by_size
+        options, report, seen = self.options, self.report, self.seen
+        hidden, least = options.include_hidden, options.min_size
+        most = -1 if options.max_size is None else options.max_size
+        stack = [root]
+        while stack and not self.cancelled:
+            folder = stack.pop()
+            found = listed(
+                folder, hidden, least, most, seen.by_device, seen.files, self.sized, Kind.OTHER
+            )
+            if found is None:  # the Python walk answers for it (and everything below it)
+                yield from super().tree(folder)
+                continue
+            folders, added, again, links = found
+            report.same_file_again += again
+            report.skipped_links += links
+            self._found_many(added)
+            wanted = [
+                path
+                for path, name, info in folders
+                # the folder's identity is all ``_folder_wanted`` reads of its stat
+                if self._folder_wanted(name, path, cast(os.stat_result, info))
+            ]
+            stack.extend(reversed(wanted))
+
+    def _found_many(self, count: int) -> None:
+        """Count ``count`` files at once; the caller hears as :meth:`_found_one` would tell
+        it (once past every ``_TELL_EVERY``-th file)."""
+        before, self.found = self.found, self.found + count
+        if (
+            self.on_file is not None
+            and (before - 1) // _TELL_EVERY < (self.found - 1) // _TELL_EVERY
+        ):
+            self.on_file(self.found)
 
 
 @dataclass(slots=True)

@@ -26,10 +26,77 @@ from hypothesis import strategies as st
 from dupfinder.cli import EXIT_OK, main
 from dupfinder.core.model import Kind, Phase, Progress, ScanOptions, ScanResult
 from dupfinder.core.results.report import result_to_dict, write_json
-from dupfinder.core.scan import byte_reads, exact_only, pipeline
+from dupfinder.core.scan import byte_reads, compiled, exact_only, pipeline, walk
 
 #: Heavy modules a scan for identical files never needs.
 _NEVER_FOR_EXACT = ("numpy", "scipy", "PIL", "numba")
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def listing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: with the compiled listing and first reads, and with the Python walk
+    and reads that answer where they are not built (Windows, no compiler)."""
+    if request.param == "python":
+        monkeypatch.setattr(walk, "walk_kernels", None)
+        monkeypatch.setattr(byte_reads, "walk_kernels", None)
+        monkeypatch.setenv(compiled.VARIABLE, "python")  # and in the programs tests start
+    elif compiled.walk_kernels is None:
+        pytest.skip("the compiled listing is not built here")
+    return str(request.param)
+
+
+#: What the compiled comparison answers for a piece of a set: (set, sets, failures).
+_Piece = tuple[int, list[tuple[list[int], bytes]], list[tuple[int, int]]]
+
+
+def _refuse(locked: Callable[[str], bool], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a file ``locked`` names fails with a permission error (the tests run as any
+    user, root too): Python's ``os.open``, and the compiled first reads' answer for it."""
+    real_open = os.open
+
+    def refusing(path: str | os.PathLike[str], flags: int, *args: object, **kw: object) -> int:
+        if locked(os.fspath(path)):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    kernels = vars(byte_reads)["walk_kernels"]  # None where the test runs the Python reads
+    if kernels is None:
+        return
+    real_reads = kernels.first_reads
+
+    def refused(
+        files: list[tuple[str, object, Kind]], start: int, stop: int, small: int, partial: int
+    ) -> list[bytes | int]:
+        answers = real_reads(files, start, stop, small, partial)
+        return [13 if locked(files[start + i][0]) else a for i, a in enumerate(answers)]
+
+    monkeypatch.setattr(kernels, "first_reads", refused)
+    real_sets = kernels.batch_sets
+
+    def refused_sets(
+        sizes: list[list[tuple[str, object, Kind]]],
+        pieces: list[tuple[int, int, int]],
+        small: int,
+        partial: int,
+    ) -> tuple[list[_Piece], int]:
+        found: list[_Piece] = []
+        total = 0
+        for position, start, stop in pieces:  # each piece as read, less the locked files
+            answer, read = real_sets(sizes, [(position, start, stop)], small, partial)
+            sets, failed = (answer[0][1], answer[0][2]) if answer else ([], [])
+            files = sizes[position]
+            shut = {i for i in range(start, stop) if locked(files[i][0])}
+            failing = {i for i, _ in failed}
+            kept = [([i for i in positions if i not in shut], data) for positions, data in sets]
+            sets = sorted((s for s in kept if len(s[0]) > 1), key=lambda s: s[0][0])
+            failed = sorted([*failed, *((i, 13) for i in shut - failing)])
+            total += read - len(shut - failing)
+            if sets or failed:
+                found.append((position, sets, failed))
+        return found, total
+
+    monkeypatch.setattr(kernels, "batch_sets", refused_sets)
 
 
 def _options(root: Path, **kwargs: object) -> ScanOptions:
@@ -161,18 +228,12 @@ def test_unreadable_and_vanishing_files_are_per_file_errors(
     (root / "locked.txt").write_bytes(b"A short note.\n" * 40)  # a fourth copy, never opened
     gone = root / "pics" / "big copy.png"
     content = gone.read_bytes()
-    real_open = os.open
-
-    def refusing(path: str | os.PathLike[str], flags: int, *args: object, **kw: object) -> int:
-        if os.fspath(path).endswith("locked.txt"):
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
 
     def vanish() -> None:
         if gone.exists():
             gone.unlink()
 
-    monkeypatch.setattr(os, "open", refusing)
+    _refuse(lambda path: path.endswith("locked.txt"), monkeypatch)
     lean = exact_only.find_exact(_options(root), _before(vanish))
     assert {(os.path.basename(e.path), e.code) for e in lean.errors} == {
         ("locked.txt", "unreadable"),
@@ -369,12 +430,6 @@ def test_random_folders_give_the_same_answer_both_ways(
         root.mkdir()
         vanishing = _build(root, tree)
         locked = {str(root / path) for path, _, how in tree if how == "locked"}
-        real_open = os.open
-
-        def refusing(path: str | os.PathLike[str], flags: int, *args: object, **kw: object) -> int:
-            if os.fspath(path) in locked:
-                raise PermissionError(13, "Permission denied", os.fspath(path))
-            return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
 
         def vanish() -> None:
             for path, _content in vanishing:
@@ -386,7 +441,7 @@ def test_random_folders_give_the_same_answer_both_ways(
                 path.write_bytes(content)
 
         with monkeypatch.context() as patched:
-            patched.setattr(os, "open", refusing)
+            _refuse(locked.__contains__, patched)
             if "references" in choices:
                 choices["references"] = (root / "old",)
             options = _options(root, include_hidden=hidden, follow_symlinks=follow, **choices)
