@@ -2,7 +2,8 @@
 
 ``perceptual`` decodes (drafted JPEG, HEIF, upright, alpha flattened) and hashes, its hashes
 compiled in ``hash_kernels`` (``hashes`` picks the engine), PNG and WebP read by the leaner
-decoders of ``decoders`` where they give Pillow's pixels; ``check`` compares small
+decoders of ``decoders`` where they give Pillow's pixels, a small picture's steps taken
+straight from its pixels by ``direct`` (compiled in ``direct_kernels``); ``check`` compares small
 thumbnails of two pictures to confirm or reject a pair the index proposed, with its block
 comparisons compiled in ``check_kernels``.
 """

@@ -69,6 +69,7 @@ __all__ = [
     "Comparison",
     "Format",
     "Header",
+    "assembled",
     "compare",
     "descriptor",
     "edits",
@@ -227,24 +228,51 @@ def descriptor(
     (``has_detail``) and transparent, its Pillow format name, JPEG quality and short side,
     and the part of it inside a plain border (left, top, right, bottom shares) that the
     thumbnails show."""
-    flags = (_GRAPHIC if graphic else 0) | (_TRANSPARENT if transparent else 0)
     cells = None
     if chroma is not None:
         small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
         small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
         cells = np.asarray(small, dtype=np.uint8)[:, :, 1:].transpose(2, 0, 1)
+    grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
+    return assembled(
+        np.asarray(grey, dtype=np.uint8),
+        cells,
+        graphic=graphic,
+        transparent=transparent,
+        file_format=file_format,
+        quality=quality,
+        side=side,
+        border=border,
+    )
+
+
+def assembled(
+    grey: npt.NDArray[np.uint8],
+    cells: npt.NDArray[np.uint8] | None,
+    *,
+    graphic: bool,
+    transparent: bool,
+    file_format: str | None,
+    quality: int,
+    side: int,
+    border: tuple[float, float, float, float],
+) -> bytes:
+    """A descriptor from its parts: the ``GREY_SIDE`` square grey thumbnail, the chroma
+    cells (Cb then Cr, ``CHROMA_SIDE`` square; None for a picture without colour) and the
+    header's facts (see ``descriptor``)."""
+    flags = (_GRAPHIC if graphic else 0) | (_TRANSPARENT if transparent else 0)
+    if cells is not None:
         flags |= _COLOUR
     fmt = _FORMATS.get((file_format or "").upper(), Format.OTHER if file_format else Format.UNKNOWN)
     left, top, right, bottom = border
     margins = (left, top, 1.0 - right, 1.0 - bottom)
     out = bytearray([flags, max(0, min(quality, 100)), int(fmt), max(0, min(side, _SIDE_CAP))])
     out += bytes(max(0, min(round(m * 250), 250)) for m in margins)
-    grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
-    out += np.asarray(grey, dtype=np.uint8).tobytes()
+    out += np.ascontiguousarray(grey, dtype=np.uint8).tobytes()
     if cells is None:
         out += bytes([128]) * _CHROMA_BYTES
     else:
-        out += np.ascontiguousarray(cells).tobytes()
+        out += np.ascontiguousarray(cells, dtype=np.uint8).tobytes()
     return bytes(out)
 
 

@@ -40,6 +40,7 @@ packs pHash rows 0-3 (bits 63..32) then dHash rows 0, 2, 4, 6 (bits 31..0) the s
 from __future__ import annotations
 
 import functools
+import io
 import os
 import warnings
 from collections.abc import Callable
@@ -58,8 +59,9 @@ from dupfinder.core.errors import (
     UnsupportedFile,
 )
 from dupfinder.core.image import check as imagecheck
-from dupfinder.core.image import decoders
+from dupfinder.core.image import decoders, direct
 from dupfinder.core.image.hashes import CROP_BOXES, DCT32, TIE, WORKING_SIZE, Box, pdhashes
+from dupfinder.core.image.levels import BORDER_TOLERANCE, TURNS, is_flat, trim_levels
 
 __all__ = [
     "ALGORITHMS",
@@ -77,13 +79,7 @@ __all__ = [
     "working_hashes",
 ]
 
-#: Grey levels (of 255) within which a picture's edge counts as a plain border, trimmed
-#: before hashing: a padded copy, or an icon cropped into its empty margin, hashes alike.
-BORDER_TOLERANCE = 12
 _WHOLE: Box = (0.0, 0.0, 1.0, 1.0)
-#: Working images whose pixel standard deviation (0..255 scale) is below this are refused:
-#: their hash is decided by compression noise and would group unrelated blank images.
-FLAT_STD = 2.0
 #: The hash used for fingerprints. On real wallpapers/photos with 19 kinds of edit (see
 #: bench/image_accuracy.py) the pHash/dHash mix beat pHash, dHash and wHash: F1 0.982 at
 #: precision 0.995 (k=10) against 0.948/0.960 (pHash), 0.921/0.932 (dHash), 0.925/1.0 (wHash).
@@ -277,6 +273,7 @@ def _reduce_factor(width: int, height: int) -> int:
 
 #: What a PNG holds EXIF in: its own chunk, or the text chunk ImageMagick writes it to.
 _PNG_EXIF_MARKS = (b"eXIf", b"Raw profile type exif")
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _whole_file(fh: BinaryIO) -> bytes:
@@ -321,12 +318,27 @@ def _to_grey(im: Image.Image, background: int = 255) -> Image.Image:
     return im.convert("RGB").convert("L")
 
 
-def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, str | None, int, int, int]:
+def _png_bytes(path: str | os.PathLike[str]) -> bytes | None:
+    """The whole file when it is a PNG (its bytes are read whole anyway: the direct path
+    decodes them, and its EXIF is looked for in them); None for any other format."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(_PNG_SIGNATURE)) != _PNG_SIGNATURE:
+                return None
+            return _whole_file(fh)
+    except OSError as exc:
+        raise FileProblem(f"cannot read file: {exc.strerror or exc}") from exc
+
+
+def _decode(
+    path: str | os.PathLike[str], data: bytes | None = None
+) -> tuple[Image.Image, str | None, int, int, int]:
     """Open and decode (drafted for JPEG; PNG and WebP by ``decoders`` where they can): pixels,
-    the file's format, stored width and height, orientation."""
+    the file's format, stored width and height, orientation. ``data``: the file's bytes,
+    where they were read already."""
     _register_heif()
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed below; Pillow reads lazily from it
+        fh: BinaryIO = open(path, "rb") if data is None else io.BytesIO(data)  # noqa: SIM115 - closed below; Pillow reads lazily from it
     except OSError as exc:
         raise FileProblem(f"cannot read file: {exc.strerror or exc}") from exc
     with fh, warnings.catch_warnings():
@@ -357,37 +369,9 @@ def _decode(path: str | os.PathLike[str]) -> tuple[Image.Image, str | None, int,
     return im, file_format, width, height, orientation
 
 
-#: A border is trimmed only while at least this share of each side is left.
-_TRIM_KEEPS = 0.3
-
-
 def trim_box(grey: Image.Image, alpha: Image.Image | None = None) -> Box:
-    """The part of ``grey`` inside a plain border (the four corners within
-    ``BORDER_TOLERANCE`` of one level: padding, or an icon's empty margin over white), as
-    (left, top, right, bottom) shares; the whole picture when it has none. With ``alpha``
-    (the picture's transparency, same size) the border is what is transparent or opaque
-    white: a brighter, darker or recoloured copy of an icon keeps its shape, not its colours
-    at the edge, and an icon padded with white keeps its drawing."""
-    w, h = grey.size
-    if h < 8 or w < 8:
-        return _WHOLE
-    arr = np.asarray(grey)
-    if alpha is not None:  # neither transparent nor opaque white (a white border added)
-        opacity = np.asarray(alpha)
-        inside = opacity > BORDER_TOLERANCE
-        inside &= (opacity < 255 - BORDER_TOLERANCE) | (arr < 255 - BORDER_TOLERANCE)
-    else:
-        corners = sorted(int(v) for v in (arr[0, 0], arr[0, -1], arr[-1, 0], arr[-1, -1]))
-        if corners[-1] - corners[0] > BORDER_TOLERANCE:
-            return _WHOLE
-        level = (corners[1] + corners[2]) // 2  # the corners' median, rounded down
-        inside = (arr < level - BORDER_TOLERANCE) | (arr > level + BORDER_TOLERANCE)
-    rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
-    if len(rows) == 0 or (rows[-1] + 1 - rows[0]) < _TRIM_KEEPS * h:
-        return _WHOLE
-    if (cols[-1] + 1 - cols[0]) < _TRIM_KEEPS * w:
-        return _WHOLE
-    return (cols[0] / w, rows[0] / h, (cols[-1] + 1) / w, (rows[-1] + 1) / h)
+    """``levels.trim_levels`` of a grey picture and its transparency (same size)."""
+    return trim_levels(np.asarray(grey), None if alpha is None else np.asarray(alpha))
 
 
 def _alpha(im: Image.Image) -> Image.Image | None:
@@ -473,14 +457,6 @@ def _grey_levels(working: Image.Image) -> npt.NDArray[np.uint8]:
     return np.asarray(working, dtype=np.uint8)
 
 
-def _is_flat(pixels: npt.NDArray[np.uint8]) -> bool:
-    """Whether the grey levels' standard deviation is under ``FLAT_STD`` (one dot product: the
-    sums of whole levels are exact in floating point)."""
-    levels = pixels.ravel().astype(np.float64)
-    mean = levels.mean()
-    return float(np.dot(levels, levels) / len(levels) - mean * mean) < FLAT_STD * FLAT_STD
-
-
 def _upright(box: Box, orientation: int) -> Box:
     """A box of the stored pixels as the same box of the picture shown upright."""
     left, top, right, bottom = box
@@ -529,19 +505,26 @@ def _reduced(im: Image.Image, width: int, height: int) -> Image.Image:
 
 def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
     """Decode ``path`` down to the square greyscale working image every hash is taken from."""
-    im, file_format, width, height, orientation = _decode(path)
+    return _working_from(*_decode(path))
+
+
+def _working_from(
+    im: Image.Image, file_format: str | None, width: int, height: int, orientation: int
+) -> WorkingImage:
+    """A decoded picture down to its working image (``load_working_image``'s steps after
+    decoding)."""
     quality = jpeg_quality(im) if file_format in _JPEG_FORMATS else 0
     clear = imagecheck.transparent(im) if _has_alpha(im) else False
     im = _reduced(im, width, height)
     alpha = _alpha(im)
     working, box = _shrink(_to_grey(im), width, height, orientation, alpha)
     pixels = _grey_levels(working)
-    flat = _is_flat(pixels)
+    flat = is_flat(pixels)
     if flat and alpha is not None:
         # White-on-transparent art vanishes over white; over black it shows, as in a viewer.
         working, box = _shrink(_to_grey(im, background=0), width, height, orientation, alpha)
         pixels = _grey_levels(working)
-        flat = _is_flat(pixels)
+        flat = is_flat(pixels)
     if flat:
         raise TooLittleContent("flat or nearly blank image")
     graphic = max(width, height) <= imagecheck.SMALL_SIDE or clear
@@ -571,9 +554,38 @@ def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
     return func(image)
 
 
+#: Decoded modes the direct path takes (as RGB or RGBA): the others keep Pillow's steps.
+_DIRECT_MODES = frozenset({"RGB", "RGBA", "P", "L", "LA"})
+
+
 def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) -> ImageFingerprint:
-    """Fingerprint one image file; raises a ``FileProblem`` subclass when that is impossible."""
-    working = load_working_image(path)
+    """Fingerprint one image file; raises a ``FileProblem`` subclass when that is impossible.
+
+    A picture that needs no reduction and no turn (nearly every icon) takes the direct path
+    (``direct``: the same numbers without Pillow's steps); a plain RGB or RGBA PNG among them
+    is not even opened by Pillow."""
+    data = _png_bytes(path)
+    if data is not None and not any(mark in data for mark in _PNG_EXIF_MARKS):
+        pixels = direct.png_pixels(data, Image.MAX_IMAGE_PIXELS)
+        if pixels is not None:
+            found = direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=invariant)
+            if found is not None:
+                return _fingerprint_of(found, invariant)
+    im, file_format, width, height, orientation = _decode(path, data)
+    if (
+        orientation == 1
+        and im.mode in _DIRECT_MODES
+        and file_format not in _JPEG_FORMATS
+        and not direct.reducible(width, height)
+    ):
+        pixels = np.asarray(im.convert("RGBA" if _has_alpha(im) else "RGB"))
+        colour = im.mode not in _COLOURLESS_MODES
+        found = direct.fingerprint(
+            pixels, colour=colour, file_format=file_format, invariant=invariant
+        )
+        if found is not None:
+            return _fingerprint_of(found, invariant)
+    working = _working_from(im, file_format, width, height, orientation)
     hashes = working_hashes(working, invariant=invariant)
     forms = 1 + (len(VARIANT_TRANSFORMS) if invariant else 0)
     return ImageFingerprint(
@@ -582,6 +594,19 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
         working.height,
         tuple(hashes[1:forms]),
         working.descriptor(),
+        tuple(hashes[forms:]),
+    )
+
+
+def _fingerprint_of(found: direct.Direct, invariant: bool) -> ImageFingerprint:
+    forms = 1 + (len(VARIANT_TRANSFORMS) if invariant else 0)
+    hashes = found.hashes
+    return ImageFingerprint(
+        hashes[0],
+        found.width,
+        found.height,
+        tuple(hashes[1:forms]),
+        found.descriptor,
         tuple(hashes[forms:]),
     )
 
@@ -610,12 +635,6 @@ def crop_hashes(working: Image.Image) -> tuple[int, ...]:
 
 
 #: A working image as each ``Image.Transpose`` would leave it (same pixels, moved).
-_ARRAY_TRANSFORMS: dict[Image.Transpose, Callable[[np.ndarray], np.ndarray]] = {
-    Image.Transpose.FLIP_LEFT_RIGHT: lambda a: a[:, ::-1],
-    Image.Transpose.FLIP_TOP_BOTTOM: lambda a: a[::-1],
-    Image.Transpose.ROTATE_90: lambda a: np.rot90(a, 1),
-    Image.Transpose.ROTATE_180: lambda a: a[::-1, ::-1],
-    Image.Transpose.ROTATE_270: lambda a: np.rot90(a, 3),
-    Image.Transpose.TRANSPOSE: lambda a: a.T,
-    Image.Transpose.TRANSVERSE: lambda a: a[::-1, ::-1].T,
-}
+_ARRAY_TRANSFORMS: dict[Image.Transpose, Callable[[np.ndarray], np.ndarray]] = dict(
+    zip(VARIANT_TRANSFORMS, TURNS, strict=True)
+)

@@ -21,7 +21,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BILINEAR", "LANCZOS", "Filter", "Resize", "resize_plan"]
+__all__ = [
+    "BILINEAR",
+    "BOX",
+    "LANCZOS",
+    "Filter",
+    "Resize",
+    "axis_weights",
+    "horizontal_first",
+    "resize_plan",
+]
 
 #: Fractional bits of Pillow's fixed-point weights for 8-bit images (``32 - 8 - 2``).
 PRECISION_BITS = 22
@@ -45,6 +54,10 @@ def _bilinear(x: float) -> float:
     return 1.0 - x if x < 1.0 else 0.0
 
 
+def _box(x: float) -> float:
+    return 1.0 if -0.5 < x <= 0.5 else 0.0
+
+
 def _sinc(x: float) -> float:
     if x == 0.0:
         return 1.0
@@ -56,6 +69,7 @@ def _lanczos(x: float) -> float:
     return _sinc(x) * _sinc(x / 3.0) if -3.0 <= x < 3.0 else 0.0
 
 
+BOX = Filter(0.5, _box)
 BILINEAR = Filter(1.0, _bilinear)
 LANCZOS = Filter(3.0, _lanczos)
 
@@ -135,6 +149,22 @@ def resize_plan(
         [_weights(width, _single(b[0]), _single(b[2]), out_w, f).T for b, f in parts]
     )
     rows = np.stack([_weights(height, _single(b[1]), _single(b[3]), out_h, f) for b, f in parts])
-    shrink_h, shrink_w = height - out_h, width - out_w
-    horizontal_first = not (shrink_h > 0 and shrink_h > 2 * shrink_w)  # Resample.c's rule
-    return Resize(np.ascontiguousarray(columns), np.ascontiguousarray(rows), horizontal_first)
+    return Resize(
+        np.ascontiguousarray(columns),
+        np.ascontiguousarray(rows),
+        horizontal_first(shape, size),
+    )
+
+
+def horizontal_first(shape: tuple[int, int], size: tuple[int, int]) -> bool:
+    """Whether Pillow resizes (height, width) ``shape`` to ``size`` (width, height) with the
+    horizontal pass first: unless the height shrinks by more than twice what the width does
+    (``Resample.c``'s rule)."""
+    shrink_h, shrink_w = shape[0] - size[1], shape[1] - size[0]
+    return not (shrink_h > 0 and shrink_h > 2 * shrink_w)
+
+
+def axis_weights(in_size: int, out_size: int, kind: Filter) -> npt.NDArray[np.float64]:
+    """The (out, in) integer weights of one axis of a whole picture resized: the matrix
+    ``resize_plan`` builds for that axis with the whole picture as its box."""
+    return _weights(in_size, 0.0, float(in_size), out_size, kind)

@@ -45,6 +45,11 @@ class Kernel(enum.Enum):
         "dupfinder.core.image.hash_kernels",
         "compiled picture hashes",
     )
+    PICTURE_DIRECT = (
+        "DUPFINDER_PICTURE_DIRECT",
+        "dupfinder.core.image.direct_kernels",
+        "compiled small-picture steps",
+    )
     COMPONENTS = (
         "DUPFINDER_COMPONENTS",
         "dupfinder.core.grouping.components",

@@ -1,0 +1,324 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""A small picture's steps compiled: grey over a background, its plain border, Pillow's resize.
+
+Only :mod:`dupfinder.core.image.direct` calls this module (through
+:func:`dupfinder.core.jit.engine.load`). Each function is one step ``perceptual`` takes with
+Pillow, in Pillow's own integer arithmetic, so the two paths give the same numbers (tests hold
+them equal on real pictures):
+
+- ``grey_over``: ITU-R 601 luma ``(19595 R + 38470 G + 7471 B + 0x8000) >> 16`` (Pillow's
+  ``L24``), composited over a plain level by the alpha band as ``Image.paste`` with a mask
+  blends (``BLEND``: ``DIV255(out (255 - a) + in a)``);
+- ``border``: ``levels.trim_levels``'s rule, the same comparisons;
+- ``resized``: ``ImagingResample`` for 8-bit bands, a horizontal and a vertical pass of integer
+  weights (the plan's, handed in as taps), each pass rounded and clipped to 8 bits, in the
+  plan's order;
+- ``premultiplied`` and ``over_white``: Pillow's RGBA to RGBa (``MULDIV255``), RGBa back to
+  RGBA (whole division), and ``Image.alpha_composite`` over opaque white (7 bits of precision);
+- ``halved`` and ``spread``: the descriptor's box halving and the flatness test's sums.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+
+import numpy as np
+
+#: Fractional bits of Pillow's fixed-point weights (``resample.PRECISION_BITS``).
+DEF PRECISION = 22
+DEF HALF = 1 << (PRECISION - 1)
+
+
+cdef inline uint32_t _div255(uint32_t value) noexcept nogil:
+    value += 128
+    return ((value >> 8) + value) >> 8
+
+
+def grey_over(const uint8_t[:, :, :] pixels, int background):
+    """The grey of (h, w, 3 or 4) samples, over ``background`` where a fourth band (alpha)
+    says so: (h, w) uint8."""
+    cdef Py_ssize_t h = pixels.shape[0], w = pixels.shape[1], bands = pixels.shape[2]
+    out = np.empty((h, w), dtype=np.uint8)
+    cdef uint8_t[:, ::1] grey = out
+    cdef Py_ssize_t y, x
+    cdef uint32_t luma, alpha
+    with nogil:
+        for y in range(h):
+            for x in range(w):
+                luma = (
+                    pixels[y, x, 0] * 19595 + pixels[y, x, 1] * 38470 + pixels[y, x, 2] * 7471
+                    + 0x8000
+                ) >> 16
+                if bands == 4:
+                    alpha = pixels[y, x, 3]
+                    luma = _div255(background * (255 - alpha) + luma * alpha)
+                grey[y, x] = <uint8_t>luma
+    return out
+
+
+def translucent(const uint8_t[:, :, :] pixels):
+    """Whether some pixel of (h, w, 4) samples is not fully opaque."""
+    cdef Py_ssize_t y, x
+    cdef bint found = False
+    if pixels.shape[2] != 4:
+        return False
+    with nogil:
+        for y in range(pixels.shape[0]):
+            for x in range(pixels.shape[1]):
+                if pixels[y, x, 3] != 255:
+                    found = True
+                    break
+            if found:
+                break
+    return found
+
+
+def border(const uint8_t[:, :] grey, const uint8_t[:, :, :] pixels, bint by_alpha,
+           int tolerance, double keeps):
+    """The part of ``grey`` inside a plain border as whole pixels (left, top, right, bottom),
+    or None for the whole picture: ``levels.trim_levels``'s rule, by the alpha band of
+    ``pixels`` when ``by_alpha``."""
+    cdef Py_ssize_t h = grey.shape[0], w = grey.shape[1]
+    if h < 8 or w < 8:
+        return None
+    cdef int corners[4]
+    cdef int level = 0, a, g, t, i, j
+    if not by_alpha:
+        corners[0] = grey[0, 0]
+        corners[1] = grey[0, w - 1]
+        corners[2] = grey[h - 1, 0]
+        corners[3] = grey[h - 1, w - 1]
+        for i in range(1, 4):  # sort four
+            t = corners[i]
+            j = i - 1
+            while j >= 0 and corners[j] > t:
+                corners[j + 1] = corners[j]
+                j -= 1
+            corners[j + 1] = t
+        if corners[3] - corners[0] > tolerance:
+            return None
+        level = (corners[1] + corners[2]) // 2
+    cdef Py_ssize_t top = h, bottom = -1, left = w, right = -1, y, x
+    cdef bint inside
+    with nogil:
+        for y in range(h):
+            for x in range(w):
+                g = grey[y, x]
+                if by_alpha:
+                    a = pixels[y, x, 3]
+                    inside = a > tolerance and (a < 255 - tolerance or g < 255 - tolerance)
+                else:
+                    inside = g < level - tolerance or g > level + tolerance
+                if inside:
+                    if y < top:
+                        top = y
+                    bottom = y
+                    if x < left:
+                        left = x
+                    if x > right:
+                        right = x
+    if bottom < 0 or (bottom + 1 - top) < keeps * h:
+        return None
+    if (right + 1 - left) < keeps * w:
+        return None
+    return (left, top, right + 1, bottom + 1)
+
+
+def resized(const uint8_t[:, :, :] pixels,
+            const int32_t[::1] x_start, const int32_t[::1] x_count, const int32_t[:, ::1] x_weight,
+            const int32_t[::1] y_start, const int32_t[::1] y_count, const int32_t[:, ::1] y_weight,
+            bint horizontal_first):
+    """(h, w, bands) resized to (len(y_start), len(x_start), bands) as Pillow resizes 8-bit
+    bands: output column ``i`` sums ``x_count[i]`` inputs from ``x_start[i]`` by
+    ``x_weight[i]``, rows likewise; each pass rounded and clipped to 8 bits, in the order
+    given. Band by band, each through ``resized_grey``'s passes."""
+    cdef Py_ssize_t h = pixels.shape[0], w = pixels.shape[1], bands = pixels.shape[2]
+    cdef Py_ssize_t out_w = x_start.shape[0], out_h = y_start.shape[0], b, y, x
+    out = np.empty((out_h, out_w, bands), dtype=np.uint8)
+    cdef uint8_t[:, :, ::1] result = out
+    cdef uint8_t[:, ::1] plane = np.empty((h, w), dtype=np.uint8)
+    cdef uint8_t[:, ::1] done = np.empty((out_h, out_w), dtype=np.uint8)
+    cdef Passes passes = Passes(h, w, out_h, out_w, horizontal_first)
+    for b in range(bands):
+        for y in range(h):
+            for x in range(w):
+                plane[y, x] = pixels[y, x, b]
+        passes.run(plane, done, x_start, x_count, x_weight, y_start, y_count, y_weight)
+        for y in range(out_h):
+            for x in range(out_w):
+                result[y, x, b] = done[y, x]
+    return out
+
+
+def resized_grey(const uint8_t[:, ::1] pixels,
+                 const int32_t[::1] x_start, const int32_t[::1] x_count,
+                 const int32_t[:, ::1] x_weight,
+                 const int32_t[::1] y_start, const int32_t[::1] y_count,
+                 const int32_t[:, ::1] y_weight,
+                 bint horizontal_first):
+    """``resized`` for one band (a grey picture), its passes laid out to run in vector
+    registers: the same sums in 32-bit integers, as Pillow's own."""
+    cdef Py_ssize_t out_w = x_start.shape[0], out_h = y_start.shape[0]
+    out = np.empty((out_h, out_w), dtype=np.uint8)
+    cdef Passes passes = Passes(pixels.shape[0], pixels.shape[1], out_h, out_w, horizontal_first)
+    passes.run(pixels, out, x_start, x_count, x_weight, y_start, y_count, y_weight)
+    return out
+
+
+cdef class Passes:
+    """The two passes of one resize and the buffers between them."""
+
+    cdef uint8_t[:, ::1] middle
+    cdef int32_t[::1] sums
+    cdef bint horizontal_first
+
+    def __cinit__(self, Py_ssize_t h, Py_ssize_t w, Py_ssize_t out_h, Py_ssize_t out_w,
+                  bint horizontal_first):
+        self.horizontal_first = horizontal_first
+        if horizontal_first:
+            self.middle = np.empty((h, out_w), dtype=np.uint8)
+        else:
+            self.middle = np.empty((out_h, w), dtype=np.uint8)
+        self.sums = np.empty(max(w, out_w), dtype=np.int32)
+
+    cdef void run(self, const uint8_t[:, ::1] source, uint8_t[:, ::1] target,
+                  const int32_t[::1] x_start, const int32_t[::1] x_count,
+                  const int32_t[:, ::1] x_weight,
+                  const int32_t[::1] y_start, const int32_t[::1] y_count,
+                  const int32_t[:, ::1] y_weight) noexcept nogil:
+        if self.horizontal_first:
+            _across(source, self.middle, x_start, x_count, x_weight)
+            _down(self.middle, target, y_start, y_count, y_weight, self.sums)
+        else:
+            _down(source, self.middle, y_start, y_count, y_weight, self.sums)
+            _across(self.middle, target, x_start, x_count, x_weight)
+
+
+cdef inline uint8_t _clip32(int32_t ss) noexcept nogil:
+    ss >>= PRECISION
+    if ss < 0:
+        return 0
+    if ss > 255:
+        return 255
+    return <uint8_t>ss
+
+
+cdef void _across(const uint8_t[:, ::1] source, uint8_t[:, ::1] target,
+                  const int32_t[::1] start, const int32_t[::1] count,
+                  const int32_t[:, ::1] weight) noexcept nogil:
+    """The horizontal pass: each output column from its taps of one row."""
+    cdef Py_ssize_t y, x, k, taps = weight.shape[1], width = target.shape[1]
+    cdef const uint8_t* row
+    cdef const int32_t* w
+    cdef int32_t ss
+    for y in range(source.shape[0]):
+        row = &source[y, 0]
+        for x in range(width):
+            w = &weight[x, 0]
+            ss = HALF
+            for k in range(count[x]):
+                ss += row[start[x] + k] * w[k]
+            target[y, x] = _clip32(ss)
+
+
+cdef void _down(const uint8_t[:, ::1] source, uint8_t[:, ::1] target,
+                const int32_t[::1] start, const int32_t[::1] count,
+                const int32_t[:, ::1] weight, int32_t[::1] sums) noexcept nogil:
+    """The vertical pass: each output row the weighted sum of its taps' rows, summed a whole
+    row at a time."""
+    cdef Py_ssize_t y, x, k, width = target.shape[1]
+    cdef int32_t wk
+    cdef int32_t* acc = &sums[0]
+    cdef const uint8_t* row
+    cdef uint8_t* out
+    for y in range(target.shape[0]):
+        for x in range(width):
+            acc[x] = HALF
+        for k in range(count[y]):
+            wk = weight[y, k]
+            row = &source[start[y] + k, 0]
+            _accumulate(acc, row, wk, width)
+        out = &target[y, 0]
+        for x in range(width):
+            out[x] = _clip32(acc[x])
+
+
+cdef inline void _accumulate(int32_t* acc, const uint8_t* row, int32_t wk,
+                             Py_ssize_t width) noexcept nogil:
+    cdef Py_ssize_t x
+    for x in range(width):
+        acc[x] += row[x] * wk
+
+
+def premultiplied(const uint8_t[:, :, :] pixels):
+    """RGBA samples as Pillow's RGBa: each colour times alpha over 255 (``MULDIV255``)."""
+    cdef Py_ssize_t h = pixels.shape[0], w = pixels.shape[1], y, x, b
+    out = np.empty((h, w, 4), dtype=np.uint8)
+    cdef uint8_t[:, :, ::1] result = out
+    cdef uint32_t alpha
+    with nogil:
+        for y in range(h):
+            for x in range(w):
+                alpha = pixels[y, x, 3]
+                for b in range(3):
+                    result[y, x, b] = <uint8_t>_div255(pixels[y, x, b] * alpha)
+                result[y, x, 3] = <uint8_t>alpha
+    return out
+
+
+def over_white(const uint8_t[:, :, :] pixels, bint premultiplied):
+    """RGBA (or, when ``premultiplied``, RGBa first turned back into RGBA as Pillow does:
+    255 c / alpha, whole division, clipped) composited over opaque white as
+    ``Image.alpha_composite`` does it: (h, w, 3) uint8."""
+    cdef Py_ssize_t h = pixels.shape[0], w = pixels.shape[1], y, x, b
+    out = np.empty((h, w, 3), dtype=np.uint8)
+    cdef uint8_t[:, :, ::1] result = out
+    cdef uint32_t alpha, colour, coef1, coef2, mixed
+    with nogil:
+        for y in range(h):
+            for x in range(w):
+                alpha = pixels[y, x, 3]
+                for b in range(3):
+                    colour = pixels[y, x, b]
+                    if premultiplied and alpha != 0 and alpha != 255:
+                        colour = 255 * colour // alpha
+                        if colour > 255:
+                            colour = 255
+                    if alpha == 0:
+                        result[y, x, b] = 255
+                    else:
+                        coef1 = alpha * 128  # a 255 255 128 / (255 255): over opaque white
+                        coef2 = 255 * 128 - coef1
+                        mixed = colour * coef1 + 255 * coef2 + (0x80 << 7)
+                        result[y, x, b] = <uint8_t>((((mixed >> 8) + mixed) >> 8) >> 7)
+    return out
+
+
+def halved(const uint8_t[:, :] grey):
+    """A square of even side box-resized to half its side as Pillow does it: two samples a
+    pass at weight one half, the horizontal pass first, each rounded."""
+    cdef Py_ssize_t side = grey.shape[0] // 2, y, x
+    out = np.empty((side, side), dtype=np.uint8)
+    cdef uint8_t[:, ::1] result = out
+    cdef uint32_t upper, lower
+    with nogil:
+        for y in range(side):
+            for x in range(side):
+                upper = (grey[2 * y, 2 * x] + grey[2 * y, 2 * x + 1] + 1) >> 1
+                lower = (grey[2 * y + 1, 2 * x] + grey[2 * y + 1, 2 * x + 1] + 1) >> 1
+                result[y, x] = <uint8_t>((upper + lower + 1) >> 1)
+    return out
+
+
+def spread(const uint8_t[:, :] grey):
+    """The variance of the grey levels as ``levels.is_flat`` computes it: the mean of the
+    squares less the square of the mean, from exact whole sums."""
+    cdef Py_ssize_t h = grey.shape[0], w = grey.shape[1], y, x
+    cdef int64_t total = 0, squares = 0, v
+    with nogil:
+        for y in range(h):
+            for x in range(w):
+                v = grey[y, x]
+                total += v
+                squares += v * v
+    cdef double n = <double>(h * w)
+    cdef double mean = <double>total / n
+    return <double>squares / n - mean * mean
