@@ -74,7 +74,7 @@ def _timed(
     return wall, cpu, done.stdout
 
 
-def _blank_line_sets(text: str) -> Sets:
+def blank_line_sets(text: str) -> Sets:
     """jdupes and fdupes: one path per line, a blank line after each set."""
     sets, current = [], []
     for line in text.splitlines():
@@ -103,12 +103,12 @@ def _dupfinder(folder: str, work: str, source: str | None = None) -> tuple[float
 
 def _jdupes(folder: str, work: str) -> tuple[float, float, Sets]:
     wall, cpu, out = _timed(["jdupes", "-r", "-q", folder])
-    return wall, cpu, _blank_line_sets(out)
+    return wall, cpu, blank_line_sets(out)
 
 
 def _fdupes(folder: str, work: str) -> tuple[float, float, Sets]:
     wall, cpu, out = _timed(["fdupes", "-r", "-q", "-n", folder])
-    return wall, cpu, _blank_line_sets(out)
+    return wall, cpu, blank_line_sets(out)
 
 
 def _rdfind(folder: str, work: str) -> tuple[float, float, Sets]:

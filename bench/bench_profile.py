@@ -1,6 +1,7 @@
 """Where a whole scan's time goes: phases × kinds, CPU and wall, against the first release and peers.
 
     python -m bench.bench_profile [FOLDER] [--repeat N] [--no-first] [--no-peers] [--jobs N]
+                                  [--exact-only]
 
 FOLDER defaults to the mixed real folder of ``bench.mixed_corpus`` (documents, photos, icons,
 programs from this machine's packages, with planted near copies). In one run, each measured
@@ -13,7 +14,11 @@ with ``bench.measure`` (CPU of every process, wall, peak memory of all processes
 2. **the first release** (commit 208809b), cold and warm, as a command (``--no-first``
    skips it): a copy of that commit under bench/out/first, its two extra dependencies
    installed beside it.
-3. **peers on the same files**: jdupes, rdfind and fdupes against ``--exact-only``;
+3. **peers on the same files**: jdupes, rdfind and fdupes against ``--exact-only --hidden``
+   (the folder read once, untimed, before them: the cold scans evict it from the page cache;
+   the order alternating round by round; dupfinder's sets checked against jdupes'; the CPU
+   ratios printed of the medians, of the bests and round by round; ``--exact-only`` runs
+   these alone);
    Czkawka's similar-image search (PyPI ``czkawka``) against ``--kind image``; datasketch's
    MinHash LSH (3-word shingles, 128 permutations, threshold 0.7), *with dupfinder's own
    text extraction counted*, against ``--kind text``. Each without a cache.
@@ -29,6 +34,7 @@ README) and written with every sample to ``bench/out/bench_profile.json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -322,7 +328,76 @@ def _command(argv: list[str], env: dict[str, str], cwd: str | None = None) -> di
     return _row(measured, stdout_tail=measured.stdout[-300:])
 
 
-def run(folder: Path, repeat: int, jobs: int, first: bool, peers: bool) -> dict[str, Any]:
+#: The byte-identical peers, as ``bench.bench_identical`` runs them (same rules: hidden files
+#: in, links not followed, empty files and second names of one inode left out).
+EXACT_PEERS = {
+    "jdupes": ["jdupes", "-r", "-q"],
+    "rdfind": ["rdfind", "-dryrun", "true", "-outputname", "r.txt"],
+    "fdupes": ["fdupes", "-r", "-q", "-n"],
+}
+
+
+def _exact_peers(
+    folder: Path,
+    dupfinder: list[str],
+    work: str,
+    attempt: int,
+    add: Callable[[str, dict[str, Any]], None],
+) -> None:
+    """``dupfinder --exact-only`` and jdupes, rdfind and fdupes on the same files, with the
+    page cache warm for all of them: the cold scans before evict much of the folder, so an
+    untimed read of it comes first (otherwise dupfinder, run first, paid the disk and the
+    peers after it found the cache warm: 4.8x jdupes' CPU in a run where the same two, run
+    alone, used 2.5x); the order alternates round by round. dupfinder's sets are compared
+    with jdupes' (``same_sets`` in the row)."""
+    from bench.bench_identical import blank_line_sets
+
+    _read_all(folder)
+    result = os.path.join(work, "o.json")
+    exact = [*dupfinder, "--exact-only", "--hidden", "--no-cache", "--format", "json", "-o", result]
+    order = ["dupfinder --exact-only", *(tool for tool in EXACT_PEERS if shutil.which(tool))]
+    if attempt % 2:
+        order.reverse()
+    found: dict[str, frozenset[frozenset[str]]] = {}
+    for name in order:
+        if name in EXACT_PEERS:
+            measured = measure([*EXACT_PEERS[name], str(folder)], _env(), cwd=work)
+            if measured.returncode not in (0, 1):
+                raise RuntimeError(f"{name} failed: {measured.stderr[-2000:]}")
+            if name == "jdupes":
+                found[name] = blank_line_sets(measured.stdout)
+            add(name, _row(measured))
+            continue
+        measured = measure(exact, _env())
+        if measured.returncode:
+            raise RuntimeError(f"{name} failed: {measured.stderr[-2000:]}")
+        with open(result, encoding="utf-8") as handle:
+            groups = json.load(handle)["groups"]
+        found[name] = frozenset(frozenset(m["path"] for m in g["members"]) for g in groups)
+        add(name, _row(measured, sets=len(groups)))
+    if "jdupes" in found:
+        same = found["jdupes"] == found["dupfinder --exact-only"]
+        print(f"  dupfinder's sets are jdupes': {same}", file=sys.stderr)
+        if not same:
+            raise RuntimeError("dupfinder --exact-only and jdupes found different sets")
+
+
+def _read_all(folder: Path) -> None:
+    """Every regular file under ``folder`` read once, untimed: the page cache warm."""
+    for top, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(top, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            with contextlib.suppress(OSError), open(path, "rb", buffering=0) as handle:
+                while handle.read(1 << 20):
+                    pass
+
+
+def run(
+    folder: Path, repeat: int, jobs: int, first: bool, peers: bool, exact_only: bool = False
+) -> dict[str, Any]:
+    """Every run ``repeat`` times; ``exact_only``: only the byte-identical peers."""
     runs: dict[str, list[dict[str, Any]]] = {}
 
     def add(name: str, row: dict[str, Any]) -> None:
@@ -336,6 +411,10 @@ def run(folder: Path, repeat: int, jobs: int, first: bool, peers: bool) -> dict[
     dupfinder = [sys.executable, "-m", "dupfinder", "scan", str(folder), "-j", str(jobs)]
     for attempt in range(repeat):
         print(f"round {attempt + 1} of {repeat}", file=sys.stderr)
+        if exact_only:
+            with tempfile.TemporaryDirectory(prefix="profile-") as work:
+                _exact_peers(folder, dupfinder, work, attempt, add)
+            continue
         with tempfile.TemporaryDirectory(prefix="profile-") as work:
             cache = os.path.join(work, "cache")
             add("dupfinder cold", _dupfinder_scan(folder, cache, jobs))
@@ -349,14 +428,7 @@ def run(folder: Path, repeat: int, jobs: int, first: bool, peers: bool) -> dict[
                     add(name, _command([*argv, *first_cache], _env(path, home), cwd=work))
             if peers:
                 out = ["--no-cache", "--format", "json", "-o", os.path.join(work, "o.json")]
-                add("dupfinder --exact-only", _command([*dupfinder, "--exact-only", *out], _env()))
-                for tool, argv in (
-                    ("jdupes", ["jdupes", "-r", "-q", str(folder)]),
-                    ("rdfind", ["rdfind", "-dryrun", "true", "-outputname", "r.txt", str(folder)]),
-                    ("fdupes", ["fdupes", "-r", "-q", "-n", str(folder)]),
-                ):
-                    if shutil.which(tool):
-                        add(tool, _command(argv, _env(), cwd=work))
+                _exact_peers(folder, dupfinder, work, attempt, add)
                 add(
                     "dupfinder --kind image",
                     _command([*dupfinder, "--kind", "image", *out], _env()),
@@ -383,23 +455,46 @@ def run(folder: Path, repeat: int, jobs: int, first: bool, peers: bool) -> dict[
                     )
                 except RuntimeError as exc:
                     print(f"  datasketch: {exc}", file=sys.stderr)
-    kinds = measure(_python("--child", "kinds", str(folder), "120"), _env(), cwd=str(REPO))
-    by_kind = json.loads(kinds.stdout.strip().splitlines()[-1]) if kinds.returncode == 0 else {}
+    by_kind: dict[str, Any] = {}
+    if not exact_only:
+        kinds = measure(_python("--child", "kinds", str(folder), "120"), _env(), cwd=str(REPO))
+        by_kind = json.loads(kinds.stdout.strip().splitlines()[-1]) if kinds.returncode == 0 else {}
     return {"folder": str(folder), "jobs": jobs, "runs": runs, "kinds": by_kind}
+
+
+def _exact_ratios(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """dupfinder --exact-only's CPU against each peer's: of the medians, of the bests, and
+    round by round (lowest, median, highest), the two run within seconds of each other."""
+    ours = runs.get("dupfinder --exact-only")
+    lines = []
+    for peer in EXACT_PEERS:
+        theirs = runs.get(peer)
+        if not ours or not theirs:
+            continue
+        best = min(r["cpu"] for r in ours) / min(r["cpu"] for r in theirs)
+        rounds = sorted(a["cpu"] / b["cpu"] for a, b in zip(ours, theirs, strict=True))
+        lines.append(
+            f"dupfinder --exact-only / {peer} CPU: median {_median(ours, 'cpu'):.3f} s / "
+            f"{_median(theirs, 'cpu'):.3f} s = {_median(ours, 'cpu') / _median(theirs, 'cpu'):.2f}x, "
+            f"best {best:.2f}x, rounds {rounds[0]:.2f}/{statistics.median(rounds):.2f}/"
+            f"{rounds[-1]:.2f}x"
+        )
+    return lines
 
 
 def report(found: dict[str, Any]) -> str:
     runs = found["runs"]
-    lines = [
-        f"folder: {found['folder']}, {found['jobs']} jobs; medians of {len(runs['dupfinder cold'])} runs",
-        "",
-    ]
+    rounds = max(map(len, runs.values()))
+    lines = [f"folder: {found['folder']}, {found['jobs']} jobs; medians of {rounds} runs", ""]
     lines += ["| run | CPU s (all processes) | wall s | peak MB (all) |", "|---|---:|---:|---:|"]
     for name, rows in runs.items():
         lines.append(
             f"| {name} | {_median(rows, 'cpu'):.1f} | {_median(rows, 'wall'):.1f} | "
             f"{_median(rows, 'peak_mb'):.0f} |"
         )
+    lines += ["", *_exact_ratios(runs)]
+    if "dupfinder cold" not in runs:  # the byte-identical peers alone
+        return "\n".join(lines)
     cold, warm = runs["dupfinder cold"], runs["dupfinder warm"]
     ratios = [f"warm/cold wall {_median(warm, 'wall') / _median(cold, 'wall'):.1%}"]
     if "first release cold" in runs:
@@ -408,7 +503,6 @@ def report(found: dict[str, Any]) -> str:
             f"first release / now, cold: CPU {_median(first, 'cpu') / _median(cold, 'cpu'):.2f}x, wall {_median(first, 'wall') / _median(cold, 'wall'):.2f}x"
         )
     for peer, ours in (
-        ("jdupes", "dupfinder --exact-only"),
         ("czkawka", "dupfinder --kind image"),
         ("datasketch + extraction", "dupfinder --kind text"),
     ):
@@ -461,6 +555,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-first", action="store_true")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--quick", action="store_true", help="one round, a quarter of the folder")
+    parser.add_argument(
+        "--exact-only",
+        action="store_true",
+        help="only dupfinder --exact-only against jdupes, rdfind and fdupes",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.repeat = 1
@@ -471,9 +570,17 @@ def main(argv: list[str] | None = None) -> int:
             args.folder = mixed_corpus.build(mixed_corpus.OUT.with_name("mixed-quick"), 0.25)
         else:
             args.folder = mixed_corpus.build()
-    found = run(args.folder.resolve(), args.repeat, args.jobs, not args.no_first, not args.no_peers)
+    found = run(
+        args.folder.resolve(),
+        args.repeat,
+        args.jobs,
+        not args.no_first,
+        not args.no_peers,
+        args.exact_only,
+    )
     OUT.mkdir(exist_ok=True)
-    (OUT / "bench_profile.json").write_text(json.dumps(found, indent=1))
+    name = "bench_profile-exact.json" if args.exact_only else "bench_profile.json"
+    (OUT / name).write_text(json.dumps(found, indent=1))
     print(report(found))
     return 0
 
