@@ -13,15 +13,18 @@ import functools
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dupfinder.core.errors import CorruptFile, FileProblem, TimedOut, TooLarge, UnsupportedFile
+
+if TYPE_CHECKING:  # imported where a decoder runs: every scan imports the suffixes below
+    import subprocess
 
 __all__ = [
     "AUDIO_SUFFIXES",
@@ -244,6 +247,8 @@ def run_tool(
     Raises ``TimedOut`` past ``time_limit_s``, ``TooLarge`` past ``output_limit`` bytes of
     output, ``CorruptFile`` (with the program's last error line) when it exits non-zero.
     """
+    import subprocess  # (4 ms that a scan without music or videos never needs)
+
     posix = os.name == "posix"
     process = subprocess.Popen(
         list(args),
