@@ -28,7 +28,6 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +148,8 @@ class Decisions:
 
 
 def _now() -> str:
+    from datetime import datetime  # only when a decision is written, not at every scan
+
     return datetime.now().astimezone().isoformat(timespec="seconds")
 
 
