@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import logging
 import os
 import sys
@@ -48,7 +47,7 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
-from dupfinder.core.scan import exact_only, last_result
+from dupfinder.core.scan import exact_only, heap, last_result
 from dupfinder.core.scan.byte_reads import io_threads
 from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
@@ -96,6 +95,7 @@ def run(
         return exact_only.find_exact(options, progress, cancel)
     started = time.monotonic()
     cancel = cancel if cancel is not None else threading.Event()
+    heap.map_large_blocks()
     sample = Sampler(progress)
     walk_report = WalkReport()
     files = FileColumns()
@@ -109,7 +109,7 @@ def run(
     # the walk's per-file objects (a stat, an identity key a file) are gone; a full collection
     # gives their memory back (measured: 300,000 files, 105 -> 73 MB; without it a million
     # files' scan held some 100 MB more through the fingerprinting)
-    gc.collect()
+    heap.give_back()
     sample(Progress(Phase.WALKING, len(files), len(files)), force=True)
     if cancel.is_set():
         return _cancelled(len(files), started)
@@ -121,7 +121,7 @@ def run(
             return _cancelled(len(files), started, from_cache)
         notices = _settle_media(files, outcomes) if options.near_duplicates else ()
         # as after the walk: the outcomes and reads of every file are in columns now
-        gc.collect()
+        heap.give_back()
 
         errors = list(walk_report.errors)
         for row, (error, code) in outcomes.errors.items():
@@ -140,6 +140,7 @@ def run(
         if files.paths[problem.row] not in reported:
             errors.append(ScanError(files.paths[problem.row], problem.error, problem.code))
     sample(Progress(Phase.DONE, len(files), len(files)), force=True)
+    heap.give_back()  # the grouping's and the kept result's temporaries: before it is written
     stats = ScanStats(
         files_seen=len(files),
         files_fingerprinted=outcomes.fingerprinted(),
@@ -173,6 +174,7 @@ def _given_or_formed(
         return recalled
     formed = form()
     if formed is not None:
+        heap.give_back()  # the grouping's temporaries, before the groups are written out
         last_result.remember(cache, options, digest, *formed)
     return formed
 
