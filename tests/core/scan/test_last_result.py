@@ -8,6 +8,7 @@ import hashlib
 import os
 import shutil
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -130,20 +131,45 @@ def test_each_set_of_folders_keeps_its_own_last_groups(
     assert forming.count == 2
 
 
+@pytest.mark.parametrize(
+    ("written", "parameters"),
+    [
+        ("?", (b'{"version": 2, "groups": [{"kind": "nonsense"}]}',)),  # not packed
+        ("substr(sketch, 1, length(sketch) - 3)", ()),  # cut short
+        ("?", (zlib.compress(b'{"version":2}\n{"kind":"nonsense"}\n'),)),
+    ],
+)
 def test_a_damaged_entry_reads_as_none(
-    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    folder: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    written: str,
+    parameters: tuple[bytes, ...],
 ) -> None:
     first = pipeline.run(_options(folder, tmp_path))
     database = next((tmp_path / "cache").glob("*.sqlite3"))
     with sqlite3.connect(database) as db:
         changed = db.execute(
-            "UPDATE fingerprints SET sketch = ? WHERE algorithm LIKE 'scan-result/%'",
-            (b'{"version": 2, "groups": [{"kind": "nonsense"}]}',),
+            f"UPDATE fingerprints SET sketch = {written} WHERE algorithm LIKE 'scan-result/%'",
+            parameters,
         ).rowcount
     assert changed == 1
     forming = _Forming(monkeypatch)
     again = pipeline.run(_options(folder, tmp_path))
     assert forming.count == 1
+    assert _shown(again) == _shown(first)
+
+
+def test_the_groups_come_back_read_in_parts(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(last_result, "_GROUPS_AT_ONCE", 2)
+    monkeypatch.setattr(last_result, "_UNPACK_BYTES", 7)  # lines cut across reads
+    forming = _Forming(monkeypatch)
+    first = pipeline.run(_options(folder, tmp_path))
+    again = pipeline.run(_options(folder, tmp_path))
+    assert forming.count == 1
+    assert len(first.groups) > 2
     assert _shown(again) == _shown(first)
 
 
