@@ -21,6 +21,7 @@ import inspect
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -28,7 +29,14 @@ import numpy.typing as npt
 
 from dupfinder.core.grouping.verify import Candidates, Similarity
 
-__all__ = ["CheckMemory", "CheckedPairs", "check_name", "checked_pairs", "content_keys"]
+__all__ = [
+    "CheckMemory",
+    "CheckedPairs",
+    "EarlyStop",
+    "check_name",
+    "checked_pairs",
+    "content_keys",
+]
 
 U8 = npt.NDArray[np.uint8]
 U64 = npt.NDArray[np.uint64]
@@ -52,6 +60,28 @@ class CheckMemory(Protocol):
         """Remember these pairs' similarities, (P,), or rows of figures, (P, F) (and forget
         pairs of this name not among them)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class EarlyStop:
+    """A measure that may stop early on a pair that cannot reach the threshold:
+    ``measure(a, b, below)`` answers such a pair with an upper bound of its similarity plus
+    ``offset`` (a negative constant, so that bounds lie under every exact answer). Most
+    proposed pairs fail, and most of them on the check's first figure; a bound is remembered
+    as one, so a rescan with a lower threshold checks that pair again."""
+
+    measure: Callable[[U8, U8, float], F64]
+    offset: float
+
+    def bounded(self, answers: F64) -> npt.NDArray[np.bool_]:
+        """Which answers are bounds."""
+        out: npt.NDArray[np.bool_] = answers < self.offset / 2
+        return out
+
+    def decoded(self, answers: F64) -> F64:
+        """Each answer as a similarity: a bound as its upper bound (under the threshold)."""
+        out: F64 = np.where(self.bounded(answers), answers - self.offset, answers)
+        return out
 
 
 def check_name(kind_name: str, measure: Similarity) -> str:
@@ -191,19 +221,31 @@ def checked_pairs(
     node_keys: U64 | None = None,
     memory: CheckMemory | None = None,
     name: str = "",
+    early: EarlyStop | None = None,
 ) -> CheckedPairs:
     """Check every proposed pair (the pairs ``verify.verified`` keeps pass, in its order),
-    taking what ``memory`` remembers under ``name`` and remembering the rest."""
+    taking what ``memory`` remembers under ``name`` and remembering the rest; with ``early``,
+    a pair that cannot pass may stop at a bound (remembered as one: it answers a later scan
+    only where that scan's threshold is above the bound)."""
     pairs = found.pairs
-    similarity = np.zeros(len(pairs), dtype=np.float64)
+    answers = np.zeros(len(pairs), dtype=np.float64)
+    run = measure
+    if early is not None:
+
+        def run(a: U8, b: U8) -> F64:
+            return early.measure(a, b, threshold)
+
     if memory is not None and node_keys is not None and len(pairs):
         keys = _pair_keys(node_keys, pairs)
         known, remembered = memory.recall(name, keys)
-        similarity[known] = remembered[known]
+        if early is not None:  # a bound decides only a threshold above it
+            known &= ~early.bounded(remembered) | (early.decoded(remembered) < threshold)
+        answers[known] = remembered[known]
         todo = np.flatnonzero(~known)
         if len(todo):
-            similarity[todo] = _all_similarities(found, pairs[todo], gather, measure)
-        memory.keep(name, keys, similarity)
+            answers[todo] = _all_similarities(found, pairs[todo], gather, run)
+        memory.keep(name, keys, answers)
     elif len(pairs):
-        similarity = _all_similarities(found, pairs, gather, measure)
+        answers = _all_similarities(found, pairs, gather, run)
+    similarity = answers if early is None else early.decoded(answers)
     return CheckedPairs(found, similarity, threshold)

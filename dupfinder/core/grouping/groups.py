@@ -84,6 +84,9 @@ class SecondCheck:
     key_bytes: int
     measure: Similarity
     threshold: float
+    #: The measure that stops early on pairs that cannot pass (a scan's check; the exact
+    #: ``measure`` answers everything else: a group's similarities, ``core.similar``).
+    early: checked.EarlyStop | None = None
 
 
 def second_check(kind: Kind, options: ScanOptions) -> SecondCheck | None:
@@ -109,7 +112,11 @@ def picture_check(options: ScanOptions) -> SecondCheck:
         else imagecheck.pair_similarity
     )
     return SecondCheck(
-        imagecheck.DESCRIPTOR_BYTES, imagecheck.BASE_BYTES, measure, options.image_similarity
+        imagecheck.DESCRIPTOR_BYTES,
+        imagecheck.BASE_BYTES,
+        measure,
+        options.image_similarity,
+        checked.EarlyStop(measure, imagecheck.STOPPED),
     )
 
 
@@ -293,6 +300,7 @@ def group_rows(
                 ),
                 memory if kind in _REMEMBERED else None,
                 checked.check_name(kind.value, check.measure),
+                check.early,
             )
             pairs = outcome.pairs
             progress(Progress(Phase.COMPARING, start + 2 * len(rows) // 3, total))

@@ -25,6 +25,8 @@ DEF WIDTH = 1160
 DEF DETAIL_BLOCK = 4
 DEF COLOUR = 1
 DEF GRAPHIC = 4
+#: Added to the upper bound a pair that stopped early answers (``check.STOPPED``).
+DEF STOPPED = -2.0
 
 
 cdef struct Constants:
@@ -514,10 +516,12 @@ cdef void _mean_spread(const double *grey, double *mean, double *spread) noexcep
 
 cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1] scales,
                 const double[::1] offsets, const double[::1] edges,
-                const double[:, :, ::1] weights, Constants *k, bint full, double *buf,
-                double *fields) noexcept nogil:
+                const double[:, :, ::1] weights, Constants *k, bint full, double below,
+                double *buf, double *fields) noexcept nogil:
     """One pair's fields (``FIELDS``); ``full``: the detail figure and the tone of each side
-    for every pair (else only what the similarity needs)."""
+    for every pair (else only what the similarity needs). Without ``full``, a pair whose
+    layout (or, for two graphics, layout and detail) already falls under ``below`` stops
+    there: its similarity is that figure, an upper bound, plus ``STOPPED``."""
     cdef double *ga = buf
     cdef double *gb = buf + GREY_BYTES
     cdef double *region_ab = buf + 2 * GREY_BYTES
@@ -578,6 +582,9 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     b_in_a = cost_ab <= cost_ba
     layout = 1.0 - (cost_ab if b_in_a else cost_ba) / k.unrelated
     lowest = layout
+    if not full and lowest < below:
+        fields[0] = _clip(lowest, 0.0, 1.0) + STOPPED
+        return
     if b_in_a:
         align = align_ab
         shared_a = region_ab
@@ -595,6 +602,9 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
                          graphic)
         if graphic and detail < lowest:
             lowest = detail
+            if not full and lowest < below:
+                fields[0] = _clip(lowest, 0.0, 1.0) + STOPPED
+                return
     colour = _colour(x, y, b_in_a, align, k)
     if colour < lowest:
         lowest = colour
@@ -617,7 +627,7 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
 cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
                  const double[::1] scales, const double[::1] offsets, const double[::1] edges,
                  const double[:, :, ::1] weights, dict constants,
-                 bint full):
+                 bint full, double below):
     cdef Py_ssize_t pairs = x.shape[0], p
     if y.shape[0] != pairs or x.shape[1] != WIDTH or y.shape[1] != WIDTH:
         raise ValueError("descriptors must be (P, %d) rows alike" % WIDTH)
@@ -642,7 +652,7 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     cdef double[::1] buf = buffers
     with nogil:
         for p in range(pairs):
-            _pair(&x[p, 0], &y[p, 0], scales, offsets, edges, weights, &k, full,
+            _pair(&x[p, 0], &y[p, 0], scales, offsets, edges, weights, &k, full, below,
                   &buf[0], &out[p, 0])
     return result
 
@@ -655,12 +665,14 @@ def similarities(
     const double[::1] edges,
     const double[:, :, ::1] weights,
     dict constants,
+    double below=-1.0,
 ):
     """``check.compare(x, y).similarity`` for (P, DESCRIPTOR_BYTES) descriptors: the grid of
     alignments and its refinement steps, the area matrices ``weights[side]`` (side, 32) padded
-    into (33, 32, 32), and the check's constants by name."""
+    into (33, 32, 32), and the check's constants by name. A pair that cannot reach ``below``
+    may stop early (``check.stopped_early``)."""
     return np.ascontiguousarray(
-        _run(x, y, scales, offsets, edges, weights, constants, False)[:, 0]
+        _run(x, y, scales, offsets, edges, weights, constants, False, below)[:, 0]
     )
 
 
@@ -674,4 +686,4 @@ def comparisons(
     dict constants,
 ):
     """Every field of ``check.compare(x, y)`` (``FIELDS``, in order) as a (P, 15) array."""
-    return _run(x, y, scales, offsets, edges, weights, constants, True)
+    return _run(x, y, scales, offsets, edges, weights, constants, True, -1.0)

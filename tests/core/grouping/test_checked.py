@@ -189,3 +189,61 @@ def test_pairs_checked_on_threads_in_steps_read_each_sketch_once_a_step(
     a, b = sketches[found.first[found.pairs[:, 0]]], sketches[found.first[found.pairs[:, 1]]]
     lopsided = checked.checked_pairs(found, gather, -1.0, one_way)
     assert np.array_equal(lopsided.similarities, one_way(a, b))
+
+
+class _Bounded:
+    """``sketch.pair_similarity`` that stops early like the picture check: a pair under
+    ``below`` answers a bound between its similarity and ``below``, plus the offset."""
+
+    offset = -2.0
+
+    def __init__(self) -> None:
+        self.pairs = 0
+
+    def __call__(self, a: np.ndarray, b: np.ndarray, below: float) -> np.ndarray:
+        self.pairs += len(np.atleast_2d(a))
+        exact = sketch.pair_similarity(a, b)
+        return np.where(exact < below, (exact + below) / 2 + self.offset, exact)
+
+
+def test_a_check_that_stops_early_passes_the_same_pairs_and_remembers_its_bounds() -> None:
+    values, sketches = _kind(3)
+    found = _found(values, sketches)
+    keys = checked.content_keys(values[found.first], sketches[found.first])
+    store = _Memory()
+    measure = _Bounded()
+    early = checked.EarlyStop(measure, measure.offset)
+
+    def run(threshold: float) -> tuple[checked.CheckedPairs, int]:
+        before = measure.pairs
+        outcome = checked.checked_pairs(
+            found,
+            lambda r: sketches[r],
+            threshold,
+            sketch.pair_similarity,
+            keys,
+            store,
+            "text.bounded",
+            early,
+        )
+        return outcome, measure.pairs - before
+
+    def plain(threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        return verify.verified(found, sketches, threshold, sketch.pair_similarity)
+
+    first, checked_first = run(0.7)
+    expected, similarity = plain(0.7)
+    assert checked_first == len(found.pairs)
+    assert np.array_equal(first.pairs, expected)
+    assert np.allclose(first.similarities, similarity)
+    assert run(0.7)[1] == 0  # an unchanged rescan: every answer remembered
+    assert run(0.8)[1] == 0  # a higher threshold: every bound is under it too
+    lower, checked_lower = run(0.5)  # a bound at or over 0.5 no longer decides
+    answers = sketch.pair_similarity(
+        sketches[found.first[found.pairs[:, 0]]], sketches[found.first[found.pairs[:, 1]]]
+    )
+    unsure = int(((answers < 0.7) & ((answers + 0.7) / 2 >= 0.5)).sum())
+    assert 0 < checked_lower == unsure
+    expected, similarity = plain(0.5)
+    assert np.array_equal(lower.pairs, expected)
+    assert np.allclose(lower.similarities, similarity)

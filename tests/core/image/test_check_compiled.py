@@ -92,3 +92,43 @@ def test_every_field_of_a_comparison_is_the_same_on_either_engine(
     compiled = imagecheck.compare(a, b)
     for name in imagecheck.Comparison.__slots__:
         assert np.allclose(getattr(compiled, name), getattr(reference, name), atol=1e-6), name
+
+
+@pytest.mark.parametrize("below", [0.5, 0.85, 0.95])
+def test_a_pair_that_cannot_pass_stops_early_alike_on_either_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, below: float
+) -> None:
+    """Stopped pairs answer an upper bound of their similarity under the threshold; every
+    other pair its exact similarity; both engines stop the same pairs."""
+    rows = _descriptors(tmp_path)
+    a = np.repeat(rows, len(rows), axis=0)
+    b = np.tile(rows, (len(rows), 1))
+    exact = imagecheck.pair_similarity(a, b)
+    answers = {}
+    for engine in ("numpy", "compiled"):
+        monkeypatch.setenv(imagecheck.ENGINE_VARIABLE, engine)
+        answers[engine] = imagecheck.pair_similarity(a, b, below)
+    reference, compiled = answers["numpy"], answers["compiled"]
+    stopped = imagecheck.stopped_early(compiled)
+    assert np.array_equal(stopped, imagecheck.stopped_early(reference))
+    assert np.allclose(compiled, reference, atol=1e-6)
+    assert 0 < stopped.sum() < len(stopped)
+    bound = compiled[stopped] - imagecheck.STOPPED
+    assert np.all(bound >= exact[stopped] - 1e-9)
+    assert np.all(bound < below)
+    assert np.array_equal(compiled[~stopped], exact[~stopped])
+    passed = np.where(stopped, 0.0, compiled) >= below
+    assert np.array_equal(passed, exact >= below)
+
+
+def test_the_turned_forms_stop_early_without_changing_what_passes(tmp_path: Path) -> None:
+    rows = _descriptors(tmp_path)
+    a = np.repeat(rows, len(rows), axis=0)
+    b = np.tile(rows, (len(rows), 1))
+    exact = imagecheck.invariant_pair_similarity(a, b)
+    answers = imagecheck.invariant_pair_similarity(a, b, 0.85)
+    stopped = imagecheck.stopped_early(answers)
+    assert 0 < stopped.sum() < len(stopped)
+    assert np.all(answers[stopped] - imagecheck.STOPPED >= exact[stopped] - 1e-9)
+    assert np.array_equal(answers[~stopped], exact[~stopped])
+    assert np.array_equal(np.where(stopped, 0.0, answers) >= 0.85, exact >= 0.85)
