@@ -35,6 +35,9 @@ _KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
 _ENCODING = ("utf-8", "surrogatepass")
 
 
+#: Link counts are kept in 4 bytes; more links than this read as this many.
+_MOST_LINKS = 0xFFFF_FFFF
+
 #: Sketch rows fed to a digest at a time.
 _DIGEST_ROWS = 4096
 
@@ -119,7 +122,7 @@ class PathColumn(Sequence[str]):
         self._folder_ends = array("Q")
         self._names = bytearray()
         self._name_ends = array("Q")
-        self._folder_of = array("L")
+        self._folder_of = array("I")  # 4 bytes a row ("L" is 8 on 64-bit Linux)
         self._last_folder = ""  # the newest folder's text: the walk lists a folder at a time
         self._cached = (-1, "")  # the folder text read last, by number
         for path in paths:
@@ -200,7 +203,7 @@ class FileColumns:
         self._ctimes = array("q")
         self._devs = array("Q")
         self._inos = array("Q")
-        self._links = array("L")
+        self._links = array("I")
         self._kinds = array("B")
 
     def append(self, entry: FileEntry) -> None:
@@ -210,7 +213,7 @@ class FileColumns:
         self._ctimes.append(entry.ctime_ns)
         self._devs.append(entry.dev)
         self._inos.append(entry.ino)
-        self._links.append(entry.links)
+        self._links.append(min(entry.links, _MOST_LINKS))
         self._kinds.append(_KIND_CODE[entry.kind])
 
     def append_stat(self, path: str, info: os.stat_result, kind: Kind) -> None:
@@ -222,7 +225,7 @@ class FileColumns:
         self._ctimes.append(change_time_ns(info))
         self._devs.append(info.st_dev)
         self._inos.append(info.st_ino)
-        self._links.append(info.st_nlink)
+        self._links.append(min(info.st_nlink, _MOST_LINKS))
         self._kinds.append(_KIND_CODE[kind])
 
     def __len__(self) -> int:
@@ -319,8 +322,11 @@ class OutcomeColumns:
         if outcome.value is not None:
             self.has_value[row] = True
             self.values[row] = outcome.value
-        self.widths[row] = outcome.width or 0
-        self.heights[row] = outcome.height or 0
+        # only pictures write sizes: the pages of the rest stay unwritten, costing nothing
+        if outcome.width or self.widths[row]:
+            self.widths[row] = outcome.width or 0
+        if outcome.height or self.heights[row]:
+            self.heights[row] = outcome.height or 0
         if outcome.variants:
             self.variants[row] = outcome.variants
         if outcome.sketch is not None and self._sequence_row[row]:

@@ -95,3 +95,17 @@ def test_outcomes_pickle_only_the_sketch_rows_that_exist() -> None:
     assert np.array_equal(
         again.padded_sketches(rows_asked, 3457), held.padded_sketches(rows_asked, 3457)
     )
+
+
+def test_link_counts_and_picture_sizes_are_kept_as_given() -> None:
+    files = FileColumns()
+    for links in (1, 2, 70_000, 2**32 + 5):
+        files.append(FileEntry("/f/a", 1, 1, Kind.IMAGE, dev=1, ino=links, links=links))
+    assert [files.entry(row).links for row in range(4)] == [1, 2, 70_000, 2**32 - 1]
+    outcomes = OutcomeColumns(3)
+    outcomes.put(0, FingerprintOutcome(0, 5, 640, 480))
+    outcomes.put(1, FingerprintOutcome(1, 6))
+    outcomes.put(2, FingerprintOutcome(2, 7, 640, 480))
+    outcomes.put(2, FingerprintOutcome(2, 7))  # read again: no longer a picture
+    assert outcomes.pixels(0) == 640 * 480
+    assert outcomes.pixels(1) == outcomes.pixels(2) == 0
