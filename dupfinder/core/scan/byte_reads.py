@@ -16,6 +16,10 @@ Files in the page cache are read fastest, for the least CPU, in the calling thre
 threads only hand the interpreter lock to and fro at every system call. From the first batch
 that had to wait on a disk on, ``io_threads`` read at once, where the reads then overlap.
 ``cancel`` is honoured between files and, in a whole read, between chunks.
+
+Where ``walk_kernels`` is built (POSIX), a batch of whole sets is read and compared there:
+the same opens, checks and reads, the interpreter lock released, each set's first reads sorted
+by their bytes, one Python object per set of equal files instead of several per file.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, digest_of, hasher
@@ -350,7 +355,7 @@ def _read_batch(
     blocks, wall, cpu = _blocks_read(), time.perf_counter(), time.thread_time()
     try:
         if walk_kernels is not None and not whole and _whole_sets(sizes, batch):
-            _compiled_sets(sizes, batch, cancel, found)
+            _compiled_sets(walk_kernels, sizes, batch, cancel, found)
             batch = []  # all read
         for position, start, stop in batch:
             files = sizes[position]
@@ -377,16 +382,19 @@ def _whole_sets(sizes: Sequence[Sequence[Target]], batch: list[_Piece]) -> bool:
 
 
 def _compiled_sets(
-    sizes: Sequence[Sequence[Target]], batch: list[_Piece], cancel: threading.Event, found: Reads
+    kernels: ModuleType,
+    sizes: Sequence[Sequence[Target]],
+    batch: list[_Piece],
+    cancel: threading.Event,
+    found: Reads,
 ) -> None:
     """A batch of whole sets' first reads, compared in compiled code (``walk_kernels``): the
     sets and failures ``_alike`` and ``_sets_of`` find, in the same order, without a step of
     the interpreter per file."""
-    assert walk_kernels is not None  # only called where it is built
     if cancel.is_set():
         raise Cancelled
     listed = sizes if isinstance(sizes, list) else list(sizes)
-    pieces, read = walk_kernels.batch_sets(listed, batch, SMALL_FILE, PARTIAL_BYTES)
+    pieces, read = kernels.batch_sets(listed, batch, SMALL_FILE, PARTIAL_BYTES)
     for position, sets, failed in pieces:
         files = listed[position]
         complete = _complete(files)

@@ -7,6 +7,9 @@ hard links) is listed once, under the first path that reached it. Symlinks are n
 unless asked, and a link loop is walked once. Where a folder's listing reports inode 0
 (Windows, some network file systems) the file's own stat gives its identity. Folders it cannot read and special files with
 a known suffix become ``ScanError`` values, never exceptions.
+
+The byte-identical scan's walk (:func:`walk_by_size`) lists ordinary folders in compiled code
+(``walk_kernels``) where it is built, and every other folder here, with the same answer.
 """
 
 from __future__ import annotations
@@ -374,7 +377,9 @@ class _SizedWalker(_Walker):
         self.sized = sized
 
     def tree(self, root: str) -> Iterator[_Found]:
-        assert walk_kernels is not None  # only made where it is
+        if walk_kernels is None:  # never made so: the Python walk would answer
+            yield from super().tree(root)
+            return
         listed = walk_kernels.folder_by_size
         options, report, seen = self.options, self.report, self.seen
         hidden, least = options.include_hidden, options.min_size
