@@ -19,6 +19,7 @@ from types import FrameType
 
 from dupfinder.core.errors import FileProblem, TooLittleContent, UnsupportedFile
 from dupfinder.core.fingerprints.formats import kind_for_path
+from dupfinder.core.fingerprints.heap import keep_heap_pad
 from dupfinder.core.fingerprints.priority import run_in_background
 from dupfinder.core.fingerprints.quiet import silence_process
 from dupfinder.core.model import MEDIA_KINDS, Kind
@@ -304,8 +305,10 @@ def fingerprint_batch(
 
 def worker_init(background: bool = False) -> None:
     """Workers ignore Ctrl-C (the parent cancels them in order) and never write to the terminal;
-    ``background`` workers (a scan beside a window) yield the CPU to it."""
+    ``background`` workers (a scan beside a window) yield the CPU to it; their heap keeps its
+    pages from one picture to the next (``heap``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    keep_heap_pad()
     if background:
         run_in_background()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
