@@ -141,6 +141,35 @@ def test_a_folder_with_anything_unusual_is_walked_in_python(
     assert len(sized[4]) == 3
 
 
+def test_where_inode_numbers_do_not_name_files_the_python_walk_lists_every_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FAT, exFAT, network shares: a file is its real path there, which only the Python walk
+    asks for (``filesystem.file_key``)."""
+    from dupfinder.core import filesystem
+
+    root = tmp_path / "card"
+    (root / "DCIM").mkdir(parents=True)
+    (root / "DCIM" / "a.jpg").write_bytes(b"same")
+    (root / "b.jpg").write_bytes(b"same")
+    monkeypatch.setattr(filesystem, "inodes_name_files", lambda path: False)
+    kernels = compiled.walk_kernels
+    assert kernels is not None
+    real = kernels.folder_by_size
+    handed: list[str] = []
+
+    def listing(folder: str, *args: Any) -> Any:
+        answer = real(folder, *args)
+        if answer is None:
+            handed.append(os.path.relpath(folder, root))
+        return answer
+
+    monkeypatch.setattr(kernels, "folder_by_size", listing)
+    sized = _same_both_ways(_options(root), monkeypatch)
+    assert handed == ["."]  # the root, and everything below it with it
+    assert [os.path.relpath(path, root) for path in sized[4]] == ["b.jpg", "DCIM/a.jpg"]
+
+
 def test_progress_is_told_as_the_python_walk_tells_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
