@@ -65,6 +65,23 @@ def _same_both_ways(options: ScanOptions, monkeypatch: pytest.MonkeyPatch) -> di
     return {size: [str(path) for path, *_ in same] for size, same in fast}
 
 
+def _handed_back(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders (relative to ``root``) the compiled listing will hand to the Python walk."""
+    kernels = compiled.walk_kernels
+    assert kernels is not None
+    real = kernels.folder_by_size
+    handed: list[str] = []
+
+    def listing(folder: str, *args: Any) -> Any:
+        answer = real(folder, *args)
+        if answer is None:
+            handed.append(os.path.relpath(folder, root))
+        return answer
+
+    monkeypatch.setattr(kernels, "folder_by_size", listing)
+    return handed
+
+
 def _odd_tree(root: Path) -> None:
     """Copies, hard links, symbolic links, hidden files and folders, empty files, names that
     sort differently as bytes and as text, a pipe with a document's name, a trash folder."""
@@ -119,18 +136,7 @@ def test_a_folder_with_anything_unusual_is_walked_in_python(
     (root / "pipes" / "below" / "copy").write_bytes(b"same")
     (root / "plain" / "copy").write_bytes(b"same")
     (root / os.fsdecode(b"caf\xe9")).write_bytes(b"same")
-    handed: list[str] = []
-    kernels = compiled.walk_kernels
-    assert kernels is not None
-    real = kernels.folder_by_size
-
-    def listing(folder: str, *args: Any) -> Any:
-        answer = real(folder, *args)
-        if answer is None:
-            handed.append(os.path.relpath(folder, root))
-        return answer
-
-    monkeypatch.setattr(kernels, "folder_by_size", listing)
+    handed = _handed_back(root, monkeypatch)
     sized = _same_both_ways(_options(root), monkeypatch)
     assert handed == ["pipes"]  # and everything below it
     report = WalkReport()
@@ -153,18 +159,7 @@ def test_where_inode_numbers_do_not_name_files_the_python_walk_lists_every_folde
     (root / "DCIM" / "a.jpg").write_bytes(b"same")
     (root / "b.jpg").write_bytes(b"same")
     monkeypatch.setattr(filesystem, "inodes_name_files", lambda path: False)
-    kernels = compiled.walk_kernels
-    assert kernels is not None
-    real = kernels.folder_by_size
-    handed: list[str] = []
-
-    def listing(folder: str, *args: Any) -> Any:
-        answer = real(folder, *args)
-        if answer is None:
-            handed.append(os.path.relpath(folder, root))
-        return answer
-
-    monkeypatch.setattr(kernels, "folder_by_size", listing)
+    handed = _handed_back(root, monkeypatch)
     sized = _same_both_ways(_options(root), monkeypatch)
     assert handed == ["."]  # the root, and everything below it with it
     assert [os.path.relpath(path, root) for path in sized[4]] == ["b.jpg", "DCIM/a.jpg"]
