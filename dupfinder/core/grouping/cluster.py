@@ -224,10 +224,12 @@ def _star_labels(
     linked = np.flatnonzero(degree > 0)
     if len(linked) == 0:
         return labels
+    # each linked node's smallest key among its rows: only the rows of linked nodes are
+    # visited (a million files' rows as Python numbers were some 40 MB)
     best_key: dict[int, Any] = {}
-    linked_set = set(linked.tolist())
-    for row, value in enumerate(inverse.tolist()):
-        if value in linked_set and (value not in best_key or sort_keys[row] < best_key[value]):
+    rows = np.flatnonzero((degree > 0)[inverse])
+    for row, value in zip(rows.tolist(), inverse[rows].tolist(), strict=True):
+        if value not in best_key or sort_keys[row] < best_key[value]:
             best_key[value] = sort_keys[row]
     order = sorted(linked.tolist(), key=lambda v: (-int(matches[v]), best_key[v]))
     taken = np.zeros(n, dtype=np.bool_)
