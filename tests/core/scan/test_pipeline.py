@@ -199,3 +199,32 @@ def test_vanished_file_is_an_error_and_the_scan_goes_on(
         (os.path.basename(e.path), e.error) for e in result.errors
     }
     assert len(result.groups) == 2
+
+
+def _children_running(marker: str) -> list[int]:
+    """This process's children whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == os.getpid() and marker.encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_fork_server_ends_with_the_pool_on_the_command_line(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    for i in range(60):  # enough files for worker processes
+        write(root / f"note{i}.txt", essay(i, words=60))
+    write(root / "copy.txt", essay(3, words=60))
+    result = scan.run(_options(root, tmp_path, jobs=2, use_cache=False))
+    assert ["copy.txt", "note3.txt"] in _names(result)
+    assert _children_running("forkserver") == []
+    again = scan.run(_options(root, tmp_path, jobs=2, use_cache=False))  # a fresh one serves
+    assert _names(again) == _names(result)
