@@ -193,7 +193,8 @@ def _band_runs(keys: npt.NDArray[np.uint64], ids: I64, band_bins: int, n: int) -
     id_bits = max(1, (n - 1).bit_length())
     if 8 * band_bins + id_bits > 64:
         return _equal_runs(keys, ids)
-    packed = (keys << np.uint64(id_bits)) | ids.astype(np.uint64)
+    packed = keys << np.uint64(id_bits)
+    packed |= np.ascontiguousarray(ids, dtype=np.int64).view(np.uint64)  # ids are >= 0
     packed.sort()
     high = packed >> np.uint64(id_bits)
     shared = np.flatnonzero(high[1:] == high[:-1])
@@ -312,7 +313,7 @@ def _bands_pairs(
         padded[:, :band_bins] = columns[full]
         keys = padded.view("<u8").reshape(-1)
         del padded
-        pairs = _band_runs(keys, full.astype(np.int64), band_bins, n)
+        pairs = _band_runs(keys, full.astype(np.int64, copy=False), band_bins, n)
         del keys, full
         if len(pairs):
             found.append(np.min(pairs, axis=1) * np.int64(n) + np.max(pairs, axis=1))
@@ -345,7 +346,10 @@ def candidates(
     unique, node_value = np.unique(node_values, return_inverse=True)
     node_variants = [variants[row] for row in first.tolist()] if variants else None
     value_pairs = pair_finder(node_values, k, node_variants).astype(np.int64).reshape(-1, 2)
+    del node_values, node_variants
     pairs = _expand(value_pairs, node_value.astype(np.int64).reshape(-1), len(unique))
+    # the bands hold the most of the grouping: what the index needed goes first
+    del value_pairs, node_value, unique
     if bands:
         extra = band_pairs(gather, rows=first)
         if len(extra):
