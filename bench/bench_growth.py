@@ -1,6 +1,6 @@
 """Growth: time, CPU and peak memory of every process for scans of 10k, 100k and 1M files.
 
-    python -m bench.bench_growth [--sizes 10000 100000 1000000] [--jobs N]
+    python -m bench.bench_growth [--sizes 10000 100000 1000000] [--jobs N] [--phases]
 
 The tree is ``bench.bench_scale``'s: synthetic small documents (32 words, one in twenty a
 near copy of the one before), built once under bench/out/scale-tree. Each size is scanned
@@ -9,6 +9,12 @@ warm (nothing changed), each measured by ``bench.measure`` (CPU and peak residen
 of all processes together). A straight-line fit over the sizes gives the cost of one file;
 nothing should grow faster than the files, except the pairs themselves. JSON goes to
 bench/out/bench_growth.json, where sizes not run this time are kept.
+
+``--phases`` runs each scan instead in a process that samples, every 20 ms, the resident
+memory of itself and every process under it, and keeps the largest by phase (the scan's own
+progress, and the steps around it: the inputs' digest, the last result given or kept, the
+result written): what each phase holds, and what a file adds to it from one size to the
+next (bench/out/bench_growth_phases.json).
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +40,109 @@ def scan(roots: list[str], cache: str, jobs: int) -> dict[str, Any]:
     if measured.returncode:
         raise RuntimeError(measured.stderr[-2000:])
     return {"cpu": measured.cpu, "wall": measured.wall, "peak_mb": measured.peak_mb}
+
+
+#: The scan as ``dupfinder scan --format json`` runs it, its memory sampled by phase.
+PHASES_CHILD = textwrap.dedent(
+    """
+    import functools, json, sys, threading
+    import psutil
+    from dupfinder.cli import main, scan_cmd
+    from dupfinder.core.scan import last_result, sampling
+
+    phase, peaks, stop, me = ["starting"], {}, threading.Event(), psutil.Process()
+
+    def sample():
+        while not stop.is_set():
+            try:
+                tree = [me, *me.children(recursive=True)]
+            except psutil.Error:
+                tree = [me]
+            total = own = 0
+            for proc in tree:
+                try:
+                    rss = proc.memory_info().rss
+                except psutil.Error:
+                    continue
+                total += rss
+                own = rss if proc.pid == me.pid else own
+            seen = peaks.setdefault(phase[0], [0, 0])
+            seen[0], seen[1] = max(seen[0], total), max(seen[1], own)
+            stop.wait(0.02)
+
+    forward = sampling.Sampler.__call__
+
+    def told(self, progress, *, force=False):
+        phase[0] = progress.phase.value
+        return forward(self, progress, force=force)
+
+    def named(module, name, step):
+        real = getattr(module, name)
+
+        @functools.wraps(real)
+        def step_of(*args, **kwargs):
+            before, phase[0] = phase[0], step
+            try:
+                return real(*args, **kwargs)
+            finally:
+                phase[0] = before
+
+        setattr(module, name, step_of)
+
+    if __name__ == "__main__":
+        sampling.Sampler.__call__ = told
+        named(last_result, "inputs_digest", "inputs' digest")
+        named(last_result, "recall", "last result given")
+        named(last_result, "remember", "last result kept")
+        named(scan_cmd, "emit_result", "result written")
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        code = main(["scan", *json.loads(sys.argv[1]), *sys.argv[2:]])
+        stop.set()
+        sampler.join()
+        print(json.dumps({"code": code, "peaks": peaks}))
+    """
+)
+
+
+def scan_phases(roots: list[str], cache: str, jobs: int) -> dict[str, list[float]]:
+    """Each phase's largest resident memory, MB: all processes and the scanning one."""
+    argv = [sys.executable, "-c", PHASES_CHILD, json.dumps(roots), "--cache-dir", cache]
+    argv += ["-j", str(jobs), "--format", "json", "-o", os.devnull]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-2000:])
+    found = json.loads(done.stdout.splitlines()[-1])
+    return {name: [all_ / 1e6, own / 1e6] for name, (all_, own) in found["peaks"].items()}
+
+
+def phases_main(sizes: list[int], tree: Path, jobs: int) -> int:
+    """``--phases``: the table of each phase's peak by size, and bytes a file between sizes."""
+    found: dict[str, dict[int, dict[str, list[float]]]] = {"cold": {}, "warm": {}}
+    for files in sizes:
+        with tempfile.TemporaryDirectory(prefix="growth-") as cache:
+            roots = _roots(tree, files)
+            for run in ("cold", "warm"):
+                found[run][files] = scan_phases(roots, cache, jobs)
+        print(f"{files:,} files measured", file=sys.stderr, flush=True)
+    for run, by_size in found.items():
+        print(f"\n{run}: MB at the phase's peak, all processes (the scanning one)")
+        names = list(dict.fromkeys(name for peaks in by_size.values() for name in peaks))
+        print("| phase | " + " | ".join(f"{n:,} files" for n in sizes) + " | bytes a file |")
+        print("|---|" + "---:|" * (len(sizes) + 1))
+        for name in names:
+            cells = [by_size[n].get(name, [0.0, 0.0]) for n in sizes]
+            present = [n for n in sizes if name in by_size[n]]
+            slope = (
+                _slope(present, [by_size[n][name][0] for n in present]) * 1e6
+                if len(present) > 1
+                else 0.0
+            )
+            shown = " | ".join(f"{a:.0f} ({o:.0f})" for a, o in cells)
+            print(f"| {name} | {shown} | {slope:.0f} |")
+    OUT.mkdir(exist_ok=True)
+    (OUT / "bench_growth_phases.json").write_text(json.dumps({"jobs": jobs, **found}, indent=1))
+    return 0
 
 
 def _slope(xs: list[int], ys: list[float]) -> float:
@@ -74,10 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--tree", type=Path, default=OUT / "scale-tree")
     parser.add_argument("--quick", action="store_true", help="10,000 and 100,000 files")
+    parser.add_argument("--phases", action="store_true", help="peak memory by phase")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes = [10_000, 100_000]
     build_tree(args.tree, _tree_size(args.tree, max(args.sizes)))
+    if args.phases:
+        return phases_main(args.sizes, args.tree, args.jobs)
     rows: dict[int, dict[str, Any]] = {}
     for files in args.sizes:
         with tempfile.TemporaryDirectory(prefix="growth-") as cache:
