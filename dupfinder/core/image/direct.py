@@ -1,13 +1,16 @@
-"""A small picture's fingerprint straight from its decoded pixels, without Pillow's steps.
+"""A picture's fingerprint straight from its decoded pixels, without Pillow's steps.
 
 An icon costs a scan far more in Pillow's Python around a dozen small steps (open, convert,
 paste, crop, resize, copy to numpy...) than in decoding or arithmetic: about 0.6 ms of some
-0.8. Every picture that needs neither a reduction nor a turn (both sides under twice
-``WORKING_SIZE``, no EXIF orientation: nearly every icon) takes this path instead, from an
-(height, width, 3 or 4) array of 8-bit samples to the very hashes and descriptor the Pillow
-path gives, step for step in Pillow's own integer arithmetic, compiled (``direct_kernels``;
-where it was not built, or ``DUPFINDER_PICTURE_DIRECT=numpy`` says so, Pillow's steps run):
+0.8. Every picture that needs no turn (no EXIF orientation) and whose mode the Pillow path
+reduces in colour (RGB, RGBA, grey with or without alpha; a palette only where it is not
+reduced) takes this path instead, from an (height, width, 3 or 4) array of 8-bit samples to
+the very hashes and descriptor the Pillow path gives, step for step in Pillow's own integer
+arithmetic, compiled (``direct_kernels``; where it was not built, or
+``DUPFINDER_PICTURE_DIRECT=numpy`` says so, Pillow's steps run):
 
+- reduced by the factor JPEG's draft would use (``levels.reduce_factor``) by Pillow's own
+  ``Image.reduce``, one call in C;
 - grey by ITU-R 601 luma, ``(19595 R + 38470 G + 7471 B + 0x8000) >> 16`` (``Convert.c``);
 - transparency composited over white (or black) as ``Image.paste`` with a mask blends,
   ``(out (255 - a) + in a + 128)`` divided by 255 with Pillow's shifts (``Paste.c``);
@@ -40,7 +43,7 @@ from dupfinder.core.image.hashes import WORKING_SIZE, Box, pdhashes
 from dupfinder.core.image.levels import TURNS
 from dupfinder.core.jit.engine import Kernel, choose
 
-__all__ = ["Direct", "fingerprint", "png_pixels", "reducible"]
+__all__ = ["Direct", "fingerprint", "png_pixels"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: IHDR colour types read here: 2 (RGB) and 6 (RGBA), at 8 bits a sample.
@@ -62,22 +65,16 @@ class Direct:
     height: int
 
 
-def reducible(width: int, height: int) -> bool:
-    """Whether the Pillow path would reduce a picture of this size before its steps (the
-    direct path takes only pictures it would not)."""
-    return min(width, height) >= 2 * WORKING_SIZE
-
-
 def png_pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | None:
     """A PNG's pixels as (height, width, 3 or 4), read by libspng, when the file is a plain
-    8-bit RGB or RGBA picture without a colour key that Pillow would decode as it is, small
-    enough to need no reduction and within ``max_pixels`` (Pillow's decompression-bomb limit);
-    None for everything else (Pillow then opens it and names any damage)."""
+    8-bit RGB or RGBA picture without a colour key that Pillow would decode as it is, within
+    ``max_pixels`` (Pillow's decompression-bomb limit); None for everything else (Pillow then
+    opens it and names any damage)."""
     if len(data) < 33 or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
         return None
     width, height, depth, colour_type = struct.unpack_from(">IIBB", data, 16)
     bands = _PNG_BANDS.get(colour_type)
-    if bands is None or depth != 8 or width < 1 or height < 1 or reducible(width, height):
+    if bands is None or depth != 8 or width < 1 or height < 1:
         return None
     if max_pixels is not None and width * height > max_pixels:
         return None
@@ -241,6 +238,18 @@ def _chroma_cells(colours: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return cells
 
 
+def _reduced(pixels: npt.NDArray[np.uint8], factor: int) -> npt.NDArray[np.uint8]:
+    """The pixels reduced by ``factor`` by Pillow's own ``Image.reduce`` (one call, in C: RGBA
+    premultiplied for it), or themselves at factor 1: no later step reads a wallpaper's
+    millions of pixels."""
+    if factor == 1:
+        return pixels
+    height, width, bands = pixels.shape
+    mode = "RGBA" if bands == 4 else "RGB"
+    picture = Image.frombuffer(mode, (width, height), pixels, "raw", mode, 0, 1)
+    return np.asarray(picture.reduce(factor))
+
+
 def _flat(kernel: ModuleType, working: npt.NDArray[np.uint8]) -> bool:
     return float(kernel.spread(working)) < levels.FLAT_STD * levels.FLAT_STD
 
@@ -251,26 +260,33 @@ def fingerprint(
     colour: bool,
     file_format: str | None,
     invariant: bool,
+    stored: tuple[int, int] | None = None,
+    clear: bool | None = None,
 ) -> Direct | None:
     """The hashes and descriptor of a picture decoded to ``pixels`` (height, width, 3 or 4
-    bands of 8 bits; ``colour``: whether it was stored with colour channels), upright and in
-    need of no reduction; None when it is flat even over black (the caller's Pillow path
-    then names it)."""
+    bands of 8 bits; ``colour``: whether it was stored with colour channels), upright; or of a
+    picture of ``stored`` size (width, height) whose pixels were reduced already, ``clear``
+    saying whether any of its stored pixels was translucent. None when it is flat even over
+    black (the caller's Pillow path then names it), or where the compiled steps were not
+    built."""
     kernel = choose(Kernel.PICTURE_DIRECT)
-    height, width = pixels.shape[:2]
-    if kernel is None or reducible(width, height) or height < 1 or width < 1:
+    width, height = stored or (pixels.shape[1], pixels.shape[0])
+    if kernel is None or height < 1 or width < 1 or pixels.size == 0:
         return None
-    clear = bool(kernel.translucent(pixels))
-    working, box = _working(kernel, pixels, 255)
+    if clear is None:
+        clear = bool(kernel.translucent(pixels))
+    whole = pixels.shape[:2] == (height, width)
+    shown = _reduced(pixels, levels.reduce_factor(width, height)) if whole else pixels
+    working, box = _working(kernel, shown, 255)
     if _flat(kernel, working):
-        if pixels.shape[2] != 4:
+        if shown.shape[2] != 4:
             return None
-        working, box = _working(kernel, pixels, 0)
+        working, box = _working(kernel, shown, 0)
         if _flat(kernel, working):
             return None
     forms = [working, *(turn(working) for turn in TURNS)] if invariant else [working]
     hashes = pdhashes(np.ascontiguousarray(np.stack(forms)), working)
-    cells = _chroma_cells(_colours(kernel, pixels, box)) if colour else None
+    cells = _chroma_cells(_colours(kernel, shown, box)) if colour else None
     descriptor = imagecheck.assembled(
         kernel.halved(working),
         cells,

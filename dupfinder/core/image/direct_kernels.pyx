@@ -264,6 +264,15 @@ def premultiplied(const uint8_t[:, :, :] pixels):
     return out
 
 
+cdef inline uint32_t _unpremultiply(uint32_t colour, uint32_t alpha) noexcept nogil:
+    """Pillow's RGBa to RGBA for one sample: 255 c / alpha (whole division), clipped; as it is
+    where alpha is 0 or 255."""
+    if alpha == 0 or alpha == 255:
+        return colour
+    colour = 255 * colour // alpha
+    return 255 if colour > 255 else colour
+
+
 def over_white(const uint8_t[:, :, :] pixels, bint premultiplied):
     """RGBA (or, when ``premultiplied``, RGBa first turned back into RGBA as Pillow does:
     255 c / alpha, whole division, clipped) composited over opaque white as
@@ -278,10 +287,8 @@ def over_white(const uint8_t[:, :, :] pixels, bint premultiplied):
                 alpha = pixels[y, x, 3]
                 for b in range(3):
                     colour = pixels[y, x, b]
-                    if premultiplied and alpha != 0 and alpha != 255:
-                        colour = 255 * colour // alpha
-                        if colour > 255:
-                            colour = 255
+                    if premultiplied:
+                        colour = _unpremultiply(colour, alpha)
                     if alpha == 0:
                         result[y, x, b] = 255
                     else:

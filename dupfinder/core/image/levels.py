@@ -9,9 +9,17 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from dupfinder.core.image.hashes import Box
+from dupfinder.core.image.hashes import WORKING_SIZE, Box
 
-__all__ = ["BORDER_TOLERANCE", "FLAT_STD", "TRIM_KEEPS", "TURNS", "is_flat", "trim_levels"]
+__all__ = [
+    "BORDER_TOLERANCE",
+    "FLAT_STD",
+    "TRIM_KEEPS",
+    "TURNS",
+    "is_flat",
+    "reduce_factor",
+    "trim_levels",
+]
 
 #: Grey levels (of 255) within which a picture's edge counts as a plain border, trimmed
 #: before hashing: a padded copy, or an icon cropped into its empty margin, hashes alike.
@@ -70,3 +78,10 @@ def is_flat(pixels: npt.NDArray[np.uint8]) -> bool:
     levels = pixels.ravel().astype(np.float64)
     mean = levels.mean()
     return float(np.dot(levels, levels) / len(levels) - mean * mean) < FLAT_STD * FLAT_STD
+
+
+def reduce_factor(width: int, height: int) -> int:
+    """The factor a picture is reduced by before its steps: the one JPEG ``draft`` picks for
+    ``WORKING_SIZE`` (1, 2, 4 or 8), reused for every other format."""
+    scale = min(width // WORKING_SIZE, height // WORKING_SIZE)
+    return next((s for s in (8, 4, 2) if scale >= s), 1)

@@ -61,7 +61,13 @@ from dupfinder.core.errors import (
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.image import decoders, direct
 from dupfinder.core.image.hashes import CROP_BOXES, DCT32, TIE, WORKING_SIZE, Box, pdhashes
-from dupfinder.core.image.levels import BORDER_TOLERANCE, TURNS, is_flat, trim_levels
+from dupfinder.core.image.levels import (
+    BORDER_TOLERANCE,
+    TURNS,
+    is_flat,
+    reduce_factor,
+    trim_levels,
+)
 
 __all__ = [
     "ALGORITHMS",
@@ -265,12 +271,6 @@ def _register_heif() -> bool:
     return True
 
 
-def _reduce_factor(width: int, height: int) -> int:
-    """The factor JPEG ``draft`` picks for WORKING_SIZE, reused for every other format."""
-    scale = min(width // WORKING_SIZE, height // WORKING_SIZE)
-    return next((s for s in (8, 4, 2) if scale >= s), 1)
-
-
 #: What a PNG holds EXIF in: its own chunk, or the text chunk ImageMagick writes it to.
 _PNG_EXIF_MARKS = (b"eXIf", b"Raw profile type exif")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -401,7 +401,7 @@ def _shrink(
     """Reduce (unless the JPEG decoder already did), trim a plain border (the transparent
     one, given the picture's ``alpha``), orient, resize to the working square; and the part of
     the picture kept."""
-    factor = _reduce_factor(width, height)
+    factor = reduce_factor(width, height)
     if factor > 1 and grey.size == (width, height):
         grey = grey.reduce(factor)
     if alpha is not None and alpha.size != grey.size:
@@ -495,7 +495,7 @@ def _reduced(im: Image.Image, width: int, height: int) -> Image.Image:
     draft would have used, before anything else reads it: the grey, alpha and colour steps
     then read a few hundred pixels a side instead of a wallpaper's millions (a 5120 x 2880
     PNG's conversions cost more than half its decode)."""
-    factor = _reduce_factor(width, height)
+    factor = reduce_factor(width, height)
     if factor == 1 or im.size != (width, height):
         return im
     if im.mode not in _REDUCIBLE_MODES or "transparency" in im.info:
@@ -556,12 +556,15 @@ def hash_working(image: Image.Image, algorithm: str = DEFAULT_ALGORITHM) -> int:
 
 #: Decoded modes the direct path takes (as RGB or RGBA): the others keep Pillow's steps.
 _DIRECT_MODES = frozenset({"RGB", "RGBA", "P", "L", "LA"})
+#: Those of them that the Pillow path reduces in colour before its steps (``_reduced``), as
+#: the direct path does: a palette or a colour key is reduced after its grey is taken.
+_DIRECT_REDUCED_MODES = frozenset({"RGB", "RGBA", "L", "LA"})
 
 
 def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) -> ImageFingerprint:
     """Fingerprint one image file; raises a ``FileProblem`` subclass when that is impossible.
 
-    A picture that needs no reduction and no turn (nearly every icon) takes the direct path
+    A picture that needs no turn (every icon, most pictures) takes the direct path
     (``direct``: the same numbers without Pillow's steps); a plain RGB or RGBA PNG among them
     is not even opened by Pillow."""
     data = _png_bytes(path)
@@ -572,16 +575,23 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
             if found is not None:
                 return _fingerprint_of(found, invariant)
     im, file_format, width, height, orientation = _decode(path, data)
+    reduced_alike = im.mode in _DIRECT_REDUCED_MODES and "transparency" not in im.info
     if (
         orientation == 1
         and im.mode in _DIRECT_MODES
         and file_format not in _JPEG_FORMATS
-        and not direct.reducible(width, height)
+        and (reduced_alike or reduce_factor(width, height) == 1)
     ):
-        pixels = np.asarray(im.convert("RGBA" if _has_alpha(im) else "RGB"))
-        colour = im.mode not in _COLOURLESS_MODES
+        clear = imagecheck.transparent(im) if _has_alpha(im) else False
+        small = _reduced(im, width, height)  # Pillow's reduce, before any copy of the pixels
+        pixels = np.asarray(small.convert("RGBA" if _has_alpha(small) else "RGB"))
         found = direct.fingerprint(
-            pixels, colour=colour, file_format=file_format, invariant=invariant
+            pixels,
+            colour=im.mode not in _COLOURLESS_MODES,
+            file_format=file_format,
+            invariant=invariant,
+            stored=(width, height),
+            clear=clear,
         )
         if found is not None:
             return _fingerprint_of(found, invariant)

@@ -122,6 +122,16 @@ _CASES = [
     ("P", (60, 30), 0, "gif"),
     ("RGB", (30, 60), 0, "bmp"),
     ("RGBA", (100, 90), 0, "webp"),
+    # reduced first (by 2, 4 or 8), as the Pillow path reduces them
+    ("RGBA", (300, 260), 0, "png"),
+    ("RGBA", (257, 700), 9, "png"),
+    ("RGB", (520, 300), 0, "png"),
+    ("L", (260, 129), 0, "png"),
+    ("LA", (400, 400), 20, "png"),
+    ("P", (300, 300), 0, "png"),  # a palette is reduced after its grey: Pillow's steps
+    ("PT", (300, 300), 0, "png"),
+    ("RGB", (600, 520), 0, "webp"),
+    ("RGBA", (300, 300), 0, "webp"),
 ]
 
 
@@ -158,6 +168,23 @@ def test_a_white_drawing_on_a_transparent_layer_is_hashed_over_black(
     found = _outcome(path, False)
     assert not isinstance(found, str)
     assert found == _reference(path, monkeypatch, False)
+
+
+@needs_kernel
+def test_one_translucent_pixel_of_a_large_picture_makes_it_transparent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reducing averages a single translucent pixel away: transparency is the stored
+    picture's, in both paths."""
+    picture = _drawing("RGBA", (300, 300))
+    pixels = np.asarray(picture).copy()
+    pixels[..., 3] = 255
+    pixels[150, 150, 3] = 254
+    path = tmp_path / "nearly-opaque.png"
+    Image.fromarray(pixels, "RGBA").save(path)
+    found = _outcome(path, False)
+    assert found == _reference(path, monkeypatch, False)
+    assert found.descriptor[0] & 2  # the descriptor's transparent flag
 
 
 @needs_kernel
@@ -210,7 +237,7 @@ def test_png_pixels_takes_only_plain_small_pictures() -> None:
     assert direct.png_pixels(_png((20, 10), 6, 8, []), None) is not None
     assert direct.png_pixels(_png((20, 10), 2, 8, [trns(b"\0\1\0\2\0\3")]), None) is None
     assert direct.png_pixels(_png((20, 10), 2, 16, []), None) is None  # 16-bit: Pillow's
-    assert direct.png_pixels(_png((200, 200), 2, 8, []), None) is None  # reduced first
+    assert direct.png_pixels(_png((200, 200), 2, 8, []), None) is not None  # reduced after
     assert direct.png_pixels(_png((20, 10), 2, 8, []), 100) is None  # over the bomb limit
     assert direct.png_pixels(plain[:-30], None) is None  # damaged: Pillow names it
     assert direct.png_pixels(b"GIF89a" + plain[6:], None) is None
