@@ -230,10 +230,15 @@ def _buckets(found: _Candidates) -> list[IntArray]:
     if len(readable) < 2:
         return []
     words = found.digests.view(np.uint64)  # (count, DIGEST_BYTES // 8), native order
-    keys = [words[readable, column] for column in range(words.shape[1] - 1, -1, -1)]
-    keys.append(found.sizes[readable])
-    order = readable[np.lexsort(keys)]  # by size, then the digest's words
-    del keys
+    columns: list[npt.NDArray[np.integer]] = [
+        words[:, column] for column in range(words.shape[1] - 1, -1, -1)
+    ]
+    columns.append(found.sizes)
+    if len(readable) == len(found.rows):  # every file read: the columns sorted as they are
+        order = np.lexsort(columns)  # by size, then the digest's words
+    else:
+        order = readable[np.lexsort([column[readable] for column in columns])]
+    del columns, readable
     same = np.ones(len(order) - 1, dtype=np.bool_)
     for column in [found.sizes, *(words[:, c] for c in range(words.shape[1]))]:
         ordered = column[order]
