@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import os
 import re
 from collections.abc import Sequence
@@ -69,6 +70,10 @@ _SIZE_SUFFIX = re.compile(r"[\s_\-@]\d{2,5}x\d{2,5}$|@\dx$", re.IGNORECASE)
 #: A JPEG quality written into the name by the tool that recompressed it: "_q40", "-q75".
 _QUALITY_SUFFIX = re.compile(r"[\s_\-]q\d{1,3}$", re.IGNORECASE)
 _BACKUP_SUFFIXES = (".bak", ".orig", ".old", "~")
+#: The last characters a numbered or noted name ends with, and those a size (or a
+#: quality, a digit) ends with besides a digit.
+_NOTE_ENDS = (")", "]")
+_SIZE_ENDS = ("x", "X")
 _FOLDER_MARKS = re.compile(
     r"(?:^|[\s._\-])(?:copy|copies|kopie|backup|backups|bak|old|duplicates|trash|archive)"
     r"(?:$|[\s._\-\d])",
@@ -113,13 +118,20 @@ def _copy_marks(path: str, picture: bool) -> int:
         for suffix in _BACKUP_SUFFIXES:
             name = name.removesuffix(suffix)
     stem = os.path.splitext(name)[0] if "." in name[1:] else name
-    marks += len(_WORD_MARKS.findall(stem)) + len(_CJK_MARKS.findall(stem))
-    if _NUMBERED.search(stem) or _NOTE.search(stem):
-        marks += 1
-    if not picture and _SIZE_SUFFIX.search(stem):
-        marks += 1
-    if _QUALITY_SUFFIX.search(stem):
-        marks += 1
+    marks += len(_WORD_MARKS.findall(stem))
+    if not stem.isascii():
+        marks += len(_CJK_MARKS.findall(stem))
+    # The other marks end the name: each is looked for only where the last character (before
+    # a final newline, where ``$`` also matches) is one it can end with.
+    end = stem[-2:-1] if stem.endswith("\n") else stem[-1:]
+    if end in _NOTE_ENDS:
+        if _NUMBERED.search(stem) or _NOTE.search(stem):
+            marks += 1
+    elif end.isdecimal() or end in _SIZE_ENDS:
+        if not picture and _SIZE_SUFFIX.search(stem):
+            marks += 1
+        if _QUALITY_SUFFIX.search(stem):
+            marks += 1
     return marks + _folder_marks(folder)
 
 
@@ -179,7 +191,7 @@ def keeper_key(
     ``pixels`` is 0 for anything but a picture or a video; ``references`` are real paths of
     folders; ``media`` is what a song's or a video's header says (None for other files),
     ``longest_s`` the longest length among the files it is compared with."""
-    referenced = any(_in_folder(path, folder) for folder in references)
+    referenced = any(_in_folder(path, folder) for folder in references) if references else False
     picture = pixels > 0 and media is None
     lossy_media, bitrate, seconds = _media_quality(media)
     return (
@@ -237,19 +249,24 @@ def suggested(group: Group, references: Sequence[str] = ()) -> Group:
     exactly its bytes: a group's similarities are measured against its representative, so
     only one of its byte-identical copies may take its place (all of them, in a group of
     identical files). The other members keep their order."""
-    first = group.members[0]
-    twins = [m for m in group.members if group.same_bytes_as_keeper(m)]
-    longest = longest_of(group.members)
-    keys = {id(m): member_key(m, references, longest) for m in group.members}
-    # twins have one length: none is a part of another, whatever the group's longest
-    keeper = min(twins, key=lambda m: (*keys[id(m)][:_PART], 0, *keys[id(m)][_PART + 1 :]))
-    members = (keeper, *(m for m in group.members if m is not keeper))
-    if keeper is not first:  # measured against its twin: the same figures
+    members = group.members
+    first = members[0]
+    longest = longest_of(members)
+    keys = [member_key(m, references, longest) for m in members]
+    twins = [i for i, m in enumerate(members) if group.same_bytes_as_keeper(m)]
+    if longest is None:  # no lengths: no member is a part of another
+        best = min(twins, key=keys.__getitem__)
+    else:  # twins have one length: none is a part of another, whatever the group's longest
+        best = min(twins, key=lambda i: (*keys[i][:_PART], 0, *keys[i][_PART + 1 :]))
+    keeper = members[best]
+    theirs = [key for m, key in zip(members, keys, strict=True) if m is not keeper]
+    ordered = (keeper, *(m for m in members if m is not keeper))
+    if keeper is not first and (first.distance, first.similarity) != (0, 1.0):
+        # measured against its twin: the same figures
         replaced = dataclasses.replace(first, distance=0, similarity=1.0)
-        keys[id(replaced)] = keys[id(first)]
-        members = tuple(replaced if m is first else m for m in members)
-    found = (*_original(group, keeper), *_reasons(keeper, members, keys))
-    return dataclasses.replace(group, members=members, reasons=found)
+        ordered = tuple(replaced if m is first else m for m in ordered)
+    found = (*_original(group, keeper), *_found(keys[best], theirs))
+    return dataclasses.replace(group, members=ordered, reasons=found)
 
 
 def _original(group: Group, keeper: Member) -> tuple[KeepReason, ...]:
@@ -277,64 +294,78 @@ def reasons(
     """The criteria on which ``keeper`` is the best of ``members``: as good as every other
     member and better than at least one, in the order's order."""
     longest = longest_of(members)
-    return _reasons(keeper, members, {id(m): member_key(m, references, longest) for m in members})
+    theirs = [member_key(m, references, longest) for m in members if m is not keeper]
+    return _found(member_key(keeper, references, longest), theirs)
 
 
 def _numbers(key: KeeperKey) -> tuple[float, ...]:
     """Every criterion of ``key`` but the path, as numbers (compared once a member, not once
     a criterion and member)."""
-    return tuple(map(float, cast(tuple[float, ...], key[:-1])))
+    return tuple(map(float, key[:-1]))
 
 
-def _reasons(
-    keeper: Member, members: Sequence[Member], keys: dict[int, KeeperKey]
-) -> tuple[KeepReason, ...]:
-    """:func:`reasons` with each member's key given (by ``id``), computed once per member."""
-    others = [m for m in members if m is not keeper]
-    if not others:
+def _found(key: KeeperKey, their_keys: Sequence[KeeperKey]) -> tuple[KeepReason, ...]:
+    """:func:`reasons` of the member whose key is ``key`` among members whose keys are
+    ``their_keys`` (each computed once)."""
+    if not their_keys:
         return ()
     found: list[KeepReason] = []
-    mine = _numbers(keys[id(keeper)])
-    theirs = [_numbers(keys[id(m)]) for m in others]
+    mine = _numbers(key)
+    theirs = [_numbers(other) for other in their_keys]
+    # at each position, as good as all the others and better than one
+    if len(theirs) == 1:  # of two files: better than the other
+        wins = list(map(operator.lt, mine, theirs[0]))
+    else:
+        columns = list(zip(*theirs, strict=True))
+        wins = [
+            own <= low and own < high
+            for own, low, high in zip(mine, map(min, columns), map(max, columns), strict=True)
+        ]
 
-    def best(position: int, among: Sequence[tuple[float, ...]]) -> bool:
-        """``mine`` is as good as all of ``among`` at ``position`` and better than one."""
+    def best_among(position: int, among: Sequence[tuple[float, ...]]) -> bool:
+        """The same among some of the others only (none: False)."""
         if not among:
             return False
         own = mine[position]
-        values = [key[position] for key in among]
+        values = [other[position] for other in among]
         return own <= min(values) and own < max(values)
 
-    if best(_REFERENCE, theirs):
+    if wins[_REFERENCE]:
         found.append(KeepReason.REFERENCE)
-    if best(_MARKS, theirs):
+    if wins[_MARKS]:
         found.append(
             KeepReason.NO_COPY_MARKS if mine[_MARKS] == 0 else KeepReason.FEWEST_COPY_MARKS
         )
-    whole = best(_PART, theirs)
+    whole = wins[_PART]
     if whole:  # the others hold only part of it
         found.append(KeepReason.LONGEST)
-    lossless_media = best(_MEDIA_LOSSY, theirs)
+    lossless_media = wins[_MEDIA_LOSSY]
     if lossless_media:
         found.append(KeepReason.LOSSLESS)
-    same_class = [key for key in theirs if key[_MEDIA_LOSSY] == mine[_MEDIA_LOSSY]]
-    if best(_BITRATE, same_class):
+    media_class = mine[_MEDIA_LOSSY]
+    if all(other[_MEDIA_LOSSY] == media_class for other in theirs):
+        highest_bitrate = wins[_BITRATE]
+    else:
+        same_class = [other for other in theirs if other[_MEDIA_LOSSY] == media_class]
+        highest_bitrate = best_among(_BITRATE, same_class)
+    if highest_bitrate:
         found.append(KeepReason.HIGHEST_BITRATE)
-    if best(_DURATION, theirs) and not whole:
+    if wins[_DURATION] and not whole:
         found.append(KeepReason.LONGEST)
-    if best(_PIXELS, theirs):
+    if wins[_PIXELS]:
         found.append(KeepReason.MOST_PIXELS)
     pixels = mine[_PIXELS]
-    same_size = [key for key in theirs if key[_PIXELS] == pixels] if pixels < 0 else []
-    if best(_LOSSY, same_size) and not lossless_media:
-        found.append(KeepReason.LOSSLESS)
-    same_format = [key for key in same_size if key[_LOSSY] == mine[_LOSSY]]
-    if best(_BYTES_PER_PIXEL, same_format):
-        found.append(KeepReason.LEAST_COMPRESSED)
-    if best(_MTIME, theirs):
+    if pixels < 0:  # a picture: the same size's formats and compression
+        same_size = [other for other in theirs if other[_PIXELS] == pixels]
+        if best_among(_LOSSY, same_size) and not lossless_media:
+            found.append(KeepReason.LOSSLESS)
+        same_format = [other for other in same_size if other[_LOSSY] == mine[_LOSSY]]
+        if best_among(_BYTES_PER_PIXEL, same_format):
+            found.append(KeepReason.LEAST_COMPRESSED)
+    if wins[_MTIME]:
         found.append(KeepReason.OLDEST)
-    if best(_DEPTH, theirs):
+    if wins[_DEPTH]:
         found.append(KeepReason.SHALLOWEST)
-    if best(_SIZE, theirs):
+    if wins[_SIZE]:
         found.append(KeepReason.LARGEST)
     return tuple(found)
