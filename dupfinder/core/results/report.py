@@ -235,26 +235,43 @@ def _laid_out(value: Any, encode: _OneLine, depth: int = 0) -> str:
             encode.value(v) if deep and isinstance(v, dict) else _laid_out(v, encode, depth + 1)
             for v in value
         ]
-    elif (
-        isinstance(value, dict)
-        and depth < _ONE_LINE_DEPTH
-        and any(isinstance(v, list) and _holds_objects(v) for v in value.values())
-    ):
-        string = encode.string
-        items = [f"{string(key)}: {_laid_out(v, encode, depth + 1)}" for key, v in value.items()]
+        opening, closing = "[", "]"
+    elif isinstance(value, dict) and depth < _ONE_LINE_DEPTH and _spreads(value):
+        string, deeper = encode.string, depth + 1
+        items = [
+            f"{string(key)}: "
+            + (
+                string(v)
+                if isinstance(v, str)
+                else _laid_out(v, encode, deeper)
+                if isinstance(v, (list, dict))
+                else encode.value(v)
+            )
+            for key, v in value.items()
+        ]
+        opening, closing = "{", "}"
     elif isinstance(value, str):
         return encode.string(value)
     else:
         return encode.value(value)
     pad = "\n" + "  " * (depth + 1)
-    close = "]" if isinstance(value, list) else "}"
-    return (
-        ("[" if close == "]" else "{") + pad + ("," + pad).join(items) + "\n" + "  " * depth + close
-    )
+    return opening + pad + ("," + pad).join(items) + "\n" + "  " * depth + closing
 
 
 def _holds_objects(items: list[Any]) -> bool:
-    return any(isinstance(item, dict) for item in items)
+    """``items`` holds an object (a loop: ``any`` over a generator costs more, once a group)."""
+    for item in items:  # noqa: SIM110
+        if isinstance(item, dict):
+            return True
+    return False
+
+
+def _spreads(value: dict[str, Any]) -> bool:
+    """``value`` holds a list of objects: it is written one key a line."""
+    for item in value.values():  # noqa: SIM110
+        if isinstance(item, list) and _holds_objects(item):
+            return True
+    return False
 
 
 def save_result(
