@@ -6,7 +6,6 @@ or removed, and ``version`` changes only when an existing field changes meaning.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -341,6 +340,8 @@ def write_csv(result: ScanResult, out: TextIO) -> None:
     The csv module quotes only the characters of its line terminator, so a row whose file
     name holds a carriage return is written fully quoted: unquoted, readers split it there.
     """
+    import csv  # (a scan that writes JSON or text never needs it)
+
     writer = csv.writer(out, lineterminator="\n")
     quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(CSV_COLUMNS)
