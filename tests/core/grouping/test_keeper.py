@@ -75,6 +75,26 @@ def test_copies_and_edits_are_marked(path: str) -> None:
     assert copy_marks(path) >= 1
 
 
+@pytest.mark.parametrize(
+    ("path", "document", "picture"),
+    [
+        ("/d/report (1)\n", 1, 1),  # a name may end in a newline
+        ("/d/scan-800x600\n", 1, 0),
+        ("/d/scan-٨٠٠x٦٠٠", 1, 0),  # any digits
+        ("/p/photo_q٤٠.jpg", 1, 1),
+        ("/p/photo@2X.png", 1, 0),
+        ("/p/photo-800X600.jpg", 1, 0),
+        ("/d/report [2]", 1, 1),
+        ("/d/notes (draft 2)", 2, 2),
+        ("/d/コピー of 報告 (1)", 2, 2),
+        ("/d/report (1) final", 0, 0),
+        ("/d/photo_q40 edit 7", 0, 0),
+    ],
+)
+def test_marks_at_the_end_of_a_name_count_once(path: str, document: int, picture: int) -> None:
+    assert (copy_marks(path), copy_marks(path, picture=True)) == (document, picture)
+
+
 def test_the_rule_in_order() -> None:
     original = keeper_key("/d/a/report.txt", 10, 5, 0)
     assert keeper_key("/d/a/report (1).txt", 99, 1, 0) > original  # name before age and size
