@@ -30,4 +30,3 @@ def test_freed_heap_blocks_go_back_to_the_system() -> None:
     heap.give_back()
     assert before - _resident() > 32 << 20
     assert len(pins) == 1000
-
