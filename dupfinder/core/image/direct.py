@@ -48,8 +48,9 @@ __all__ = ["Direct", "fingerprint", "png_pixels"]
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: IHDR colour types read here: 2 (RGB) and 6 (RGBA), at 8 bits a sample.
 _PNG_BANDS = {2: 3, 6: 4}
-#: Chunks that send a PNG to Pillow: a colour key (``tRNS``) changes what its pixels mean.
-_PNG_KEYED = b"tRNS"
+#: Chunks that send a PNG to Pillow: a colour key (``tRNS``) changes what its pixels mean,
+#: and an animation (``acTL``) may not show its first image data as its first frame.
+_PNG_NOT_PLAIN = frozenset({b"tRNS", b"acTL"})
 _PNG_FIRST_DATA = b"IDAT"
 _WHOLE: Box = (0.0, 0.0, 1.0, 1.0)
 
@@ -78,7 +79,7 @@ def png_pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | N
         return None
     if max_pixels is not None and width * height > max_pixels:
         return None
-    if _keyed(data):
+    if not _plain_chunks(data):
         return None
     try:
         import pyspng  # type: ignore[import-untyped]
@@ -93,20 +94,21 @@ def png_pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | N
     return pixels
 
 
-def _keyed(data: bytes) -> bool:
-    """Whether a ``tRNS`` chunk comes before the first image data (where the format puts
-    it); a damaged chunk list counts as keyed, so that Pillow reads the file."""
+def _plain_chunks(data: bytes) -> bool:
+    """Whether no colour key and no animation control comes before the first image data
+    (where the format puts them); a damaged chunk list is not plain, so that Pillow reads
+    the file and names the damage."""
     at = 8
     end = len(data)
     while at + 8 <= end:
         (length,) = struct.unpack_from(">I", data, at)
         kind = data[at + 4 : at + 8]
         if kind == _PNG_FIRST_DATA:
-            return False
-        if kind == _PNG_KEYED:
             return True
+        if kind in _PNG_NOT_PLAIN:
+            return False
         at += 12 + length
-    return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -236,6 +236,8 @@ def test_png_pixels_takes_only_plain_small_pictures() -> None:
     assert pixels.shape == (10, 20, 3)
     assert direct.png_pixels(_png((20, 10), 6, 8, []), None) is not None
     assert direct.png_pixels(_png((20, 10), 2, 8, [trns(b"\0\1\0\2\0\3")]), None) is None
+    animated = struct.pack(">I", 8) + b"acTL" + struct.pack(">II", 2, 0) + b"\0\0\0\0"
+    assert direct.png_pixels(_png((20, 10), 6, 8, [animated]), None) is None
     assert direct.png_pixels(_png((20, 10), 2, 16, []), None) is None  # 16-bit: Pillow's
     assert direct.png_pixels(_png((200, 200), 2, 8, []), None) is not None  # reduced after
     assert direct.png_pixels(_png((20, 10), 2, 8, []), 100) is None  # over the bomb limit
