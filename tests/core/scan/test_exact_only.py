@@ -379,14 +379,20 @@ _CONTENTS = (b"", b"x", b"one line\n", b"\x00" * 70_000, b"ab" * 40_000, b"A" * 
 
 @st.composite
 def _trees(draw: st.DrawFn) -> list[tuple[str, int, str]]:
-    """(relative path, content index, how: file, link, symlink, locked, vanish)."""
+    """(relative path, content index, how: file, link, symlink, locked, vanish), one entry a
+    path (a file both locked and vanished would have no one answer: which refusal comes
+    first is the test's doing, not the system's)."""
     count = draw(st.integers(1, 14))
     entries = []
+    seen: set[str] = set()
     for _ in range(count):
         folder = draw(st.sampled_from(("", "x/", "x/y/", "old/", "x/.cache/")))
         name = draw(st.sampled_from(_NAMES))
         how = draw(st.sampled_from(("file", "file", "file", "link", "symlink", "locked", "vanish")))
-        entries.append((folder + name, draw(st.integers(0, len(_CONTENTS) + 2)), how))
+        content = draw(st.integers(0, len(_CONTENTS) + 2))
+        if folder + name not in seen:
+            seen.add(folder + name)
+            entries.append((folder + name, content, how))
     return entries
 
 
@@ -413,7 +419,7 @@ _CHOICES = st.fixed_dictionaries(
 
 
 @settings(
-    max_examples=40,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
