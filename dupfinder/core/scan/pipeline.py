@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core.fingerprints import heap
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprints.formats import content_kinds
 from dupfinder.core.fingerprints.priority import beside_window
@@ -47,7 +48,7 @@ from dupfinder.core.model import (
     ScanStats,
     no_progress,
 )
-from dupfinder.core.scan import exact_only, heap, last_result
+from dupfinder.core.scan import exact_only, last_result
 from dupfinder.core.scan.byte_reads import io_threads
 from dupfinder.core.scan.cache import FingerprintCache, default_cache_dir
 from dupfinder.core.scan.identical import IdenticalReport, find_identical
