@@ -23,9 +23,10 @@ with ``bench.measure`` (CPU of every process, wall, peak memory of all processes
    MinHash LSH (3-word shingles, 128 permutations, threshold 0.7), *with dupfinder's own
    text extraction counted*, against ``--kind text``. Each without a cache.
 4. **kinds**: per kind of file (documents by format, photos, graphics, other files), the
-   CPU of each step a worker takes (read, extract or decode, fingerprint and sketch or
-   hash and descriptor), measured on one core over a sample of each kind and scaled up to
-   the folder's counts.
+   CPU of each step a worker takes (read, extract or decode, fingerprint and sketch; a
+   picture's decoding, hashes and descriptor as one figure, since a scan takes them in one
+   pass), measured on one core over a sample of each kind and scaled up to the folder's
+   counts.
 
 Every run is repeated ``--repeat`` times and medians are printed (Markdown tables, for the
 README) and written with every sample to ``bench/out/bench_profile.json``.
@@ -170,6 +171,12 @@ def _kinds_child(folder: str, per_class: int) -> int:
     for name, files in sorted(classes.items()):
         sample = files if len(files) <= per_class else rng.sample(files, per_class)
         steps = {"read": 0.0, "extract or decode": 0.0, "fingerprint": 0.0, "sketch/descr.": 0.0}
+        for path, _, kind in rng.sample(files, min(5, len(files))):  # a worker's warm-up:
+            with contextlib.suppress(Exception):  # imports, kernels, plans (once a process)
+                if kind is Kind.TEXT:
+                    simhash.text_fingerprint(extract.extract_text(path))
+                elif kind is Kind.IMAGE:
+                    perceptual.image_fingerprint(path)
         for path, _, kind in sample:
             t = time.process_time()
             with open(path, "rb") as handle:
@@ -186,16 +193,10 @@ def _kinds_child(folder: str, per_class: int) -> int:
                     t = time.process_time()
                     simhash.text_fingerprint(text)
                     steps["fingerprint"] += time.process_time() - t
-                else:
+                else:  # decoding, hashes and descriptor in one pass, as a scan takes them
                     t = time.process_time()
-                    working = perceptual.load_working_image(path)
+                    perceptual.image_fingerprint(path)
                     steps["extract or decode"] += time.process_time() - t
-                    t = time.process_time()
-                    perceptual.working_hashes(working)  # as a scan's defaults do
-                    steps["fingerprint"] += time.process_time() - t
-                    t = time.process_time()
-                    working.descriptor()
-                    steps["sketch/descr."] += time.process_time() - t
             except Exception:
                 continue
         scale = len(files) / max(len(sample), 1)
