@@ -71,6 +71,7 @@ __all__ = [
     "Format",
     "Header",
     "assembled",
+    "chroma_cells",
     "compare",
     "descriptor",
     "edits",
@@ -230,11 +231,7 @@ def descriptor(
     (``has_detail``) and transparent, its Pillow format name, JPEG quality and short side,
     and the part of it inside a plain border (left, top, right, bottom shares) that the
     thumbnails show."""
-    cells = None
-    if chroma is not None:
-        small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
-        small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
-        cells = np.asarray(small, dtype=np.uint8)[:, :, 1:].transpose(2, 0, 1)
+    cells = None if chroma is None else chroma_cells(chroma)
     grey = working.resize((GREY_SIDE, GREY_SIDE), Image.Resampling.BOX)
     return assembled(
         np.asarray(grey, dtype=np.uint8),
@@ -246,6 +243,15 @@ def descriptor(
         side=side,
         border=border,
     )
+
+
+def chroma_cells(chroma: Image.Image) -> npt.NDArray[np.uint8]:
+    """A picture's colours (``YCbCr`` or ``RGB``, any size) as the descriptor's chroma cells:
+    Cb then Cr, box-averaged to ``CHROMA_SIDE`` square."""
+    small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
+    small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
+    cells: npt.NDArray[np.uint8] = np.asarray(small, dtype=np.uint8)[:, :, 1:].transpose(2, 0, 1)
+    return cells
 
 
 def assembled(

@@ -43,7 +43,7 @@ from dupfinder.core.image.hashes import WORKING_SIZE, Box, pdhashes
 from dupfinder.core.image.levels import TURNS
 from dupfinder.core.jit.engine import Kernel, choose
 
-__all__ = ["Direct", "fingerprint", "png_pixels"]
+__all__ = ["Direct", "available", "fingerprint", "png_pixels"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: IHDR colour types read here: 2 (RGB) and 6 (RGBA), at 8 bits a sample.
@@ -64,6 +64,12 @@ class Direct:
     descriptor: bytes
     width: int
     height: int
+
+
+def available() -> bool:
+    """Whether the compiled steps answer here (built, and not switched off): where they do
+    not, a caller decodes nothing for this path."""
+    return choose(Kernel.PICTURE_DIRECT) is not None
 
 
 def png_pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | None:
@@ -233,11 +239,10 @@ def _colours(kernel: ModuleType, pixels: npt.NDArray[np.uint8], box: Box) -> npt
 
 
 def _chroma_cells(colours: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """Cb and Cr of the chroma thumbnail through Pillow's own YCbCr conversion."""
+    """Cb and Cr of the chroma thumbnail, as the descriptor takes them (Pillow's YCbCr)."""
     side = imagecheck.CHROMA_SIDE
     small = Image.frombuffer("RGB", (side, side), colours.tobytes(), "raw", "RGB", 0, 1)
-    cells: npt.NDArray[np.uint8] = np.asarray(small.convert("YCbCr"))[:, :, 1:].transpose(2, 0, 1)
-    return cells
+    return imagecheck.chroma_cells(small)
 
 
 def _reduced(pixels: npt.NDArray[np.uint8], factor: int) -> npt.NDArray[np.uint8]:

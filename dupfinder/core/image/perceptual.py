@@ -349,7 +349,9 @@ def _decode(
             opened = Image.open(fh)
             width, height = opened.size
             file_format = opened.format
-            data = _whole_file(fh) if file_format == "PNG" or decoders.applies(opened) else b""
+            if data is None:  # read whole where a step needs the bytes (given: read already)
+                wanted = file_format == "PNG" or decoders.applies(opened)
+                data = _whole_file(fh) if wanted else b""
             orientation = _orientation(opened, data)
             if file_format in _JPEG_FORMATS:
                 opened.draft("YCbCr", (WORKING_SIZE, WORKING_SIZE))
@@ -568,7 +570,8 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     (``direct``: the same numbers without Pillow's steps); a plain RGB or RGBA PNG among them
     is not even opened by Pillow."""
     data = _png_bytes(path)
-    if data is not None and not any(mark in data for mark in _PNG_EXIF_MARKS):
+    compiled = direct.available()  # where it was not built, Pillow's steps answer alone
+    if compiled and data is not None and not any(mark in data for mark in _PNG_EXIF_MARKS):
         pixels = direct.png_pixels(data, Image.MAX_IMAGE_PIXELS)
         if pixels is not None:
             found = direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=invariant)
@@ -577,7 +580,8 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     im, file_format, width, height, orientation = _decode(path, data)
     reduced_alike = im.mode in _DIRECT_REDUCED_MODES and "transparency" not in im.info
     if (
-        orientation == 1
+        compiled
+        and orientation == 1
         and im.mode in _DIRECT_MODES
         and file_format not in _JPEG_FORMATS
         and (reduced_alike or reduce_factor(width, height) == 1)
