@@ -93,9 +93,10 @@ DEFAULT_ALGORITHM = "pdhash"
 #: Cache key part: changes whenever any step above (or the hash choice) changes an output
 #: (img2: the hashes computed here with numpy, not by imagehash and scipy; a tied coefficient
 #: of a symmetric picture no longer falls on either side of the median by rounding; img4:
-#: every picture reduced as a JPEG's draft would be before its grey and colours are taken).
+#: every picture reduced as a JPEG's draft would be before its grey and colours are taken;
+#: an opaque WebP then scaled by libwebp as it decodes).
 ALGORITHM_VERSION = (
-    f"img4-{DEFAULT_ALGORITHM}-draft-reduced-box-luma-white-trim{BORDER_TOLERANCE}a"
+    f"img4-{DEFAULT_ALGORITHM}-draft-reduced-box-webpscaled-luma-white-trim{BORDER_TOLERANCE}a"
     f"-lanczos{WORKING_SIZE}"
     f"-crops{len(CROP_BOXES)}bilinear"
     f"-{imagecheck.CHECK_VERSION}"
@@ -355,7 +356,9 @@ def _decode(
             orientation = _orientation(opened, data)
             if file_format in _JPEG_FORMATS:
                 opened.draft("YCbCr", (WORKING_SIZE, WORKING_SIZE))
-            im = decoders.decoded(opened, data) if data else None
+            # scaled while decoded where the decoder can (a WebP), as a JPEG's draft is
+            reduced = reduce_factor(width, height)
+            im = decoders.decoded(opened, data, reduced) if data else None
             if im is None:
                 opened.load()
                 im = opened

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from PIL import Image
 
 from dupfinder.core.errors import CorruptFile
-from dupfinder.core.image import decoders, perceptual
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import decoders, levels, perceptual
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Folders of real pictures other programs made (each used where present), and how many to take
@@ -226,14 +228,122 @@ def test_a_truncated_picture_is_named_damaged(
         perceptual.image_fingerprint(path)
 
 
-@pytest.mark.parametrize(("name", "mode"), [("a.png", "RGBA"), ("a.webp", "RGB"), ("b.png", "RGB")])
+@pytest.mark.parametrize(
+    ("name", "mode"), [("a.png", "RGBA"), ("a.webp", "RGBA"), ("b.png", "RGB"), ("c.webp", "RGB")]
+)
 def test_fingerprints_do_not_depend_on_the_decoder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, mode: str
 ) -> None:
-    path = _saved(tmp_path, _drawing(mode, (640, 480)), name)
+    """Whole decodes give Pillow's pixels, and so its fingerprints; an opaque WebP that libwebp
+    scales while it decodes moves by a hair only (the two are the same picture to the check)."""
+    path = _saved(
+        tmp_path,
+        _drawing(mode, (640, 480)),
+        name,
+        **({"quality": 90} if name.endswith("webp") else {}),
+    )
     fast = perceptual.image_fingerprint(path, invariant=True)
-    monkeypatch.setattr(decoders, "decoded", lambda picture, source: None)
-    assert perceptual.image_fingerprint(path, invariant=True) == fast
+    monkeypatch.setattr(decoders, "decoded", lambda picture, source, reduced=1: None)
+    pillows = perceptual.image_fingerprint(path, invariant=True)
+    if name != "c.webp" or not decoders.available()["WEBP"]:
+        assert pillows == fast
+        return
+    assert (pillows.width, pillows.height) == (fast.width, fast.height)
+    assert (pillows.value ^ fast.value).bit_count() <= 6  # a drawing of sharp stripes
+    alike = imagecheck.pair_similarity(
+        np.frombuffer(pillows.descriptor, np.uint8), np.frombuffer(fast.descriptor, np.uint8)
+    )
+    assert float(alike[0]) >= 0.97
+
+
+def _smooth(size: tuple[int, int]) -> Image.Image:
+    """A photo-like RGB picture: gradients and broad shapes, no pixel-fine pattern."""
+    y, x = np.mgrid[0 : size[1], 0 : size[0]] / max(size)
+    bands = [
+        255 * x,
+        255 * y,
+        127.5 + 100 * np.sin(7 * x) * np.cos(5 * y),
+    ]
+    return Image.fromarray(np.dstack(bands).round().astype(np.uint8), "RGB")
+
+
+def _pillow_reduced(path: Path, factor: int) -> npt.NDArray[np.int16]:
+    with Image.open(path) as whole:
+        return np.asarray(whole.convert("RGB").reduce(factor)).astype(np.int16)
+
+
+@needs_webp
+@pytest.mark.parametrize(("size", "factor"), [((640, 480), 4), ((1111, 777), 8), ((300, 140), 2)])
+def test_a_large_opaque_webp_is_scaled_while_it_is_decoded(
+    tmp_path: Path, size: tuple[int, int], factor: int
+) -> None:
+    """The size ``Image.reduce`` gives (rounded up), within a few levels of its pixels on a
+    picture without stripes finer than the boxes (chroma is scaled at half resolution)."""
+    path = _saved(tmp_path, _smooth(size), "a.webp", quality=90)
+    with Image.open(path) as picture:
+        fast = decoders.decoded(picture, path.read_bytes(), factor)
+    assert fast is not None
+    assert fast.mode == "RGB"
+    reference = _pillow_reduced(path, factor)
+    assert fast.size == (reference.shape[1], reference.shape[0])
+    difference = np.abs(np.asarray(fast).astype(np.int16) - reference)
+    assert float(difference.mean()) < 1.5
+    assert int(difference.max()) <= 24
+
+
+@needs_webp
+def test_a_real_wallpaper_webp_is_scaled_close_to_pillows_reduce() -> None:
+    wallpapers = sorted(Path("/usr/share/backgrounds").rglob("*.webp"))
+    if not wallpapers:
+        pytest.skip("no WebP wallpapers installed")
+    path = wallpapers[0]
+    with Image.open(path) as picture:
+        factor = levels.reduce_factor(*picture.size)
+        fast = decoders.decoded(picture, path.read_bytes(), factor)
+        translucent = picture.mode != "RGB"
+    if translucent:
+        assert fast is None or fast.size == Image.open(path).size
+        return
+    assert fast is not None
+    difference = np.abs(np.asarray(fast).astype(np.int16) - _pillow_reduced(path, factor))
+    assert float(difference.mean()) < 1.0
+
+
+@needs_webp
+@pytest.mark.parametrize("options", [{"quality": 80}, {"lossless": True}])
+def test_a_translucent_webp_is_decoded_whole(tmp_path: Path, options: dict[str, object]) -> None:
+    """Scaling would average its alpha before the steps that read it: Pillow's pixels, whole."""
+    path = _saved(tmp_path, _drawing("RGBA", (640, 480)), "a.webp", **options)
+    reference, _ = _both(path)
+    with Image.open(path) as picture:
+        fast = decoders.decoded(picture, path.read_bytes(), 4)
+    assert fast is not None
+    assert _same(reference, fast)
+
+
+@needs_webp
+def test_without_libwebps_options_layout_a_webp_is_decoded_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _saved(tmp_path, _drawing("RGB", (640, 480)), "a.webp", quality=80)
+    monkeypatch.setattr(decoders, "_OPTIONS_BYTES", 1)  # a layout the package does not show
+    decoders._decoder.cache_clear()
+    try:
+        with Image.open(path) as picture:
+            fast = decoders.decoded(picture, path.read_bytes(), 4)
+        assert fast is not None
+        assert _same(_both(path)[0], fast)
+    finally:
+        decoders._decoder.cache_clear()
+
+
+@needs_webp
+def test_a_damaged_webp_is_named_damaged_when_scaled(tmp_path: Path) -> None:
+    path = _saved(tmp_path, _drawing("RGB", (900, 700)), "a.webp", quality=80)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorruptFile):
+        perceptual.image_fingerprint(path)
 
 
 def test_a_missing_decoder_leaves_the_picture_to_pillow(
