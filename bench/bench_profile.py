@@ -1,7 +1,7 @@
 """Where a whole scan's time goes: phases × kinds, CPU and wall, against the first release and peers.
 
     python -m bench.bench_profile [FOLDER] [--repeat N] [--no-first] [--no-peers] [--jobs N]
-                                  [--exact-only]
+                                  [--exact-only] [--large FOLDER | --no-large]
 
 FOLDER defaults to the mixed real folder of ``bench.mixed_corpus`` (documents, photos, icons,
 programs from this machine's packages, with planted near copies). In one run, each measured
@@ -18,7 +18,9 @@ with ``bench.measure`` (CPU of every process, wall, peak memory of all processes
    (the folder read once, untimed, before them: the cold scans evict it from the page cache;
    the order alternating round by round; dupfinder's sets checked against jdupes'; the CPU
    ratios printed of the medians, of the bests and round by round; ``--exact-only`` runs
-   these alone);
+   these alone), on the folder and on a larger one (``--large``, default ``/usr/share``:
+   76k files, where jdupes takes about a second, the scale the byte-identical goal was set
+   at; on the mixed folder's 14k files jdupes' whole run is what Python's start alone costs);
    Czkawka's similar-image search (PyPI ``czkawka``) against ``--kind image``; datasketch's
    MinHash LSH (3-word shingles, 128 permutations, threshold 0.7), *with dupfinder's own
    text extraction counted*, against ``--kind text``. Each without a cache.
@@ -344,6 +346,7 @@ def _exact_peers(
     work: str,
     attempt: int,
     add: Callable[[str, dict[str, Any]], None],
+    label: str = "",
 ) -> None:
     """``dupfinder --exact-only`` and jdupes, rdfind and fdupes on the same files, with the
     page cache warm for all of them: the cold scans before evict much of the folder, so an
@@ -355,7 +358,10 @@ def _exact_peers(
 
     _read_all(folder)
     result = os.path.join(work, "o.json")
-    exact = [*dupfinder, "--exact-only", "--hidden", "--no-cache", "--format", "json", "-o", result]
+    exact = [
+        *_on(dupfinder, folder),
+        *("--exact-only", "--hidden", "--no-cache", "--format", "json", "-o", result),
+    ]
     order = ["dupfinder --exact-only", *(tool for tool in EXACT_PEERS if shutil.which(tool))]
     if attempt % 2:
         order.reverse()
@@ -367,7 +373,7 @@ def _exact_peers(
                 raise RuntimeError(f"{name} failed: {measured.stderr[-2000:]}")
             if name == "jdupes":
                 found[name] = blank_line_sets(measured.stdout)
-            add(name, _row(measured))
+            add(name + label, _row(measured))
             continue
         measured = measure(exact, _env())
         if measured.returncode:
@@ -375,12 +381,24 @@ def _exact_peers(
         with open(result, encoding="utf-8") as handle:
             groups = json.load(handle)["groups"]
         found[name] = frozenset(frozenset(m["path"] for m in g["members"]) for g in groups)
-        add(name, _row(measured, sets=len(groups)))
+        add(name + label, _row(measured, sets=len(groups)))
     if "jdupes" in found:
         same = found["jdupes"] == found["dupfinder --exact-only"]
         print(f"  dupfinder's sets are jdupes': {same}", file=sys.stderr)
         if not same:
             raise RuntimeError("dupfinder --exact-only and jdupes found different sets")
+
+
+def _on(dupfinder: list[str], folder: Path) -> list[str]:
+    """The ``dupfinder scan FOLDER ...`` command line with ``folder`` in place of its folder."""
+    at = dupfinder.index("scan") + 1
+    return [*dupfinder[:at], str(folder), *dupfinder[at + 1 :]]
+
+
+#: A larger real folder for the byte-identical peers, beside the mixed one: at the mixed
+#: folder's 14k files jdupes' whole run (0.15-0.2 s) is what the interpreter's start and
+#: imports alone cost; this one is at the scale the issue measured (57k files, jdupes ~1 s).
+LARGE_EXACT_FOLDER = Path("/usr/share")
 
 
 def _read_all(folder: Path) -> None:
@@ -396,9 +414,16 @@ def _read_all(folder: Path) -> None:
 
 
 def run(
-    folder: Path, repeat: int, jobs: int, first: bool, peers: bool, exact_only: bool = False
+    folder: Path,
+    repeat: int,
+    jobs: int,
+    first: bool,
+    peers: bool,
+    exact_only: bool = False,
+    large: Path | None = None,
 ) -> dict[str, Any]:
-    """Every run ``repeat`` times; ``exact_only``: only the byte-identical peers."""
+    """Every run ``repeat`` times; ``exact_only``: only the byte-identical peers; ``large``:
+    a larger folder the byte-identical peers also run on (rows named after it)."""
     runs: dict[str, list[dict[str, Any]]] = {}
 
     def add(name: str, row: dict[str, Any]) -> None:
@@ -412,6 +437,9 @@ def run(
     dupfinder = [sys.executable, "-m", "dupfinder", "scan", str(folder), "-j", str(jobs)]
     for attempt in range(repeat):
         print(f"round {attempt + 1} of {repeat}", file=sys.stderr)
+        if (exact_only or peers) and large is not None:
+            with tempfile.TemporaryDirectory(prefix="profile-") as work:
+                _exact_peers(large, dupfinder, work, attempt, add, f" ({large})")
         if exact_only:
             with tempfile.TemporaryDirectory(prefix="profile-") as work:
                 _exact_peers(folder, dupfinder, work, attempt, add)
@@ -460,22 +488,29 @@ def run(
     if not exact_only:
         kinds = measure(_python("--child", "kinds", str(folder), "120"), _env(), cwd=str(REPO))
         by_kind = json.loads(kinds.stdout.strip().splitlines()[-1]) if kinds.returncode == 0 else {}
-    return {"folder": str(folder), "jobs": jobs, "runs": runs, "kinds": by_kind}
+    return {
+        "folder": str(folder),
+        "large": str(large) if large is not None else None,
+        "jobs": jobs,
+        "runs": runs,
+        "kinds": by_kind,
+    }
 
 
-def _exact_ratios(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
+def _exact_ratios(runs: dict[str, list[dict[str, Any]]], label: str = "") -> list[str]:
     """dupfinder --exact-only's CPU against each peer's: of the medians, of the bests, and
-    round by round (lowest, median, highest), the two run within seconds of each other."""
-    ours = runs.get("dupfinder --exact-only")
+    round by round (lowest, median, highest), the two run within seconds of each other;
+    ``label``: the rows of the larger folder."""
+    ours = runs.get("dupfinder --exact-only" + label)
     lines = []
     for peer in EXACT_PEERS:
-        theirs = runs.get(peer)
+        theirs = runs.get(peer + label)
         if not ours or not theirs:
             continue
         best = min(r["cpu"] for r in ours) / min(r["cpu"] for r in theirs)
         rounds = sorted(a["cpu"] / b["cpu"] for a, b in zip(ours, theirs, strict=True))
         lines.append(
-            f"dupfinder --exact-only / {peer} CPU: median {_median(ours, 'cpu'):.3f} s / "
+            f"dupfinder --exact-only / {peer}{label} CPU: median {_median(ours, 'cpu'):.3f} s / "
             f"{_median(theirs, 'cpu'):.3f} s = {_median(ours, 'cpu') / _median(theirs, 'cpu'):.2f}x, "
             f"best {best:.2f}x, rounds {rounds[0]:.2f}/{statistics.median(rounds):.2f}/"
             f"{rounds[-1]:.2f}x"
@@ -494,6 +529,8 @@ def report(found: dict[str, Any]) -> str:
             f"{_median(rows, 'peak_mb'):.0f} |"
         )
     lines += ["", *_exact_ratios(runs)]
+    if found.get("large"):
+        lines += _exact_ratios(runs, f" ({found['large']})")
     if "dupfinder cold" not in runs:  # the byte-identical peers alone
         return "\n".join(lines)
     cold, warm = runs["dupfinder cold"], runs["dupfinder warm"]
@@ -561,6 +598,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only dupfinder --exact-only against jdupes, rdfind and fdupes",
     )
+    parser.add_argument(
+        "--large",
+        type=Path,
+        default=LARGE_EXACT_FOLDER if LARGE_EXACT_FOLDER.is_dir() else None,
+        help="a larger folder the byte-identical peers also run on (default /usr/share)",
+    )
+    parser.add_argument("--no-large", action="store_true", help="no larger folder")
     args = parser.parse_args(argv)
     if args.quick:
         args.repeat = 1
@@ -578,6 +622,7 @@ def main(argv: list[str] | None = None) -> int:
         not args.no_first,
         not args.no_peers,
         args.exact_only,
+        None if args.no_large or args.large is None else args.large.resolve(),
     )
     OUT.mkdir(exist_ok=True)
     name = "bench_profile-exact.json" if args.exact_only else "bench_profile.json"
