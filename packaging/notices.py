@@ -85,6 +85,11 @@ REVIEWED: dict[str, tuple[str, str]] = {
         "its metadata says MIT, its LICENSE is BSD-3-Clause (pybind11's text); libspng "
         "(BSD-2-Clause) and zlib (Zlib) are compiled into its module: their texts added",
     ),
+    "deflate": (
+        "MIT",
+        "the binding is MIT (LICENSE); libdeflate, compiled into its module, is MIT too: its "
+        "text added",
+    ),
     "webp": (
         "MIT AND BSD-3-Clause",
         "the binding is MIT (LICENSE); libwebp, compiled into its module, is BSD-3-Clause: "
@@ -135,6 +140,7 @@ REVIEWED: dict[str, tuple[str, str]] = {
 ADDED_TEXTS: dict[str, tuple[str, ...]] = {
     "pyspng": ("libspng-LICENSE.txt", "zlib-LICENSE.txt"),
     "webp": ("libwebp-COPYING.txt",),
+    "deflate": ("libdeflate-COPYING.txt",),
 }
 
 #: Debian's packages of the interpreter (libpython3.11, libpython3.11-stdlib, ...): PSF-2.0.

@@ -21,15 +21,14 @@ arithmetic, compiled (``direct_kernels``; where it was not built, or
 - the descriptor's grey thumbnail as Pillow's box halving, its chroma through Pillow's
   YCbCr conversion (64 pixels: one call).
 
-A PNG of 8-bit RGB or RGBA samples is read by libspng from its bytes here, without Pillow
-opening it; every other picture is decoded by Pillow and handed over as RGB or RGBA. Tests hold
+A PNG of 8-bit RGB or RGBA samples is read from its bytes by ``png``, without Pillow opening
+it; every other picture is decoded by Pillow and handed over as RGB or RGBA. Tests hold
 both paths equal on the icons and pictures of several themes and producers.
 """
 
 from __future__ import annotations
 
 import functools
-import struct
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -43,15 +42,8 @@ from dupfinder.core.image.hashes import WORKING_SIZE, Box, pdhashes
 from dupfinder.core.image.levels import TURNS
 from dupfinder.core.jit.engine import Kernel, choose
 
-__all__ = ["Direct", "available", "fingerprint", "png_pixels"]
+__all__ = ["Direct", "available", "fingerprint"]
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: IHDR colour types read here: 2 (RGB) and 6 (RGBA), at 8 bits a sample.
-_PNG_BANDS = {2: 3, 6: 4}
-#: Chunks that send a PNG to Pillow: a colour key (``tRNS``) changes what its pixels mean,
-#: and an animation (``acTL``) may not show its first image data as its first frame.
-_PNG_NOT_PLAIN = frozenset({b"tRNS", b"acTL"})
-_PNG_FIRST_DATA = b"IDAT"
 _WHOLE: Box = (0.0, 0.0, 1.0, 1.0)
 
 
@@ -70,51 +62,6 @@ def available() -> bool:
     """Whether the compiled steps answer here (built, and not switched off): where they do
     not, a caller decodes nothing for this path."""
     return choose(Kernel.PICTURE_DIRECT) is not None
-
-
-def png_pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | None:
-    """A PNG's pixels as (height, width, 3 or 4), read by libspng, when the file is a plain
-    8-bit RGB or RGBA picture without a colour key that Pillow would decode as it is, within
-    ``max_pixels`` (Pillow's decompression-bomb limit); None for everything else (Pillow then
-    opens it and names any damage)."""
-    if len(data) < 33 or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
-        return None
-    width, height, depth, colour_type = struct.unpack_from(">IIBB", data, 16)
-    bands = _PNG_BANDS.get(colour_type)
-    if bands is None or depth != 8 or width < 1 or height < 1:
-        return None
-    if max_pixels is not None and width * height > max_pixels:
-        return None
-    if not _plain_chunks(data):
-        return None
-    try:
-        import pyspng  # type: ignore[import-untyped]
-    except ImportError:
-        return None
-    try:
-        pixels = np.asarray(pyspng.load(data, "RGBA" if bands == 4 else "RGB"))
-    except Exception:  # libspng refuses: Pillow decodes, and names the damage
-        return None
-    if pixels.shape != (height, width, bands) or pixels.dtype != np.uint8:
-        return None
-    return pixels
-
-
-def _plain_chunks(data: bytes) -> bool:
-    """Whether no colour key and no animation control comes before the first image data
-    (where the format puts them); a damaged chunk list is not plain, so that Pillow reads
-    the file and names the damage."""
-    at = 8
-    end = len(data)
-    while at + 8 <= end:
-        (length,) = struct.unpack_from(">I", data, at)
-        kind = data[at + 4 : at + 8]
-        if kind == _PNG_FIRST_DATA:
-            return True
-        if kind in _PNG_NOT_PLAIN:
-            return False
-        at += 12 + length
-    return False
 
 
 @dataclass(frozen=True, slots=True)

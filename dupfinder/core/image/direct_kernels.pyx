@@ -19,6 +19,7 @@ them equal on real pictures):
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -329,3 +330,104 @@ def spread(const uint8_t[:, :] grey):
     cdef double n = <double>(h * w)
     cdef double mean = <double>total / n
     return <double>squares / n - mean * mean
+
+
+cdef inline int _distance(int v) noexcept nogil:
+    return v if v >= 0 else -v
+
+
+cdef inline void _paeth_row(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                            Py_ssize_t stride, int bands) noexcept nogil:
+    """A Paeth-filtered row below another: each byte plus the neighbour (left, above or
+    upper left) nearest to left + above - upper left, ties in that order (the choice
+    written as libpng writes it, without branches on the data)."""
+    cdef Py_ssize_t i
+    cdef int a, b, c, pa, pb, pc, best, nearest
+    for i in range(bands):
+        line[i] = <uint8_t> (row[i] + above[i])
+    for i in range(bands, stride):
+        a = line[i - bands]
+        b = above[i]
+        c = above[i - bands]
+        pa = _distance(b - c)
+        pb = _distance(a - c)
+        pc = _distance(a + b - 2 * c)
+        nearest = a
+        best = pa
+        if pb < best:
+            best = pb
+            nearest = b
+        if pc < best:
+            nearest = c
+        line[i] = <uint8_t> (row[i] + nearest)
+
+
+cdef void _paeth_row3(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                      Py_ssize_t stride) noexcept nogil:
+    _paeth_row(row, line, above, stride, 3)
+
+
+cdef void _paeth_row4(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                      Py_ssize_t stride) noexcept nogil:
+    _paeth_row(row, line, above, stride, 4)
+
+
+def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int bands):
+    """A non-interlaced 8-bit PNG's inflated image data (each row its filter type, then
+    ``width`` x ``bands`` filtered bytes) as its (height, width, bands) pixels; None where the
+    data is not exactly that (its length, or a filter type other than the five PNG defines),
+    so that another decoder reads the file and names the damage."""
+    cdef Py_ssize_t stride = width * bands
+    if height < 1 or width < 1 or bands < 1 or raw.shape[0] != height * (stride + 1):
+        return None
+    out = np.empty((height, width, bands), dtype=np.uint8)
+    cdef uint8_t[:, :, ::1] view = out
+    cdef uint8_t *pixels = &view[0, 0, 0]
+    cdef const uint8_t *row
+    cdef uint8_t *line
+    cdef uint8_t *above
+    cdef Py_ssize_t y, i
+    cdef int kind
+    cdef bint damaged = False
+    with nogil:
+        for y in range(height):
+            row = &raw[y * (stride + 1)]
+            kind = row[0]
+            row += 1
+            line = pixels + y * stride
+            above = line - stride  # read only where y > 0
+            if kind == 0:
+                memcpy(line, row, stride)
+            elif kind == 1 or (kind == 4 and y == 0):  # Sub; Paeth on the first row is Sub
+                for i in range(bands):
+                    line[i] = row[i]
+                for i in range(bands, stride):
+                    line[i] = <uint8_t> (row[i] + line[i - bands])
+            elif kind == 2:  # Up
+                if y == 0:
+                    memcpy(line, row, stride)
+                else:
+                    for i in range(stride):
+                        line[i] = <uint8_t> (row[i] + above[i])
+            elif kind == 3:  # Average
+                if y == 0:
+                    for i in range(bands):
+                        line[i] = row[i]
+                    for i in range(bands, stride):
+                        line[i] = <uint8_t> (row[i] + (line[i - bands] >> 1))
+                else:
+                    for i in range(bands):
+                        line[i] = <uint8_t> (row[i] + (above[i] >> 1))
+                    for i in range(bands, stride):
+                        line[i] = <uint8_t> (row[i] + ((line[i - bands] + above[i]) >> 1))
+            elif kind == 4:  # Paeth, below the first row
+                if bands == 3:
+                    _paeth_row3(row, line, above, stride)
+                elif bands == 4:
+                    _paeth_row4(row, line, above, stride)
+                else:
+                    _paeth_row(row, line, above, stride, bands)
+            else:
+                damaged = True
+                break
+    return None if damaged else out

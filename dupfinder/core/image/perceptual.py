@@ -59,7 +59,7 @@ from dupfinder.core.errors import (
     UnsupportedFile,
 )
 from dupfinder.core.image import check as imagecheck
-from dupfinder.core.image import decoders, direct
+from dupfinder.core.image import decoders, direct, png
 from dupfinder.core.image.hashes import CROP_BOXES, DCT32, TIE, WORKING_SIZE, Box, pdhashes
 from dupfinder.core.image.levels import (
     BORDER_TOLERANCE,
@@ -272,11 +272,6 @@ def _register_heif() -> bool:
     return True
 
 
-#: What a PNG holds EXIF in: its own chunk, or the text chunk ImageMagick writes it to.
-_PNG_EXIF_MARKS = (b"eXIf", b"Raw profile type exif")
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
 def _whole_file(fh: BinaryIO) -> bytes:
     fh.seek(0)
     return fh.read()
@@ -286,7 +281,7 @@ def _orientation(im: Image.Image, data: bytes = b"") -> int:
     """The EXIF orientation; 1 when there is none. A PNG whose bytes (``data``) hold no EXIF
     anywhere answers without Pillow's ``getexif``, which decodes the whole picture to look
     for an EXIF chunk after the pixels."""
-    if im.format == "PNG" and data and not any(mark in data for mark in _PNG_EXIF_MARKS):
+    if im.format == "PNG" and data and not png.may_hold_exif(data):
         return 1
     try:
         value = im.getexif().get(_ORIENTATION_TAG, 1)
@@ -324,7 +319,7 @@ def _png_bytes(path: str | os.PathLike[str]) -> bytes | None:
     decodes them, and its EXIF is looked for in them); None for any other format."""
     try:
         with open(path, "rb") as fh:
-            if fh.read(len(_PNG_SIGNATURE)) != _PNG_SIGNATURE:
+            if fh.read(len(png.SIGNATURE)) != png.SIGNATURE:
                 return None
             return _whole_file(fh)
     except OSError as exc:
@@ -574,8 +569,8 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     is not even opened by Pillow."""
     data = _png_bytes(path)
     compiled = direct.available()  # where it was not built, Pillow's steps answer alone
-    if compiled and data is not None and not any(mark in data for mark in _PNG_EXIF_MARKS):
-        pixels = direct.png_pixels(data, Image.MAX_IMAGE_PIXELS)
+    if compiled and data is not None and not png.may_hold_exif(data):
+        pixels = png.pixels(data, Image.MAX_IMAGE_PIXELS)
         if pixels is not None:
             found = direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=invariant)
             if found is not None:

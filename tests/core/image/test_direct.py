@@ -22,7 +22,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from dupfinder.core.errors import CorruptFile, TooLittleContent
-from dupfinder.core.image import decoders, direct, perceptual
+from dupfinder.core.image import decoders, direct, perceptual, png
 from dupfinder.core.jit.engine import Kernel, available
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -202,7 +202,7 @@ def test_an_icon_takes_the_direct_path(tmp_path: Path) -> None:
     """Not only equal: the direct path answers for a plain RGBA icon (it is what it is for)."""
     path = tmp_path / "icon.png"
     _drawing("RGBA", (24, 24)).save(path)
-    pixels = direct.png_pixels(path.read_bytes(), Image.MAX_IMAGE_PIXELS)
+    pixels = png.pixels(path.read_bytes(), Image.MAX_IMAGE_PIXELS)
     assert pixels is not None
     assert pixels.shape == (24, 24, 4)
     found = direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=False)
@@ -231,18 +231,18 @@ def test_png_pixels_takes_only_plain_small_pictures() -> None:
     if not decoders.available()["PNG"]:
         pytest.skip("pyspng not installed")
     plain = _png((20, 10), 2, 8, [])
-    pixels = direct.png_pixels(plain, None)
+    pixels = png.pixels(plain, None)
     assert pixels is not None
     assert pixels.shape == (10, 20, 3)
-    assert direct.png_pixels(_png((20, 10), 6, 8, []), None) is not None
-    assert direct.png_pixels(_png((20, 10), 2, 8, [trns(b"\0\1\0\2\0\3")]), None) is None
+    assert png.pixels(_png((20, 10), 6, 8, []), None) is not None
+    assert png.pixels(_png((20, 10), 2, 8, [trns(b"\0\1\0\2\0\3")]), None) is None
     animated = struct.pack(">I", 8) + b"acTL" + struct.pack(">II", 2, 0) + b"\0\0\0\0"
-    assert direct.png_pixels(_png((20, 10), 6, 8, [animated]), None) is None
-    assert direct.png_pixels(_png((20, 10), 2, 16, []), None) is None  # 16-bit: Pillow's
-    assert direct.png_pixels(_png((200, 200), 2, 8, []), None) is not None  # reduced after
-    assert direct.png_pixels(_png((20, 10), 2, 8, []), 100) is None  # over the bomb limit
-    assert direct.png_pixels(plain[:-30], None) is None  # damaged: Pillow names it
-    assert direct.png_pixels(b"GIF89a" + plain[6:], None) is None
+    assert png.pixels(_png((20, 10), 6, 8, [animated]), None) is None
+    assert png.pixels(_png((20, 10), 2, 16, []), None) is None  # 16-bit: Pillow's
+    assert png.pixels(_png((200, 200), 2, 8, []), None) is not None  # reduced after
+    assert png.pixels(_png((20, 10), 2, 8, []), 100) is None  # over the bomb limit
+    assert png.pixels(plain[:-30], None) is None  # damaged: Pillow names it
+    assert png.pixels(b"GIF89a" + plain[6:], None) is None
 
 
 def test_a_truncated_png_is_named_damaged_as_before(tmp_path: Path) -> None:
