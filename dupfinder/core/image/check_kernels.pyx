@@ -40,6 +40,11 @@ cdef struct Constants:
     double min_scale
     double white
     double tint_strength
+    # Where the grid's alignments sample a profile (the same for every pair: ``_grid_plan``),
+    # (alignment, sample) in rows of SIDE: the lower index, the upper, the upper's weight.
+    const int *grid_low
+    const int *grid_high
+    const double *grid_frac
 
 
 cdef inline double _clip(double v, double lo, double hi) noexcept nogil:
@@ -75,75 +80,144 @@ cdef void _standardise(double *v, int n, double flat) noexcept nogil:
         v[i] = v[i] / var if var > flat else 0.0
 
 
-cdef double _profile_cost(const double *profile, const double *target, double scale,
-                          double offset, double flat, double *scratch) noexcept nogil:
-    """Mean absolute difference of ``profile`` sampled at (scale, offset) and standardised
-    from ``target`` (standardised): the sampling, mean and deviation in one pass."""
-    cdef int j, lo, hi
-    cdef double frac, cost = 0.0, pos, value, total = 0.0, squares = 0.0, mean, spread
-    for j in range(SIDE):
-        # (j + 0.5) / SIDE is exact in binary: the same as the numpy reference computes
-        pos = _clip((offset + scale * ((2 * j + 1) * (0.5 / SIDE))) * SIDE - 0.5, 0.0, SIDE - 1.0)
-        lo = <int> pos  # pos >= 0: truncation is floor
-        frac = pos - lo
-        hi = lo + 1 if lo + 1 < SIDE - 1 else SIDE - 1
-        value = profile[lo] * (1.0 - frac) + profile[hi] * frac
-        scratch[j] = value
-        total += value
-    mean = total / SIDE
-    for j in range(SIDE):
-        scratch[j] -= mean
-        squares += scratch[j] * scratch[j]
-    spread = sqrt(squares / SIDE)
-    if not spread > flat:
+#: Alignments whose profile costs are computed side by side (``_profile_costs``).
+DEF LANES = 4
+#: The most alignments one pass of ``_axis`` tries (the grid, or the refinement's steps).
+DEF MOST_ALIGNMENTS = 128
+
+
+cdef inline void _sample_at(double scale, double offset, int j, int *low, int *high,
+                            double *frac) noexcept nogil:
+    """Where sample ``j`` of a profile region (scale, offset) falls: its lower and upper
+    index, and the upper's weight (``(j + 0.5) / SIDE`` is exact in binary: the same as the
+    numpy reference computes)."""
+    cdef double pos = _clip((offset + scale * ((2 * j + 1) * (0.5 / SIDE))) * SIDE - 0.5, 0.0,
+                            SIDE - 1.0)
+    cdef int lo = <int> pos  # pos >= 0: truncation is floor
+    low[0] = lo
+    high[0] = lo + 1 if lo + 1 < SIDE - 1 else SIDE - 1
+    frac[0] = pos - lo
+
+
+cdef void _grid_plan(const double[::1] scales, const double[::1] offsets, int[::1] low,
+                     int[::1] high, double[::1] frac) noexcept nogil:
+    """``_sample_at`` of every sample of every grid alignment, once a run."""
+    cdef int g, j
+    for g in range(scales.shape[0]):
         for j in range(SIDE):
-            cost += fabs(target[j])
-        return cost / SIDE
-    spread = 1.0 / spread
-    for j in range(SIDE):
-        cost += fabs(scratch[j] * spread - target[j])
-    return cost / SIDE
+            _sample_at(scales[g], offsets[g], j, &low[g * SIDE + j], &high[g * SIDE + j],
+                       &frac[g * SIDE + j])
+
+
+cdef void _profile_costs(const double *profile, const double *target, const double *scales,
+                         const double *offsets, int count, double flat, double *out,
+                         const Constants *planned) noexcept nogil:
+    """The mean absolute difference of ``profile`` sampled at each of ``count`` alignments
+    (scale, offset) and standardised from ``target`` (standardised), into ``out``,
+    ``LANES`` alignments at a time: each alignment's sums taken in the order one alignment
+    alone would take them (the same numbers), the alignments' sums interleaved. Each sum is a chain of dependent additions, so one
+    alignment at a time left the processor waiting on every addition; side by side, it
+    overlaps them. ``planned``: the grid's alignments, whose samples ``_grid_plan`` placed
+    (else each is placed here)."""
+    cdef double values[LANES][SIDE]
+    cdef double total[LANES]
+    cdef double squares[LANES]
+    cdef double cost[LANES]
+    cdef double mean[LANES]
+    cdef double spread[LANES]
+    cdef double inverse[LANES]
+    cdef double s[LANES]
+    cdef double o[LANES]
+    cdef double frac, flat_cost = 0.0
+    cdef int start, lanes, k, j, lo, hi
+    cdef int row[LANES]
+    for j in range(SIDE):  # what a flat sample costs: nothing of it matches the target
+        flat_cost += fabs(target[j])
+    flat_cost /= SIDE
+    for start in range(0, count, LANES):
+        lanes = count - start if count - start < LANES else LANES
+        for k in range(LANES):  # lanes past the end repeat the first: their sums are unused
+            s[k] = scales[start + k] if k < lanes else scales[start]
+            o[k] = offsets[start + k] if k < lanes else offsets[start]
+            total[k] = 0.0
+            squares[k] = 0.0
+            cost[k] = 0.0
+        if planned != NULL:
+            for k in range(LANES):
+                row[k] = (start + k if k < lanes else start) * SIDE
+            for j in range(SIDE):
+                for k in range(LANES):
+                    frac = planned.grid_frac[row[k] + j]
+                    values[k][j] = (profile[planned.grid_low[row[k] + j]] * (1.0 - frac)
+                                    + profile[planned.grid_high[row[k] + j]] * frac)
+                    total[k] += values[k][j]
+        else:
+            for j in range(SIDE):
+                for k in range(LANES):
+                    _sample_at(s[k], o[k], j, &lo, &hi, &frac)
+                    values[k][j] = profile[lo] * (1.0 - frac) + profile[hi] * frac
+                    total[k] += values[k][j]
+        for k in range(LANES):
+            mean[k] = total[k] / SIDE
+        for j in range(SIDE):
+            for k in range(LANES):
+                values[k][j] -= mean[k]
+                squares[k] += values[k][j] * values[k][j]
+        for k in range(LANES):
+            spread[k] = sqrt(squares[k] / SIDE)
+            inverse[k] = 1.0 / spread[k] if spread[k] > flat else 0.0
+        for j in range(SIDE):
+            for k in range(LANES):
+                cost[k] += fabs(values[k][j] * inverse[k] - target[j])
+        for k in range(lanes):
+            out[start + k] = cost[k] / SIDE if spread[k] > flat else flat_cost
 
 
 cdef void _axis(const double *profile, const double *inner, const double[::1] scales,
                 const double[::1] offsets, const double[::1] edges,
                 Constants *k, double *out_scale, double *out_offset) noexcept nogil:
-    """As ``check._axis_alignment`` for one pair and one axis."""
+    """As ``check._axis_alignment`` for one pair and one axis: the grid's best alignment,
+    then its far edge moved, then its near edge; the first lowest cost wins at each step."""
     cdef double target[SIDE]
-    cdef double scratch[SIDE]
+    cdef double costs[MOST_ALIGNMENTS]
+    cdef double tried_s[MOST_ALIGNMENTS]
+    cdef double tried_o[MOST_ALIGNMENTS]
     cdef int j, g, best = 0
-    cdef double cost, lowest = INFINITY, s0, o0, s, o, best_s, best_o
+    cdef int grid = <int> scales.shape[0], steps = <int> edges.shape[0]
+    cdef double lowest = INFINITY, s0, o0, best_s, best_o
     for j in range(SIDE):
         target[j] = inner[j]
     _standardise(target, SIDE, k.flat)
-    for g in range(scales.shape[0]):
-        cost = _profile_cost(profile, target, scales[g], offsets[g], k.flat, scratch)
-        if cost < lowest:
-            lowest = cost
+    _profile_costs(profile, target, &scales[0], &offsets[0], grid, k.flat, costs, k)
+    for g in range(grid):
+        if costs[g] < lowest:
+            lowest = costs[g]
             best = g
     s0 = scales[best]
     o0 = offsets[best]
     lowest = INFINITY
     best_s = s0
     best_o = o0
-    for g in range(edges.shape[0]):  # the far edge moved, the near one where it is
-        s = _clip(s0 + edges[g], k.min_scale, 1.0)
-        o = _clip(o0, 0.0, 1.0 - s)
-        cost = _profile_cost(profile, target, s, o, k.flat, scratch)
-        if cost < lowest:
-            lowest = cost
-            best_s = s
-            best_o = o
+    for g in range(steps):  # the far edge moved, the near one where it is
+        tried_s[g] = _clip(s0 + edges[g], k.min_scale, 1.0)
+        tried_o[g] = _clip(o0, 0.0, 1.0 - tried_s[g])
+    _profile_costs(profile, target, tried_s, tried_o, steps, k.flat, costs, NULL)
+    for g in range(steps):
+        if costs[g] < lowest:
+            lowest = costs[g]
+            best_s = tried_s[g]
+            best_o = tried_o[g]
     s0 = best_s
     o0 = best_o
-    for g in range(edges.shape[0]):  # then the near edge, the far one where it is
-        s = _clip(s0 - edges[g], k.min_scale, 1.0)
-        o = _clip(_clip(o0 + edges[g], 0.0, 1.0), 0.0, 1.0 - s)
-        cost = _profile_cost(profile, target, s, o, k.flat, scratch)
-        if cost < lowest:
-            lowest = cost
-            best_s = s
-            best_o = o
+    for g in range(steps):  # then the near edge, the far one where it is
+        tried_s[g] = _clip(s0 - edges[g], k.min_scale, 1.0)
+        tried_o[g] = _clip(_clip(o0 + edges[g], 0.0, 1.0), 0.0, 1.0 - tried_s[g])
+    _profile_costs(profile, target, tried_s, tried_o, steps, k.flat, costs, NULL)
+    for g in range(steps):
+        if costs[g] < lowest:
+            lowest = costs[g]
+            best_s = tried_s[g]
+            best_o = tried_o[g]
     out_scale[0] = best_s
     out_offset[0] = best_o
 
@@ -207,10 +281,19 @@ cdef bint _solve4(double *m, double *rhs) noexcept nogil:
     return True
 
 
-cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, double *ta,
-                      double *tb, bint graphic) noexcept nogil:
-    """As ``check._tone_fit`` for one pair of ``n`` values; ``ta``/``tb`` may be NULL;
-    ``graphic``: a pair of graphics, whose cells white in both are left out."""
+cdef void _scaled(const double *levels, int n, double *out) noexcept nogil:
+    """Grey levels as shares of white (``level / 255.0``), divided once for both directions
+    of a tone fit: a division costs the processor several times a multiplication."""
+    cdef int i
+    for i in range(n):
+        out[i] = levels[i] / 255.0
+
+
+cdef double _tone_fit(const double *a, const double *b, const double *sa, const double *sb,
+                      int n, Constants *k, double *ta, double *tb, bint graphic) noexcept nogil:
+    """As ``check._tone_fit`` for one pair of ``n`` values, ``sa`` and ``sb`` being them
+    ``_scaled``; ``ta``/``tb`` may be NULL; ``graphic``: a pair of graphics, whose cells white
+    in both are left out."""
     cdef double gram[16]
     cdef double rhs[4]
     cdef double power[7]
@@ -222,8 +305,8 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
         rhs[i] = 0.0
     cdef double count = 0.0
     for i in range(n):  # the normal equations from power sums: gram[r][c] = sum fa^(r + c)
-        fa = a[i] / 255.0
-        fb = b[i] / 255.0
+        fa = sa[i]
+        fb = sb[i]
         mean += fb
         if graphic and a[i] >= k.white and b[i] >= k.white:
             continue
@@ -250,15 +333,15 @@ cdef double _tone_fit(const double *a, const double *b, int n, Constants *k, dou
         rhs[0] = rhs[1] = rhs[2] = rhs[3] = 0.0
     mean /= n
     for i in range(n):
-        fb = b[i] / 255.0 - mean
+        fb = sb[i] - mean
         var += fb * fb
     scale = sqrt(var / n)
     if not scale > k.flat:
         scale = 1.0
     scale = 1.0 / scale
     for i in range(n):
-        fa = a[i] / 255.0
-        fb = b[i] / 255.0 * scale
+        fa = sa[i]
+        fb = sb[i] * scale
         if graphic and a[i] >= k.white and b[i] >= k.white:
             fitted = fb
         else:
@@ -300,8 +383,14 @@ cdef double _one_way(const double *container, const double *inner, const double 
 
 cdef double _layout_cost(const double *region, const double *inner, Constants *k,
                          bint graphic) noexcept nogil:
-    cdef double there = _tone_fit(region, inner, CELLS * CELLS, k, NULL, NULL, graphic)
-    cdef double back = _tone_fit(inner, region, CELLS * CELLS, k, NULL, NULL, graphic)
+    cdef double scaled_region[CELLS * CELLS]
+    cdef double scaled_inner[CELLS * CELLS]
+    _scaled(region, CELLS * CELLS, scaled_region)
+    _scaled(inner, CELLS * CELLS, scaled_inner)
+    cdef double there = _tone_fit(region, inner, scaled_region, scaled_inner, CELLS * CELLS, k,
+                                  NULL, NULL, graphic)
+    cdef double back = _tone_fit(inner, region, scaled_inner, scaled_region, CELLS * CELLS, k,
+                                 NULL, NULL, graphic)
     return there if there > back else back
 
 
@@ -349,13 +438,17 @@ cdef double _detail(const double *shared_a, const double *shared_b, int side,
     cdef double *half = work + 4 * GREY_BYTES
     cdef double *sa = work + 5 * GREY_BYTES
     cdef double *sb = work + 6 * GREY_BYTES
-    cdef double *padded = work + 7 * GREY_BYTES
+    cdef double *padded = work + 7 * GREY_BYTES  # (side + 2) squared: under two planes
+    cdef double *scaled_a = work + 9 * GREY_BYTES
+    cdef double *scaled_b = work + 10 * GREY_BYTES
     cdef double there, back, first, second, total
     cdef double *da
     cdef double *db
     cdef int i, j, t, c
-    there = _tone_fit(shared_a, shared_b, GREY_BYTES, k, ta, tb, graphic)
-    back = _tone_fit(shared_b, shared_a, GREY_BYTES, k, ub, ua, graphic)
+    _scaled(shared_a, GREY_BYTES, scaled_a)
+    _scaled(shared_b, GREY_BYTES, scaled_b)
+    there = _tone_fit(shared_a, shared_b, scaled_a, scaled_b, GREY_BYTES, k, ta, tb, graphic)
+    back = _tone_fit(shared_b, shared_a, scaled_b, scaled_a, GREY_BYTES, k, ub, ua, graphic)
     if there <= back:
         da = ta
         db = tb
@@ -633,6 +726,9 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
         raise ValueError("descriptors must be (P, %d) rows alike" % WIDTH)
     if weights.shape[0] != SIDE + 1 or weights.shape[1] != SIDE or weights.shape[2] != SIDE:
         raise ValueError("weights must be (33, 32, 32)")
+    if not (0 < scales.shape[0] <= MOST_ALIGNMENTS and scales.shape[0] == offsets.shape[0]
+            and 0 < edges.shape[0] <= MOST_ALIGNMENTS):
+        raise ValueError("at most %d alignments a pass" % MOST_ALIGNMENTS)
     cdef Constants k
     k.unrelated = constants["unrelated"]
     k.detail_unrelated = constants["detail_unrelated"]
@@ -644,6 +740,16 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.min_scale = constants["min_scale"]
     k.white = constants["white"]
     k.tint_strength = constants["tint_strength"]
+    grid_low = np.empty(scales.shape[0] * SIDE, np.intc)
+    grid_high = np.empty(scales.shape[0] * SIDE, np.intc)
+    grid_frac = np.empty(scales.shape[0] * SIDE, np.float64)
+    cdef int[::1] low_view = grid_low
+    cdef int[::1] high_view = grid_high
+    cdef double[::1] frac_view = grid_frac
+    _grid_plan(scales, offsets, low_view, high_view, frac_view)
+    k.grid_low = &low_view[0]
+    k.grid_high = &high_view[0]
+    k.grid_frac = &frac_view[0]
     result = np.zeros((pairs, NFIELDS), np.float64)
     if pairs == 0:
         return result

@@ -132,3 +132,18 @@ def test_the_turned_forms_stop_early_without_changing_what_passes(tmp_path: Path
     assert np.all(answers[stopped] - imagecheck.STOPPED >= exact[stopped] - 1e-9)
     assert np.array_equal(answers[~stopped], exact[~stopped])
     assert np.array_equal(np.where(stopped, 0.0, answers) >= 0.85, exact >= 0.85)
+
+
+def test_the_kernel_refuses_more_alignments_than_it_holds() -> None:
+    """The kernel keeps one pass's alignments on its stack: more than it holds is refused,
+    never read past."""
+    kernel = jit_engine.load(jit_engine.Kernel.PICTURE_CHECK)
+    assert kernel is not None
+    scales, offsets, edges, weights, constants = imagecheck._kernel_arguments()
+    rows = np.zeros((1, imagecheck.DESCRIPTOR_BYTES), np.uint8)
+    many = np.ones(129)
+    with pytest.raises(ValueError, match="alignments"):
+        kernel.similarities(rows, rows, many, many * 0, edges, weights, constants)
+    with pytest.raises(ValueError, match="alignments"):
+        kernel.similarities(rows, rows, scales, offsets, many, weights, constants)
+    assert kernel.similarities(rows, rows, scales, offsets, edges, weights, constants).shape == (1,)
