@@ -173,6 +173,21 @@ cdef void _profile_costs(const double *profile, const double *target, const doub
             out[start + k] = cost[k] / SIDE if spread[k] > flat else flat_cost
 
 
+cdef void _tried(const double *profile, const double *target, const double *tried_s,
+                 const double *tried_o, int steps, double flat, double *lowest,
+                 double *best_s, double *best_o) noexcept nogil:
+    """The refinement's alignments costed; the first of them below ``lowest`` becomes the
+    best (``lowest``, ``best_s`` and ``best_o`` updated)."""
+    cdef double costs[MOST_ALIGNMENTS]
+    cdef int g
+    _profile_costs(profile, target, tried_s, tried_o, steps, flat, costs, NULL)
+    for g in range(steps):
+        if costs[g] < lowest[0]:
+            lowest[0] = costs[g]
+            best_s[0] = tried_s[g]
+            best_o[0] = tried_o[g]
+
+
 cdef void _axis(const double *profile, const double *inner, const double[::1] scales,
                 const double[::1] offsets, const double[::1] edges,
                 Constants *k, double *out_scale, double *out_offset) noexcept nogil:
@@ -201,23 +216,13 @@ cdef void _axis(const double *profile, const double *inner, const double[::1] sc
     for g in range(steps):  # the far edge moved, the near one where it is
         tried_s[g] = _clip(s0 + edges[g], k.min_scale, 1.0)
         tried_o[g] = _clip(o0, 0.0, 1.0 - tried_s[g])
-    _profile_costs(profile, target, tried_s, tried_o, steps, k.flat, costs, NULL)
-    for g in range(steps):
-        if costs[g] < lowest:
-            lowest = costs[g]
-            best_s = tried_s[g]
-            best_o = tried_o[g]
+    _tried(profile, target, tried_s, tried_o, steps, k.flat, &lowest, &best_s, &best_o)
     s0 = best_s
     o0 = best_o
     for g in range(steps):  # then the near edge, the far one where it is
         tried_s[g] = _clip(s0 - edges[g], k.min_scale, 1.0)
         tried_o[g] = _clip(_clip(o0 + edges[g], 0.0, 1.0), 0.0, 1.0 - tried_s[g])
-    _profile_costs(profile, target, tried_s, tried_o, steps, k.flat, costs, NULL)
-    for g in range(steps):
-        if costs[g] < lowest:
-            lowest = costs[g]
-            best_s = tried_s[g]
-            best_o = tried_o[g]
+    _tried(profile, target, tried_s, tried_o, steps, k.flat, &lowest, &best_s, &best_o)
     out_scale[0] = best_s
     out_offset[0] = best_o
 
