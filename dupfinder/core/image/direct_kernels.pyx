@@ -337,48 +337,81 @@ cdef inline int _distance(int v) noexcept nogil:
 
 
 cdef inline void _paeth_row(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                            Py_ssize_t stride, int bands) noexcept nogil:
+                            Py_ssize_t width, int bands) noexcept nogil:
     """A Paeth-filtered row below another: each byte plus the neighbour (left, above or
     upper left) nearest to left + above - upper left, ties in that order (the choice
-    written as libpng writes it, without branches on the data)."""
-    cdef Py_ssize_t i
-    cdef int a, b, c, pa, pb, pc, best, nearest
-    for i in range(bands):
-        line[i] = <uint8_t> (row[i] + above[i])
-    for i in range(bands, stride):
-        a = line[i - bands]
-        b = above[i]
-        c = above[i - bands]
-        pa = _distance(b - c)
-        pb = _distance(a - c)
-        pc = _distance(a + b - 2 * c)
-        nearest = a
-        best = pa
-        if pb < best:
-            best = pb
-            nearest = b
-        if pc < best:
-            nearest = c
-        line[i] = <uint8_t> (row[i] + nearest)
+    written as libpng writes it). Pixel by pixel, the left and upper-left samples kept in
+    registers (``bands`` is a constant where this is inlined): each channel's chain of
+    dependent steps never waits on a store and a load."""
+    cdef int left[4]
+    cdef int upper[4]
+    cdef Py_ssize_t x, at
+    cdef int ch, b, pa, pb, pc, nearest, best
+    for ch in range(bands):
+        left[ch] = (row[ch] + above[ch]) & 255
+        line[ch] = <uint8_t> left[ch]
+        upper[ch] = above[ch]
+    for x in range(1, width):
+        at = x * bands
+        for ch in range(bands):
+            b = above[at + ch]
+            pa = _distance(b - upper[ch])
+            pb = _distance(left[ch] - upper[ch])
+            pc = _distance(left[ch] + b - 2 * upper[ch])
+            nearest = left[ch]
+            best = pa
+            if pb < best:
+                best = pb
+                nearest = b
+            if pc < best:
+                nearest = upper[ch]
+            left[ch] = (row[at + ch] + nearest) & 255
+            line[at + ch] = <uint8_t> left[ch]
+            upper[ch] = b
+
+
+cdef inline void _sub_row(const uint8_t *row, uint8_t *line, Py_ssize_t width,
+                          int bands) noexcept nogil:
+    """A Sub-filtered row (or Paeth on the first row): each byte plus the one to its left,
+    the left samples kept in registers as in ``_paeth_row``."""
+    cdef int left[4]
+    cdef Py_ssize_t x, at
+    cdef int ch
+    for ch in range(bands):
+        left[ch] = row[ch]
+        line[ch] = row[ch]
+    for x in range(1, width):
+        at = x * bands
+        for ch in range(bands):
+            left[ch] = (row[at + ch] + left[ch]) & 255
+            line[at + ch] = <uint8_t> left[ch]
 
 
 cdef void _paeth_row3(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                      Py_ssize_t stride) noexcept nogil:
-    _paeth_row(row, line, above, stride, 3)
+                      Py_ssize_t width) noexcept nogil:
+    _paeth_row(row, line, above, width, 3)
 
 
 cdef void _paeth_row4(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                      Py_ssize_t stride) noexcept nogil:
-    _paeth_row(row, line, above, stride, 4)
+                      Py_ssize_t width) noexcept nogil:
+    _paeth_row(row, line, above, width, 4)
+
+
+cdef void _sub_row3(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil:
+    _sub_row(row, line, width, 3)
+
+
+cdef void _sub_row4(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil:
+    _sub_row(row, line, width, 4)
 
 
 def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int bands):
     """A non-interlaced 8-bit PNG's inflated image data (each row its filter type, then
-    ``width`` x ``bands`` filtered bytes) as its (height, width, bands) pixels; None where the
-    data is not exactly that (its length, or a filter type other than the five PNG defines),
-    so that another decoder reads the file and names the damage."""
+    ``width`` x ``bands`` filtered bytes, 3 or 4 bands) as its (height, width, bands) pixels;
+    None where the data is not exactly that (its length, or a filter type other than the
+    five PNG defines), so that another decoder reads the file and names the damage."""
     cdef Py_ssize_t stride = width * bands
-    if height < 1 or width < 1 or bands < 1 or raw.shape[0] != height * (stride + 1):
+    if height < 1 or width < 1 or bands not in (3, 4) or raw.shape[0] != height * (stride + 1):
         return None
     out = np.empty((height, width, bands), dtype=np.uint8)
     cdef uint8_t[:, :, ::1] view = out
@@ -399,10 +432,10 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
             if kind == 0:
                 memcpy(line, row, stride)
             elif kind == 1 or (kind == 4 and y == 0):  # Sub; Paeth on the first row is Sub
-                for i in range(bands):
-                    line[i] = row[i]
-                for i in range(bands, stride):
-                    line[i] = <uint8_t> (row[i] + line[i - bands])
+                if bands == 3:
+                    _sub_row3(row, line, width)
+                else:
+                    _sub_row4(row, line, width)
             elif kind == 2:  # Up
                 if y == 0:
                     memcpy(line, row, stride)
@@ -422,11 +455,9 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
                         line[i] = <uint8_t> (row[i] + ((line[i - bands] + above[i]) >> 1))
             elif kind == 4:  # Paeth, below the first row
                 if bands == 3:
-                    _paeth_row3(row, line, above, stride)
-                elif bands == 4:
-                    _paeth_row4(row, line, above, stride)
+                    _paeth_row3(row, line, above, width)
                 else:
-                    _paeth_row(row, line, above, stride, bands)
+                    _paeth_row4(row, line, above, width)
             else:
                 damaged = True
                 break
