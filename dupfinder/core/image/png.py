@@ -9,14 +9,16 @@ no animation) is read here: its chunks walked, its image data inflated by libdef
 unfiltered in compiled code (``direct_kernels.unfiltered``). Where libdeflate is not installed
 or refuses the data, libspng decodes the picture (``pyspng``); everything else gets None, and
 Pillow opens the file and names any damage. PNG is lossless: every decoder gives the same
-pixels (tests compare them with Pillow's on real pictures of several producers), and a chunk's
-checksum is not checked where Pillow does not check it (the image data's own Adler-32 is).
+pixels (tests compare them with Pillow's on real pictures of several producers). Chunks
+before the image data are checked against their CRC-32, as Pillow checks them; the image
+data's chunks are not (Pillow does not), its zlib stream's own Adler-32 is.
 """
 
 from __future__ import annotations
 
 import functools
 import struct
+import zlib
 from collections.abc import Callable
 
 import numpy as np
@@ -36,6 +38,7 @@ _DATA = b"IDAT"
 #: Bytes of the signature and IHDR chunk up to its interlace method.
 _HEADER_BYTES = 29
 _CHUNK = struct.Struct(">I4s")
+_CRC = struct.Struct(">I")
 
 #: Inflates a zlib stream to exactly the given number of bytes, else raises.
 _Inflate = Callable[[bytes | memoryview, int], bytes | bytearray]
@@ -94,14 +97,14 @@ def may_hold_exif(data: bytes) -> bool:
 
 def _image_data(data: bytes) -> bytes | memoryview | None:
     """The image data (the ``IDAT`` chunks' bodies, which follow one another), or None when a
-    colour key or an animation comes before it, or a chunk runs past the file's end (damaged:
-    Pillow names it)."""
+    colour key or an animation comes before it, a chunk before it fails its checksum (as
+    Pillow checks them) or a chunk runs past the file's end (damaged: Pillow names it)."""
     at, end = 8, len(data)
     while at + 8 <= end:
         length, kind = _CHUNK.unpack_from(data, at)
         if kind == _DATA:
             break
-        if kind in _NOT_PLAIN:
+        if kind in _NOT_PLAIN or not _intact(data, at, length):
             return None
         at += 12 + length
     else:
@@ -119,6 +122,16 @@ def _image_data(data: bytes) -> bytes | memoryview | None:
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _intact(data: bytes, at: int, length: int) -> bool:
+    """Whether the chunk at ``at`` lies within the file and its CRC-32 (of its type and
+    body) is the one it carries."""
+    body_end = at + 8 + length
+    if body_end + 4 > len(data):
+        return False
+    carried: int = _CRC.unpack_from(data, body_end)[0]
+    return zlib.crc32(memoryview(data)[at + 4 : body_end]) == carried
 
 
 def _inflated(

@@ -254,3 +254,35 @@ def test_a_file_whose_chunks_cannot_be_walked_is_searched_whole() -> None:
     broken = struct.pack(">I", 1 << 30) + b"junk" + b"eXIf"  # a length past the end
     assert png.may_hold_exif(plain[:end] + broken)
     assert not png.may_hold_exif(plain[:end] + struct.pack(">I", 1 << 30) + b"junk")
+
+
+@pytest.mark.parametrize("where", ["header", "text before the data"])
+def test_a_chunk_before_the_data_that_fails_its_checksum_is_left_to_pillow(where: str) -> None:
+    """Pillow refuses such a file: it is not read here either (a header whose width and
+    height were swapped by damage would give the same number of bytes)."""
+    pixels = np.asarray(_picture("RGB", (12, 8)))
+    plain = _png_of(pixels, [1])
+    assert png.pixels(plain, None) is not None
+    if where == "header":
+        damaged = bytearray(plain)
+        damaged[29] ^= 0xFF  # the header's CRC
+    else:
+        text = bytearray(_chunk(b"tEXt", b"Comment\0hello"))
+        text[-1] ^= 0xFF
+        damaged = bytearray(plain[:33] + text + plain[33:])
+    with pytest.raises(Exception):  # noqa: B017, PT011 - Pillow's own refusal, whichever
+        _pillows(bytes(damaged))
+    assert png.pixels(bytes(damaged), None) is None
+
+
+def test_a_text_chunk_after_the_data_is_not_checked_as_pillow_does_not() -> None:
+    pixels = np.asarray(_picture("RGB", (12, 8)))
+    plain = _png_of(pixels, [1])
+    end = plain.index(b"IEND") - 4
+    text = bytearray(_chunk(b"tEXt", b"Comment\0hello"))
+    text[-1] ^= 0xFF
+    damaged = plain[:end] + bytes(text) + plain[end:]
+    assert np.array_equal(_pillows(damaged), pixels)
+    found = png.pixels(damaged, None)
+    assert found is not None
+    assert np.array_equal(found, pixels)
