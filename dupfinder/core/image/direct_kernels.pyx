@@ -333,184 +333,132 @@ def spread(const uint8_t[:, :] grey):
 
 
 cdef inline int _distance(int v) noexcept nogil:
-    """|v| without a branch (the sign spread over the word: ``v >> 31`` is 0 or -1)."""
-    cdef int sign = v >> 31
-    return (v ^ sign) - sign
+    return v if v >= 0 else -v
 
 
-cdef inline void _copied(const uint8_t *row, uint8_t *line, Py_ssize_t width, int bands,
-                         int step) noexcept nogil:
-    """A row filtered by None (or Up with nothing above): its bytes as they are."""
-    cdef Py_ssize_t x
-    cdef int ch
-    if step == bands:
-        memcpy(line, row, width * bands)
-        return
-    for x in range(width):
-        for ch in range(bands):
-            line[x * step + ch] = row[x * bands + ch]
-
-
-cdef inline void _sub(const uint8_t *row, uint8_t *line, Py_ssize_t width, int bands,
-                      int step) noexcept nogil:
-    """Sub (and Paeth on the first row): each byte plus the one to its left."""
-    cdef int left[4]
-    cdef Py_ssize_t x, at, to
-    cdef int ch
-    for ch in range(bands):
-        left[ch] = row[ch]
-        line[ch] = row[ch]
-    for x in range(1, width):
-        at = x * bands
-        to = x * step
-        for ch in range(bands):
-            left[ch] = (row[at + ch] + left[ch]) & 255
-            line[to + ch] = <uint8_t> left[ch]
-
-
-cdef inline void _up(const uint8_t *row, uint8_t *line, const uint8_t *above, Py_ssize_t width,
-                     int bands, int step) noexcept nogil:
-    """Up: each byte plus the one above it."""
-    cdef Py_ssize_t x
-    cdef int ch
-    if step == bands:
-        for x in range(width * bands):
-            line[x] = <uint8_t> (row[x] + above[x])
-        return
-    for x in range(width):
-        for ch in range(bands):
-            line[x * step + ch] = <uint8_t> (row[x * bands + ch] + above[x * step + ch])
-
-
-cdef inline void _average(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                          bint first, Py_ssize_t width, int bands, int step) noexcept nogil:
-    """Average: each byte plus the mean (rounded down) of the left one and the one above."""
-    cdef int left[4]
-    cdef Py_ssize_t x, at, to
-    cdef int ch, b
-    for ch in range(bands):
-        left[ch] = (row[ch] + (0 if first else above[ch] >> 1)) & 255
-        line[ch] = <uint8_t> left[ch]
-    for x in range(1, width):
-        at = x * bands
-        to = x * step
-        for ch in range(bands):
-            b = 0 if first else above[to + ch]
-            left[ch] = (row[at + ch] + ((left[ch] + b) >> 1)) & 255
-            line[to + ch] = <uint8_t> left[ch]
-
-
-cdef inline void _paeth(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                        Py_ssize_t width, int bands, int step) noexcept nogil:
-    """Paeth below the first row: each byte plus the neighbour (left, above or upper left)
-    nearest to left + above - upper left, ties in that order, as libpng writes it."""
+cdef inline void _paeth_row(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                            Py_ssize_t width, int bands) noexcept nogil:
+    """A Paeth-filtered row below another: each byte plus the neighbour (left, above or
+    upper left) nearest to left + above - upper left, ties in that order (the choice
+    written as libpng writes it). Pixel by pixel, the left and upper-left samples kept in
+    registers (``bands`` is a constant where this is inlined): each channel's chain of
+    dependent steps never waits on a store and a load."""
     cdef int left[4]
     cdef int upper[4]
-    cdef Py_ssize_t x, at, to
-    cdef int ch, b, pa, pb, pc, nearest, best, take
+    cdef Py_ssize_t x, at
+    cdef int ch, b, pa, pb, pc, nearest, best
     for ch in range(bands):
         left[ch] = (row[ch] + above[ch]) & 255
         line[ch] = <uint8_t> left[ch]
         upper[ch] = above[ch]
     for x in range(1, width):
         at = x * bands
-        to = x * step
         for ch in range(bands):
-            b = above[to + ch]
+            b = above[at + ch]
             pa = _distance(b - upper[ch])
             pb = _distance(left[ch] - upper[ch])
             pc = _distance(left[ch] + b - 2 * upper[ch])
-            # the choice by masks, not branches: on a photo's rows branches are guessed
-            # wrong often enough to cost more than the arithmetic
             nearest = left[ch]
             best = pa
-            take = -(pb < best)
-            nearest ^= (nearest ^ b) & take
-            best ^= (best ^ pb) & take
-            take = -(pc < best)
-            nearest ^= (nearest ^ upper[ch]) & take
+            if pb < best:
+                best = pb
+                nearest = b
+            if pc < best:
+                nearest = upper[ch]
             left[ch] = (row[at + ch] + nearest) & 255
-            line[to + ch] = <uint8_t> left[ch]
+            line[at + ch] = <uint8_t> left[ch]
             upper[ch] = b
 
 
-cdef inline bint _row(int kind, bint first, const uint8_t *row, uint8_t *line,
-                      const uint8_t *above, Py_ssize_t width, int layout) noexcept nogil:
-    """One filtered row of ``width`` pixels into ``line``; ``layout`` 0: RGB, 1: RGBA, 2: RGB
-    four bytes a pixel, the fourth 255 (as Pillow holds RGB); ``above``: the row above
-    (``first``: none, all zeros). False for a filter type PNG does not define. Each filter
-    is called with its layout's numbers as constants, so that the compiler makes a loop of
-    each (the left and upper-left samples in registers)."""
-    cdef Py_ssize_t x
-    if kind == 0 or (kind == 2 and first):
-        if layout == 0:
-            _copied(row, line, width, 3, 3)
-        elif layout == 1:
-            _copied(row, line, width, 4, 4)
-        else:
-            _copied(row, line, width, 3, 4)
-    elif kind == 1 or (kind == 4 and first):
-        if layout == 0:
-            _sub(row, line, width, 3, 3)
-        elif layout == 1:
-            _sub(row, line, width, 4, 4)
-        else:
-            _sub(row, line, width, 3, 4)
-    elif kind == 2:
-        if layout == 0:
-            _up(row, line, above, width, 3, 3)
-        elif layout == 1:
-            _up(row, line, above, width, 4, 4)
-        else:
-            _up(row, line, above, width, 3, 4)
-    elif kind == 3:
-        if layout == 0:
-            _average(row, line, above, first, width, 3, 3)
-        elif layout == 1:
-            _average(row, line, above, first, width, 4, 4)
-        else:
-            _average(row, line, above, first, width, 3, 4)
-    elif kind == 4:
-        if layout == 0:
-            _paeth(row, line, above, width, 3, 3)
-        elif layout == 1:
-            _paeth(row, line, above, width, 4, 4)
-        else:
-            _paeth(row, line, above, width, 3, 4)
-    else:
-        return False
-    if layout == 2:
-        for x in range(width):
-            line[4 * x + 3] = 255
-    return True
+cdef inline void _sub_row(const uint8_t *row, uint8_t *line, Py_ssize_t width,
+                          int bands) noexcept nogil:
+    """A Sub-filtered row (or Paeth on the first row): each byte plus the one to its left,
+    the left samples kept in registers as in ``_paeth_row``."""
+    cdef int left[4]
+    cdef Py_ssize_t x, at
+    cdef int ch
+    for ch in range(bands):
+        left[ch] = row[ch]
+        line[ch] = row[ch]
+    for x in range(1, width):
+        at = x * bands
+        for ch in range(bands):
+            left[ch] = (row[at + ch] + left[ch]) & 255
+            line[at + ch] = <uint8_t> left[ch]
 
 
-def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int bands,
-               bint padded=False):
+cdef void _paeth_row3(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                      Py_ssize_t width) noexcept nogil:
+    _paeth_row(row, line, above, width, 3)
+
+
+cdef void _paeth_row4(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                      Py_ssize_t width) noexcept nogil:
+    _paeth_row(row, line, above, width, 4)
+
+
+cdef void _sub_row3(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil:
+    _sub_row(row, line, width, 3)
+
+
+cdef void _sub_row4(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil:
+    _sub_row(row, line, width, 4)
+
+
+def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int bands):
     """A non-interlaced 8-bit PNG's inflated image data (each row its filter type, then
     ``width`` x ``bands`` filtered bytes, 3 or 4 bands) as its (height, width, bands) pixels;
-    ``padded`` RGB as (height, width, 4), a fourth byte of 255 to each pixel (RGBX, the
-    layout Pillow holds RGB in: it maps such pixels without copying them). None where the
-    data is not exactly that (its length, or a filter type other than the five PNG
-    defines), so that another decoder reads the file and names the damage."""
+    None where the data is not exactly that (its length, or a filter type other than the
+    five PNG defines), so that another decoder reads the file and names the damage."""
     cdef Py_ssize_t stride = width * bands
     if height < 1 or width < 1 or bands not in (3, 4) or raw.shape[0] != height * (stride + 1):
         return None
-    cdef int step = 4 if padded else bands
-    out = np.empty((height, width, step), dtype=np.uint8)
+    out = np.empty((height, width, bands), dtype=np.uint8)
     cdef uint8_t[:, :, ::1] view = out
     cdef uint8_t *pixels = &view[0, 0, 0]
-    cdef Py_ssize_t line_bytes = width * step
     cdef const uint8_t *row
     cdef uint8_t *line
-    cdef Py_ssize_t y
-    cdef int layout = 2 if step == 4 and bands == 3 else (0 if bands == 3 else 1)
-    cdef bint fine = True
+    cdef uint8_t *above
+    cdef Py_ssize_t y, i
+    cdef int kind
+    cdef bint damaged = False
     with nogil:
         for y in range(height):
             row = &raw[y * (stride + 1)]
-            line = pixels + y * line_bytes
-            fine = _row(row[0], y == 0, row + 1, line, line - line_bytes, width, layout)
-            if not fine:
+            kind = row[0]
+            row += 1
+            line = pixels + y * stride
+            above = line - stride  # read only where y > 0
+            if kind == 0:
+                memcpy(line, row, stride)
+            elif kind == 1 or (kind == 4 and y == 0):  # Sub; Paeth on the first row is Sub
+                if bands == 3:
+                    _sub_row3(row, line, width)
+                else:
+                    _sub_row4(row, line, width)
+            elif kind == 2:  # Up
+                if y == 0:
+                    memcpy(line, row, stride)
+                else:
+                    for i in range(stride):
+                        line[i] = <uint8_t> (row[i] + above[i])
+            elif kind == 3:  # Average
+                if y == 0:
+                    for i in range(bands):
+                        line[i] = row[i]
+                    for i in range(bands, stride):
+                        line[i] = <uint8_t> (row[i] + (line[i - bands] >> 1))
+                else:
+                    for i in range(bands):
+                        line[i] = <uint8_t> (row[i] + (above[i] >> 1))
+                    for i in range(bands, stride):
+                        line[i] = <uint8_t> (row[i] + ((line[i - bands] + above[i]) >> 1))
+            elif kind == 4:  # Paeth, below the first row
+                if bands == 3:
+                    _paeth_row3(row, line, above, width)
+                else:
+                    _paeth_row4(row, line, above, width)
+            else:
+                damaged = True
                 break
-    return out if fine else None
+    return None if damaged else out

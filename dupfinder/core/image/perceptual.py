@@ -570,17 +570,9 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     data = _png_bytes(path)
     compiled = direct.available()  # where it was not built, Pillow's steps answer alone
     if compiled and data is not None and not png.may_hold_exif(data):
-        read = png.picture(data, Image.MAX_IMAGE_PIXELS)
-        if read is not None:
-            reduced = read.pixels.shape[:2] != (read.height, read.width)
-            found = direct.fingerprint(
-                read.pixels,
-                colour=True,
-                file_format="PNG",
-                invariant=invariant,
-                stored=(read.width, read.height),
-                clear=False if reduced else None,  # reduced: an RGB picture, opaque
-            )
+        pixels = png.pixels(data, Image.MAX_IMAGE_PIXELS)
+        if pixels is not None:
+            found = direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=invariant)
             if found is not None:
                 return _fingerprint_of(found, invariant)
     im, file_format, width, height, orientation = _decode(path, data)

@@ -20,16 +20,13 @@ import functools
 import struct
 import zlib
 from collections.abc import Callable
-from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 
-from dupfinder.core.image import levels
 from dupfinder.core.jit.engine import Kernel, choose
 
-__all__ = ["SIGNATURE", "Picture", "may_hold_exif", "picture", "pixels"]
+__all__ = ["SIGNATURE", "may_hold_exif", "pixels"]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: IHDR colour types read here: 2 (RGB) and 6 (RGBA), at 8 bits a sample.
@@ -47,30 +44,10 @@ _CRC = struct.Struct(">I")
 _Inflate = Callable[[bytes | memoryview, int], bytes | bytearray]
 
 
-class Picture(NamedTuple):
-    """A PNG's pixels, (height, width, 3 or 4), and its stored size: the pixels are smaller
-    where they came reduced (``picture``)."""
-
-    pixels: npt.NDArray[np.uint8]
-    width: int
-    height: int
-
-
 def pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | None:
     """A PNG's pixels as (height, width, 3 or 4) when the file is a plain 8-bit RGB or RGBA
     picture that Pillow would decode as it is, within ``max_pixels`` (Pillow's
     decompression-bomb limit); None for everything else."""
-    found = picture(data, max_pixels, reduced=False)
-    return found.pixels if found is not None else None
-
-
-def picture(data: bytes, max_pixels: int | None, reduced: bool = True) -> Picture | None:
-    """``pixels``, and with ``reduced`` an RGB picture that a fingerprint reduces
-    (``levels.reduce_factor``) already reduced: by Pillow's own ``Image.reduce`` of its rows
-    unfiltered four bytes a pixel, the layout Pillow holds RGB in, which it maps instead of
-    copying (in one process a fifth of a photo PNG's CPU; in a scan's workers, whose heap
-    keeps its top, the copy was cheap already). An RGBA picture comes whole: its
-    translucency is read from every pixel."""
     if len(data) < _HEADER_BYTES + 4 or not data.startswith(SIGNATURE) or data[12:16] != b"IHDR":
         return None
     width, height, depth, colour_type, compression, filtering, interlace = struct.unpack_from(
@@ -84,13 +61,11 @@ def picture(data: bytes, max_pixels: int | None, reduced: bool = True) -> Pictur
     stream = _image_data(data)
     if stream is None:
         return None
-    factor = levels.reduce_factor(width, height) if reduced and bands == 3 else 1
     if interlace == 0 and compression == 0 and filtering == 0:
-        found = _inflated(stream, width, height, bands, factor)
+        found = _inflated(stream, width, height, bands)
         if found is not None:
-            return Picture(found, width, height)
-    whole = _spng(data, width, height, bands)
-    return Picture(whole, width, height) if whole is not None else None
+            return found
+    return _spng(data, width, height, bands)
 
 
 #: What a PNG holds EXIF in: its own chunk, or the text chunk ImageMagick writes it to
@@ -160,11 +135,10 @@ def _intact(data: bytes, at: int, length: int) -> bool:
 
 
 def _inflated(
-    stream: bytes | memoryview, width: int, height: int, bands: int, factor: int = 1
+    stream: bytes | memoryview, width: int, height: int, bands: int
 ) -> npt.NDArray[np.uint8] | None:
-    """The picture from its image data by libdeflate and the compiled unfiltering, an RGB one
-    reduced by ``factor`` (``picture``); None where either is missing or the data is not
-    exactly what the header promises."""
+    """The picture from its image data by libdeflate and the compiled unfiltering; None where
+    either is missing or the data is not exactly what the header promises."""
     inflate, kernel = _inflater(), choose(Kernel.PICTURE_DIRECT)
     if inflate is None or kernel is None:
         return None
@@ -175,13 +149,8 @@ def _inflated(
         return None
     if len(raw) != size:
         return None
-    padded = factor > 1
-    found: npt.NDArray[np.uint8] | None = kernel.unfiltered(raw, height, width, bands, padded)
-    if found is None or not padded:
-        return found
-    rows = Image.frombuffer("RGBX", (width, height), found, "raw", "RGBX", 0, 1)
-    small: npt.NDArray[np.uint8] = np.asarray(rows.reduce(factor))[..., :3]
-    return np.ascontiguousarray(small)
+    found: npt.NDArray[np.uint8] | None = kernel.unfiltered(raw, height, width, bands)
+    return found
 
 
 @functools.cache

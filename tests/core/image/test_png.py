@@ -22,7 +22,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
-from dupfinder.core.image import levels, png
+from dupfinder.core.image import png
 from dupfinder.core.jit.engine import Kernel, available
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -286,33 +286,3 @@ def test_a_text_chunk_after_the_data_is_not_checked_as_pillow_does_not() -> None
     found = png.pixels(damaged, None)
     assert found is not None
     assert np.array_equal(found, pixels)
-
-
-@needs_reader
-@pytest.mark.parametrize("size", [(640, 480), (1001, 257), (130, 128)])
-def test_a_large_rgb_picture_comes_reduced_as_pillows_reduce_gives_it(
-    size: tuple[int, int],
-) -> None:
-    buffer = io.BytesIO()
-    _picture("RGB", size).save(buffer, "PNG")
-    data = buffer.getvalue()
-    found = png.picture(data, None)
-    assert found is not None
-    assert (found.width, found.height) == size
-    factor = levels.reduce_factor(*size)
-    with Image.open(io.BytesIO(data)) as whole:
-        expected = np.asarray(whole.reduce(factor))
-    assert np.array_equal(found.pixels, expected)
-    assert found.pixels.flags.c_contiguous
-    plain = png.pixels(data, None)
-    assert plain is not None
-    assert plain.shape == (size[1], size[0], 3)  # ``pixels`` is always whole
-
-
-@needs_reader
-def test_an_rgba_picture_comes_whole() -> None:
-    buffer = io.BytesIO()
-    _picture("RGBA", (640, 480)).save(buffer, "PNG")
-    found = png.picture(buffer.getvalue(), None)
-    assert found is not None
-    assert found.pixels.shape == (480, 640, 4)
