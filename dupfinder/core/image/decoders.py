@@ -1,7 +1,7 @@
 """Whole-picture decoders faster than Pillow's own for the two formats that cost a scan most.
 
-A scan decodes every picture once, in full (only JPEG can be decoded smaller), and on a mixed
-folder the decoding is most of what pictures cost. Two formats have a leaner decoder:
+A scan decodes every picture once (in full but a JPEG and an opaque WebP, below), and on a
+mixed folder the decoding is most of what pictures cost. Two formats have a leaner decoder:
 
 - **PNG** through libspng (``pyspng``, BSD-2-Clause): 1.6-2x Pillow's CPU on large pictures
   and on icons, where Pillow's Python around its C decoder is most of the time;
@@ -10,15 +10,17 @@ folder the decoding is most of what pictures cost. Two formats have a leaner dec
   again; the plain decoder writes the pixels once, at 0.6x the CPU.
 
 Both give the very pixels Pillow gives (tests compare them on real pictures of several
-producers). A scan asks for a large picture ``reduced`` by the factor its steps reduce it by
-anyway (``levels.reduce_factor``, as JPEG's draft does): libwebp then scales an opaque WebP
-while it decodes (its own area average of the same boxes, in YUV before the colour
-conversion: within a few levels of Pillow's ``reduce``), which saves a quarter of the decode
-and the copies of a wallpaper's millions of pixels (a 4096 x 4096 WebP: 0.26 s to 0.19 s). They are taken only where that is so: 8-bit RGB and RGBA pictures (a PNG palette, a
+producers). They are taken only where that is so: 8-bit RGB and RGBA pictures (a PNG palette, a
 colour key, 16-bit or grey samples, and animated WebP stay with Pillow), after Pillow has read
 the header, checked the picture's size against its decompression-bomb limit and taken its
 metadata. Where a decoder is not installed (no wheel for the platform) or refuses the data,
 Pillow decodes as before, and a damaged file is named by Pillow's error.
+
+A scan asks for a large picture ``reduced`` by the factor its steps reduce it by anyway
+(``levels.reduce_factor``, as JPEG's draft does): libwebp then scales an opaque WebP while it
+decodes (its own area average of the same boxes, in YUV before the colour conversion: within
+a few levels of Pillow's ``reduce``), which saves a quarter of the decode and the copies of a
+wallpaper's millions of pixels (a 4096 x 4096 WebP: 0.26 s to 0.19 s).
 """
 
 from __future__ import annotations
