@@ -23,7 +23,7 @@ import pytest
 from PIL import Image
 
 from dupfinder.core.image import png
-from dupfinder.core.jit.engine import Kernel, available
+from dupfinder.core.jit.engine import Kernel, available, choose
 
 ROOT = Path(__file__).resolve().parents[3]
 _REAL = (
@@ -151,6 +151,27 @@ def test_each_filter_on_the_first_row_and_below(
     found = png.pixels(data, None)
     assert found is not None
     assert np.array_equal(found, pixels)
+
+
+@needs_reader
+@pytest.mark.parametrize("vectorised", [True, False])
+@pytest.mark.parametrize("bands", [3, 4])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_vector_and_scalar_unfilterings_give_the_pixels(
+    vectorised: bool, bands: int, seed: int
+) -> None:
+    """Both paths of the compiled unfiltering (the vector one x86-64 takes, the scalar one of
+    other CPUs) on random rows of every filter at widths from one pixel up, plain noise and
+    nearly flat rows, where the Paeth choice ties."""
+    kernel = choose(Kernel.PICTURE_DIRECT)
+    rng = np.random.default_rng(seed)
+    for width in (1, 2, 3, 5, 8, 17, 64):
+        for levels in (256, 3):
+            pixels = rng.integers(0, levels, (7, width, bands), dtype=np.uint8)
+            kinds = [int(k) for k in rng.integers(0, 5, 7)]
+            raw = _filtered(pixels, kinds)
+            found = kernel.unfiltered(raw, 7, width, bands, vectorised)
+            assert np.array_equal(found, pixels), (width, levels, kinds)
 
 
 @needs_reader
