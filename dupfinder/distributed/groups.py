@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow.dataset as ds
 
 from dupfinder.core.errors import FingerprintStoreError
+from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.model import Kind, ScanError, ScanOptions, ScanResult, ScanStats
 from dupfinder.core.scan.pipeline import PairFinder, group_files
 from dupfinder.distributed.pairs_job import PairsManifest
@@ -87,11 +88,11 @@ def result_from_pairs(fingerprints: Path, pairs: Path, options: ScanOptions) -> 
     if not kinds:
         raise FingerprintStoreError(f"{pairs}: no pairs of the kinds asked for")
     found = {kind: read_pairs(pairs, kind) for kind in kinds}
-    wanted = {kind: np.unique(np.concatenate(found[kind][:2])) for kind in kinds}
+    wanted = {kind: sorted_unique(np.concatenate(found[kind][:2])) for kind in kinds}
     stored = load_selected(fingerprints, wanted)
     for kind, values in wanted.items():
         rows = stored.files.rows_of(kind)
-        present = np.unique(stored.outcomes.values[rows[stored.outcomes.has_value[rows]]])
+        present = sorted_unique(stored.outcomes.values[rows[stored.outcomes.has_value[rows]]])
         if present.size != values.size:
             raise FingerprintStoreError(
                 f"{pairs}: {values.size - present.size} paired {kind} fingerprints are not "
@@ -114,7 +115,7 @@ def result_from_pairs(fingerprints: Path, pairs: Path, options: ScanOptions) -> 
     def finder(kind: Kind, values: np.ndarray, k: int, variants: object) -> np.ndarray:
         a, b, _ = found[kind]
         distinct = a != b
-        unique = np.unique(values)
+        unique = sorted_unique(values)
         return np.stack((positions(unique, a[distinct]), positions(unique, b[distinct])), axis=1)
 
     return _result(stored, options, started, finder)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.jit.engine import Engine, Kernel, choose
 from dupfinder.core.model import Grouping
 
@@ -201,7 +202,7 @@ def _universal_rows(
 ) -> list[int]:
     """Rows whose node is linked directly to every other node of the group (``marks`` is a
     scratch array of False, left as it was found)."""
-    nodes = np.unique(inverse[rows])
+    nodes = sorted_unique(inverse[rows])
     marks[nodes] = True
     universal = set()
     for node in nodes.tolist():

@@ -30,6 +30,7 @@ from dupfinder.core.fingerprints.worker import MEDIA_TIME_LIMIT_SECONDS
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import PART_SECONDS, PART_SHARE, KeeperKey, keeper_key
 from dupfinder.core.grouping.media_facts import probed
+from dupfinder.core.index.distinct import sorted_unique, unique_pairs
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.media.match import MediaMatch
 from dupfinder.core.model import Grouping, Kind, MatchedSpan, MediaFacts, ScanOptions
@@ -112,7 +113,7 @@ def file_pairs(
     unique, which = np.unique(values, return_inverse=True)
     which = which.reshape(-1).astype(np.int64)
     # one (hash, owner) entry each, sorted by hash
-    held = np.unique(which * len(hashes) + owners)
+    held = sorted_unique(which * len(hashes) + owners)
     held_value, held_owner = held // len(hashes), held % len(hashes)
     per_value = np.bincount(held_value, minlength=len(unique))
     kept_values = np.flatnonzero((per_value > 0) & (per_value <= COMMON_OWNERS))
@@ -143,7 +144,7 @@ def file_pairs(
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     if len(pairs) == 0:
         return np.zeros((0, 2), dtype=np.int64)
-    return np.unique(pairs, axis=0)
+    return unique_pairs(pairs, len(hashes))
 
 
 def match_span(found: MediaMatch, member_is_a: bool) -> MatchedSpan:

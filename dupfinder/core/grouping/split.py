@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.grouping.cluster import cluster_nodes
+from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.model import Grouping
 
 __all__ = ["CROSS_PASSES", "DENSER", "DEPTH", "split_mixed"]
@@ -63,7 +64,7 @@ def split_mixed(
     out: list[tuple[int, ...]] = []
     for group in groups:
         rows = np.asarray(group, dtype=np.int64)
-        nodes = np.unique(node_of[rows])
+        nodes = sorted_unique(node_of[rows])
         if len(nodes) < 4 or len(nodes) > MAX_NODES:
             out.append(tuple(group))
             continue

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core.index.distinct import pairs_of_keys, unique_pairs
 from dupfinder.core.index.pairs import near_pairs
 
 __all__ = [
@@ -203,22 +204,6 @@ def _band_runs(keys: npt.NDArray[np.uint64], ids: I64, band_bins: int, n: int) -
     return _equal_runs(high[members], (packed[members] & mask).astype(np.int64))
 
 
-def _unique_pairs(pairs: I64, n: int) -> I64:
-    """Distinct rows of (P, 2) pairs with i < j and both below ``n``, sorted; one int64 key
-    per pair sorts several times faster than ``np.unique(axis=0)``."""
-    if len(pairs) == 0:
-        return pairs.reshape(0, 2)
-    return _pair_keys(pairs[:, 0] * np.int64(n) + pairs[:, 1], n)
-
-
-def _pair_keys(keys: I64, n: int) -> I64:
-    """The distinct pairs of ``keys`` (``i * n + j``), sorted, as (P, 2) rows."""
-    keys = np.sort(keys)
-    # distinct by one sort: numpy's hash-based unique took 5 s for 3 M keys here, a sort 0.05
-    keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
-    return np.stack([keys // n, keys % n], axis=1)
-
-
 def densified(sketches: U8) -> U8:
     """``sketches`` with every empty bin (0) filled from the next filled bin to its right
     (wrapping around), its value mixed with the distance, so that it stays in 1..255; rows
@@ -282,7 +267,7 @@ def band_pairs(
         found.extend(_bands_pairs(gather, rows, band_bins, first_band, last_band))
     if not found:
         return np.zeros((0, 2), dtype=np.int64)
-    return _pair_keys(np.concatenate(found), n)
+    return pairs_of_keys(np.concatenate(found), n)
 
 
 def _bands_pairs(
@@ -354,7 +339,7 @@ def candidates(
         extra = band_pairs(gather, rows=first)
         if len(extra):
             both = np.concatenate([np.sort(pairs, axis=1), extra])
-            pairs = _unique_pairs(both, len(first))
+            pairs = unique_pairs(both, len(first))
     return Candidates(inverse, first, pairs)
 
 

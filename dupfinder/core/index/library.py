@@ -41,6 +41,7 @@ import numpy as np
 
 from dupfinder.core.index import compiled as index_kernel
 from dupfinder.core.index import cost
+from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.index.layout import I64Array, U64Array
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.index.reference import (
@@ -151,15 +152,6 @@ def _variants_digest(values: np.ndarray, variants: Sequence[Sequence[int]], k: i
     flat = itertools.chain.from_iterable(variants)
     digest.update(np.fromiter(flat, dtype=np.uint64, count=int(counts.sum())).tobytes())
     return digest.digest()
-
-
-def _sorted_unique(values: U64Array) -> U64Array:
-    """``np.unique`` by one sort (numpy's hash-based unique is many times slower on 64-bit
-    values)."""
-    ordered = np.sort(values)
-    if ordered.size < 2:
-        return ordered
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
 
 class Library:
@@ -283,7 +275,7 @@ class Library:
         """(P, 2) pairs i < j of indices into ``np.unique(values)`` within ``k`` bits."""
         if variants and any(variants):
             return self._with_variants(kind, values, k, variants)
-        unique = _sorted_unique(np.asarray(values, dtype=np.uint64))
+        unique = sorted_unique(np.asarray(values, dtype=np.uint64))
         found = self._incremental(kind, unique, k)
         if found is None:
             self.last_mode = "batch"
@@ -303,7 +295,7 @@ class Library:
         digest = _variants_digest(values, variants, k)
         last = self._searches.get(name)
         if last is not None and last[0] == digest:
-            distinct = _sorted_unique(np.asarray(values, dtype=np.uint64)).size
+            distinct = sorted_unique(np.asarray(values, dtype=np.uint64)).size
             pairs = last[1]
             if not pairs.size or (
                 int(pairs.min()) >= 0

@@ -18,6 +18,7 @@ from types import ModuleType
 
 import numpy as np
 
+from dupfinder.core.index.distinct import unique_pairs
 from dupfinder.core.index.layout import I64Array
 from dupfinder.core.index.reference import PermutedIndex, all_pairs, compiled_kernel
 from dupfinder.core.jit.engine import Engine
@@ -60,7 +61,7 @@ def near_pairs(
     combined = np.concatenate([pairs.reshape(-1, 2), extra_pairs]).astype(np.int64)
     if len(combined) == 0:
         return combined.reshape(0, 2)
-    return np.unique(combined, axis=0)
+    return unique_pairs(combined, unique.size)
 
 
 def _with_variants_compiled(

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.index import cost, layout
+from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.index.layout import (
     ALL_ONES,
     BITS,
@@ -832,7 +833,7 @@ class PermutedIndex:
         if not found:
             empty = np.empty(0, np.int64)
             return empty, empty.copy()
-        ids = np.unique(np.concatenate(found) & _U64(mask)).astype(np.int64)
+        ids = sorted_unique(np.concatenate(found) & _U64(mask)).astype(np.int64)
         dist = _popcount(self._values[ids] ^ _U64(v))
         keep = dist <= self._k
         return ids[keep], dist[keep].astype(np.int64)

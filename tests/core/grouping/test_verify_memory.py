@@ -66,7 +66,7 @@ def _oracle_candidates(
     pairs = verify._expand(value_pairs, node_value.astype(np.int64).reshape(-1), len(unique))
     extra = _oracle_band_pairs(sketches[first])
     if len(extra):
-        pairs = verify._unique_pairs(np.concatenate([np.sort(pairs, axis=1), extra]), len(first))
+        pairs = np.unique(np.concatenate([np.sort(pairs, axis=1), extra]), axis=0)
     return inverse, first, pairs
 
 

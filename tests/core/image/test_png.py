@@ -164,6 +164,7 @@ def test_the_vector_and_scalar_unfilterings_give_the_pixels(
     other CPUs) on random rows of every filter at widths from one pixel up, plain noise and
     nearly flat rows, where the Paeth choice ties."""
     kernel = choose(Kernel.PICTURE_DIRECT)
+    assert kernel is not None
     rng = np.random.default_rng(seed)
     for width in (1, 2, 3, 5, 8, 17, 64):
         for levels in (256, 3):
