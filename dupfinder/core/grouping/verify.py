@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dupfinder.core.index.distinct import pairs_of_keys, unique_pairs
+from dupfinder.core.index.distinct import pairs_of_keys, sorted_unique, unique_pairs
 from dupfinder.core.index.pairs import near_pairs
 
 __all__ = [
@@ -199,7 +199,7 @@ def _band_runs(keys: npt.NDArray[np.uint64], ids: I64, band_bins: int, n: int) -
     packed.sort()
     high = packed >> np.uint64(id_bits)
     shared = np.flatnonzero(high[1:] == high[:-1])
-    members = np.union1d(shared, shared + 1)
+    members = sorted_unique(np.concatenate((shared, shared + 1)))
     mask = np.uint64((1 << id_bits) - 1)
     return _equal_runs(high[members], (packed[members] & mask).astype(np.int64))
 
