@@ -9,6 +9,7 @@ from unittest import mock
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -165,3 +166,33 @@ def test_a_planted_short_copy_is_proposed_and_empty_sketches_are_not() -> None:
     proposed = {tuple(sorted(found.first[p].tolist())) for p in found.pairs}
     assert (100, 101) in proposed
     assert not any(a >= 250 or b >= 250 for a, b in proposed)
+
+
+def _expand_oracle(value_pairs: I64, node_value: I64, n_values: int) -> I64:
+    """Node pairs from value pairs, one pair at a time in Python, in ``verify._expand``'s order."""
+    nodes: list[list[int]] = [[] for _ in range(n_values)]
+    for node, value in enumerate(node_value.tolist()):
+        nodes[value].append(node)
+    listed = [(a, b, len(nodes[a]) == len(nodes[b]) == 1) for a, b in value_pairs.tolist()]
+    out = [(nodes[a][0], nodes[b][0]) for a, b, single in listed if single]
+    for a, b, single in listed:
+        if not single:
+            out += [(x, y) for x in nodes[a] for y in nodes[b]]
+    for same in nodes:
+        out += [(x, y) for i, x in enumerate(same) for y in same[i + 1 :]]
+    return np.sort(np.array(out, dtype=np.int64).reshape(-1, 2), axis=1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_expand_gives_every_node_pair_in_order(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_values = int(rng.integers(1, 30))
+    nodes = int(rng.integers(n_values, 4 * n_values + 1))
+    node_value = np.concatenate(
+        [np.arange(n_values), rng.integers(0, n_values, nodes - n_values)]
+    ).astype(np.int64)
+    rng.shuffle(node_value)
+    pairs = rng.integers(0, n_values, (int(rng.integers(0, 60)), 2))
+    value_pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
+    found = verify._expand(value_pairs.astype(np.int64), node_value, n_values)
+    assert np.array_equal(found, _expand_oracle(value_pairs, node_value, n_values))
