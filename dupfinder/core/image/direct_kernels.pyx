@@ -65,14 +65,16 @@ cdef extern from *:
         memcpy(at, &out, (size_t)bands);
     }
 
-    /* Each loop moves four bytes a pixel but at the row's last pixel: a three-band pixel's
-       fourth byte is the next pixel's first, read and written again when its turn comes
-       (three-byte moves are split in two by the compiler). Lanes hold 0..255 with a zero
-       high byte: a byte-wise add is the sum modulo 256 and leaves the high bytes zero. */
+    /* Each loop moves four bytes a pixel while four bytes lie within the row, then the
+       pixel's own bands: a three-band pixel's fourth byte is the next pixel's first (a grey
+       pixel's next three are the next three pixels), read and written again when its turn
+       comes (three-byte moves are split in two by the compiler). Lanes hold 0..255 with a
+       zero high byte: a byte-wise add is the sum modulo 256 and leaves the high bytes
+       zero. */
     #define DF_EACH_PIXEL(width, bands, STEP) do { \
             Py_ssize_t x_ = 0; \
-            for (; x_ + 1 < (width); x_++) { STEP(x_ * (bands), 4) } \
-            STEP(x_ * (bands), (bands)) \
+            for (; x_ * (bands) + 4 <= (width) * (bands); x_++) { STEP(x_ * (bands), 4) } \
+            for (; x_ < (width); x_++) { STEP(x_ * (bands), (bands)) } \
         } while (0)
 
     #define DF_SUB_STEP(at, size) \
@@ -121,13 +123,20 @@ cdef extern from *:
         DF_EACH_PIXEL(width, bands, DF_PAETH_STEP);
     }
 
+    static void df_sub1(const uint8_t *r, uint8_t *l, Py_ssize_t w) { df_sub(r, l, w, 1); }
     static void df_sub3(const uint8_t *r, uint8_t *l, Py_ssize_t w) { df_sub(r, l, w, 3); }
     static void df_sub4(const uint8_t *r, uint8_t *l, Py_ssize_t w) { df_sub(r, l, w, 4); }
+    static void df_average1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
+        df_average(r, l, u, w, 1);
+    }
     static void df_average3(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
         df_average(r, l, u, w, 3);
     }
     static void df_average4(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
         df_average(r, l, u, w, 4);
+    }
+    static void df_paeth1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
+        df_paeth(r, l, u, w, 1);
     }
     static void df_paeth3(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
         df_paeth(r, l, u, w, 3);
@@ -137,6 +146,9 @@ cdef extern from *:
     }
     #else
     #define DF_UNFILTER_SIMD 0
+    static void df_sub1(const uint8_t *r, uint8_t *l, Py_ssize_t w) {}
+    static void df_average1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
+    static void df_paeth1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
     static void df_sub3(const uint8_t *r, uint8_t *l, Py_ssize_t w) {}
     static void df_sub4(const uint8_t *r, uint8_t *l, Py_ssize_t w) {}
     static void df_average3(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
@@ -146,6 +158,11 @@ cdef extern from *:
     #endif
     """
     bint UNFILTER_SIMD "DF_UNFILTER_SIMD"
+    void simd_sub1 "df_sub1"(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil
+    void simd_average1 "df_average1"(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                                     Py_ssize_t width) noexcept nogil
+    void simd_paeth1 "df_paeth1"(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                                 Py_ssize_t width) noexcept nogil
     void simd_sub3 "df_sub3"(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil
     void simd_sub4 "df_sub4"(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil
     void simd_average3 "df_average3"(const uint8_t *row, uint8_t *line, const uint8_t *above,
@@ -526,6 +543,11 @@ cdef inline void _sub_row(const uint8_t *row, uint8_t *line, Py_ssize_t width,
             line[at + ch] = <uint8_t> left[ch]
 
 
+cdef void _paeth_row1(const uint8_t *row, uint8_t *line, const uint8_t *above,
+                      Py_ssize_t width) noexcept nogil:
+    _paeth_row(row, line, above, width, 1)
+
+
 cdef void _paeth_row3(const uint8_t *row, uint8_t *line, const uint8_t *above,
                       Py_ssize_t width) noexcept nogil:
     _paeth_row(row, line, above, width, 3)
@@ -534,6 +556,10 @@ cdef void _paeth_row3(const uint8_t *row, uint8_t *line, const uint8_t *above,
 cdef void _paeth_row4(const uint8_t *row, uint8_t *line, const uint8_t *above,
                       Py_ssize_t width) noexcept nogil:
     _paeth_row(row, line, above, width, 4)
+
+
+cdef void _sub_row1(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil:
+    _sub_row(row, line, width, 1)
 
 
 cdef void _sub_row3(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil:
@@ -547,14 +573,14 @@ cdef void _sub_row4(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcep
 def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int bands,
                bint vectorised=True):
     """A non-interlaced 8-bit PNG's inflated image data (each row its filter type, then
-    ``width`` x ``bands`` filtered bytes, 3 or 4 bands) as its (height, width, bands) pixels;
+    ``width`` x ``bands`` filtered bytes, 1, 3 or 4 bands) as its (height, width, bands) pixels;
     None where the data is not exactly that (its length, or a filter type other than the
     five PNG defines), so that another decoder reads the file and names the damage.
 
     Sub, Average and Paeth rows take the vector path where it is built (``VECTORISED``) and
     ``vectorised`` is left True; False takes the scalar path other CPUs run (for tests)."""
     cdef Py_ssize_t stride = width * bands
-    if height < 1 or width < 1 or bands not in (3, 4) or raw.shape[0] != height * (stride + 1):
+    if height < 1 or width < 1 or bands not in (1, 3, 4) or raw.shape[0] != height * (stride + 1):
         return None
     out = np.empty((height, width, bands), dtype=np.uint8)
     cdef uint8_t[:, :, ::1] view = out
@@ -567,6 +593,7 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
     cdef bint damaged = False
     cdef bint simd = vectorised and UNFILTER_SIMD
     cdef bint three = bands == 3
+    cdef bint grey = bands == 1
     with nogil:
         for y in range(height):
             row = &raw[y * (stride + 1)]
@@ -580,10 +607,14 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
                 if simd:
                     if three:
                         simd_sub3(row, line, width)
+                    elif grey:
+                        simd_sub1(row, line, width)
                     else:
                         simd_sub4(row, line, width)
                 elif three:
                     _sub_row3(row, line, width)
+                elif grey:
+                    _sub_row1(row, line, width)
                 else:
                     _sub_row4(row, line, width)
             elif kind == 2:  # Up
@@ -595,6 +626,8 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
             elif kind == 3 and simd:  # Average
                 if three:
                     simd_average3(row, line, NULL if y == 0 else above, width)
+                elif grey:
+                    simd_average1(row, line, NULL if y == 0 else above, width)
                 else:
                     simd_average4(row, line, NULL if y == 0 else above, width)
             elif kind == 3:
@@ -612,10 +645,14 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
                 if simd:
                     if three:
                         simd_paeth3(row, line, above, width)
+                    elif grey:
+                        simd_paeth1(row, line, above, width)
                     else:
                         simd_paeth4(row, line, above, width)
                 elif three:
                     _paeth_row3(row, line, above, width)
+                elif grey:
+                    _paeth_row1(row, line, above, width)
                 else:
                     _paeth_row4(row, line, above, width)
             else:

@@ -565,14 +565,18 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     """Fingerprint one image file; raises a ``FileProblem`` subclass when that is impossible.
 
     A picture that needs no turn (every icon, most pictures) takes the direct path
-    (``direct``: the same numbers without Pillow's steps); a plain RGB or RGBA PNG among them
-    is not even opened by Pillow."""
+    (``direct``: the same numbers without Pillow's steps); a plain grey, RGB or RGBA PNG
+    among them is not even decoded by Pillow."""
     data = _png_bytes(path)
     compiled = direct.available()  # where it was not built, Pillow's steps answer alone
     if compiled and data is not None and not png.may_hold_exif(data):
         pixels = png.pixels(data, Image.MAX_IMAGE_PIXELS)
         if pixels is not None:
-            found = direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=invariant)
+            found = (
+                _grey_png(pixels[:, :, 0], invariant)
+                if pixels.shape[2] == 1
+                else direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=invariant)
+            )
             if found is not None:
                 return _fingerprint_of(found, invariant)
     im, file_format, width, height, orientation = _decode(path, data)
@@ -607,6 +611,25 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
         tuple(hashes[1:forms]),
         working.descriptor(),
         tuple(hashes[forms:]),
+    )
+
+
+def _grey_png(grey: npt.NDArray[np.uint8], invariant: bool) -> direct.Direct | None:
+    """A plain grey PNG's pixels through the very steps Pillow's decode of it takes below:
+    reduced by Pillow, made RGB, then the direct path, colourless (the grey of a wallpaper
+    or a photo, some 2.7 ms a file through Pillow's decoder, whose zlib inflates at a third
+    of libdeflate's speed)."""
+    height, width = grey.shape
+    picture = Image.frombuffer("L", (width, height), np.ascontiguousarray(grey), "raw", "L", 0, 1)
+    small = _reduced(picture, width, height)
+    pixels = np.asarray(small.convert("RGB"))
+    return direct.fingerprint(
+        pixels,
+        colour=False,
+        file_format="PNG",
+        invariant=invariant,
+        stored=(width, height),
+        clear=False,
     )
 
 

@@ -29,8 +29,8 @@ from dupfinder.core.jit.engine import Kernel, choose
 __all__ = ["SIGNATURE", "may_hold_exif", "pixels"]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: IHDR colour types read here: 2 (RGB) and 6 (RGBA), at 8 bits a sample.
-_BANDS = {2: 3, 6: 4}
+#: IHDR colour types read here: 0 (grey), 2 (RGB) and 6 (RGBA), at 8 bits a sample.
+_BANDS = {0: 1, 2: 3, 6: 4}
 #: Chunks that send a PNG to Pillow: a colour key (``tRNS``) changes what its pixels mean,
 #: and an animation (``acTL``) may not show its first image data as its first frame.
 _NOT_PLAIN = frozenset({b"tRNS", b"acTL"})
@@ -45,9 +45,10 @@ _Inflate = Callable[[bytes | memoryview, int], bytes | bytearray]
 
 
 def pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | None:
-    """A PNG's pixels as (height, width, 3 or 4) when the file is a plain 8-bit RGB or RGBA
-    picture that Pillow would decode as it is, within ``max_pixels`` (Pillow's
-    decompression-bomb limit); None for everything else."""
+    """A PNG's pixels as (height, width, 1, 3 or 4) when the file is a plain 8-bit grey, RGB
+    or RGBA picture that Pillow would decode as it is, within ``max_pixels`` (Pillow's
+    decompression-bomb limit); None for everything else (a grey picture libdeflate cannot
+    read is left to Pillow, not libspng)."""
     if len(data) < _HEADER_BYTES + 4 or not data.startswith(SIGNATURE) or data[12:16] != b"IHDR":
         return None
     width, height, depth, colour_type, compression, filtering, interlace = struct.unpack_from(
@@ -65,7 +66,7 @@ def pixels(data: bytes, max_pixels: int | None) -> npt.NDArray[np.uint8] | None:
         found = _inflated(stream, width, height, bands)
         if found is not None:
             return found
-    return _spng(data, width, height, bands)
+    return _spng(data, width, height, bands) if bands > 1 else None
 
 
 #: What a PNG holds EXIF in: its own chunk, or the text chunk ImageMagick writes it to

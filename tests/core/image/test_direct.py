@@ -210,6 +210,26 @@ def test_an_icon_takes_the_direct_path(tmp_path: Path) -> None:
     assert found.hashes[0] == perceptual.image_fingerprint(path).value
 
 
+@needs_kernel
+@pytest.mark.parametrize("size", [(48, 40), (1203, 611), (2600, 1500)])
+def test_a_grey_png_read_from_its_bytes_fingerprints_as_pillows_decode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    """A plain grey PNG skips Pillow's decoder (libdeflate and the compiled unfiltering read
+    it) and then takes Pillow's very steps: the same fingerprint as Pillow's decode gives,
+    small, reduced by two, and reduced by four."""
+    path = tmp_path / "grey.png"
+    _drawing("RGB", size).convert("L").save(path)
+    if png.pixels(path.read_bytes(), None) is None:
+        pytest.skip("libdeflate is not installed here")
+    for invariant in (False, True):
+        found = _outcome(path, invariant)
+        with monkeypatch.context() as patch:
+            patch.setattr(png, "_BANDS", {2: 3, 6: 4})  # grey left to Pillow, as before
+            assert png.pixels(path.read_bytes(), None) is None
+            assert found == _outcome(path, invariant)
+
+
 def _png(size: tuple[int, int], colour_type: int, depth: int, chunks: list[bytes]) -> bytes:
     def chunk(kind: bytes, body: bytes) -> bytes:
         return (
@@ -218,7 +238,7 @@ def _png(size: tuple[int, int], colour_type: int, depth: int, chunks: list[bytes
 
     w, h = size
     header = chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour_type, 0, 0, 0))
-    bands = {2: 3, 6: 4}[colour_type] * depth // 8
+    bands = {0: 1, 2: 3, 6: 4}[colour_type] * depth // 8
     rows = b"".join(b"\x00" + bytes(i % 251 for i in range(w * bands)) for _ in range(h))
     data = chunk(b"IDAT", zlib.compress(rows))
     return b"\x89PNG\r\n\x1a\n" + header + b"".join(chunks) + data + chunk(b"IEND", b"")
@@ -235,6 +255,10 @@ def test_png_pixels_takes_only_plain_small_pictures() -> None:
     assert pixels is not None
     assert pixels.shape == (10, 20, 3)
     assert png.pixels(_png((20, 10), 6, 8, []), None) is not None
+    grey = png.pixels(_png((20, 10), 0, 8, []), None)
+    assert grey is not None
+    assert grey.shape == (10, 20, 1)
+    assert png.pixels(_png((20, 10), 0, 8, [trns(b"\0\7")]), None) is None  # a grey key
     assert png.pixels(_png((20, 10), 2, 8, [trns(b"\0\1\0\2\0\3")]), None) is None
     animated = struct.pack(">I", 8) + b"acTL" + struct.pack(">II", 2, 0) + b"\0\0\0\0"
     assert png.pixels(_png((20, 10), 6, 8, [animated]), None) is None

@@ -155,7 +155,7 @@ def test_each_filter_on_the_first_row_and_below(
 
 @needs_reader
 @pytest.mark.parametrize("vectorised", [True, False])
-@pytest.mark.parametrize("bands", [3, 4])
+@pytest.mark.parametrize("bands", [1, 3, 4])
 @pytest.mark.parametrize("seed", range(6))
 def test_the_vector_and_scalar_unfilterings_give_the_pixels(
     vectorised: bool, bands: int, seed: int
