@@ -22,7 +22,8 @@ arithmetic, compiled (``direct_kernels``; where it was not built, or
   YCbCr conversion (64 pixels: one call).
 
 A PNG of 8-bit RGB or RGBA samples is read from its bytes by ``png``, without Pillow opening
-it; every other picture is decoded by Pillow and handed over as RGB or RGBA. Tests hold
+it (a grey one too, then reduced and made RGB by Pillow as a decoded one is); every other
+picture is decoded by Pillow and handed over as RGB or RGBA. Tests hold
 both paths equal on the icons and pictures of several themes and producers.
 """
 

@@ -572,11 +572,14 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     if compiled and data is not None and not png.may_hold_exif(data):
         pixels = png.pixels(data, Image.MAX_IMAGE_PIXELS)
         if pixels is not None:
-            found = (
-                _grey_png(pixels[:, :, 0], invariant)
-                if pixels.shape[2] == 1
-                else direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=invariant)
-            )
+            if pixels.shape[2] == 1:  # grey: Pillow's own steps from its pixels, as below
+                height, width = pixels.shape[:2]
+                grey = Image.frombuffer("L", (width, height), pixels, "raw", "L", 0, 1)
+                found = _direct_from(grey, "PNG", width, height, invariant)
+            else:
+                found = direct.fingerprint(
+                    pixels, colour=True, file_format="PNG", invariant=invariant
+                )
             if found is not None:
                 return _fingerprint_of(found, invariant)
     im, file_format, width, height, orientation = _decode(path, data)
@@ -588,17 +591,7 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
         and file_format not in _JPEG_FORMATS
         and (reduced_alike or reduce_factor(width, height) == 1)
     ):
-        clear = imagecheck.transparent(im) if _has_alpha(im) else False
-        small = _reduced(im, width, height)  # Pillow's reduce, before any copy of the pixels
-        pixels = np.asarray(small.convert("RGBA" if _has_alpha(small) else "RGB"))
-        found = direct.fingerprint(
-            pixels,
-            colour=im.mode not in _COLOURLESS_MODES,
-            file_format=file_format,
-            invariant=invariant,
-            stored=(width, height),
-            clear=clear,
-        )
+        found = _direct_from(im, file_format, width, height, invariant)
         if found is not None:
             return _fingerprint_of(found, invariant)
     working = _working_from(im, file_format, width, height, orientation)
@@ -614,22 +607,23 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     )
 
 
-def _grey_png(grey: npt.NDArray[np.uint8], invariant: bool) -> direct.Direct | None:
-    """A plain grey PNG's pixels through the very steps Pillow's decode of it takes below:
-    reduced by Pillow, made RGB, then the direct path, colourless (the grey of a wallpaper
-    or a photo, some 2.7 ms a file through Pillow's decoder, whose zlib inflates at a third
-    of libdeflate's speed)."""
-    height, width = grey.shape
-    picture = Image.frombuffer("L", (width, height), np.ascontiguousarray(grey), "raw", "L", 0, 1)
-    small = _reduced(picture, width, height)
-    pixels = np.asarray(small.convert("RGB"))
+def _direct_from(
+    im: Image.Image, file_format: str | None, width: int, height: int, invariant: bool
+) -> direct.Direct | None:
+    """The direct path for a decoded picture that needs no turn: Pillow's reduce (before any
+    copy of the pixels), made RGB or RGBA, then the compiled steps. A plain grey PNG comes
+    here from its bytes (libdeflate inflates at three times the speed of the zlib in
+    Pillow's decoder), every other picture from Pillow's decode."""
+    clear = imagecheck.transparent(im) if _has_alpha(im) else False
+    small = _reduced(im, width, height)
+    pixels = np.asarray(small.convert("RGBA" if _has_alpha(small) else "RGB"))
     return direct.fingerprint(
         pixels,
-        colour=False,
-        file_format="PNG",
+        colour=im.mode not in _COLOURLESS_MODES,
+        file_format=file_format,
         invariant=invariant,
         stored=(width, height),
-        clear=False,
+        clear=clear,
     )
 
 

@@ -3,15 +3,15 @@
 Decoding is most of what a PNG costs a scan (icons, screenshots, photos and wallpapers saved
 as PNG), and most of decoding is inflating the image data: zlib's inflate, which libspng and
 Pillow run, took 60 % of libspng's time on photos here, and libdeflate inflates the same
-streams 3-4x faster. A plain picture (8-bit RGB or RGBA samples, not interlaced, no colour key,
-no animation) is read here: its chunks walked, its image data inflated by libdeflate
+streams 3-4x faster. A plain picture (8-bit grey, RGB or RGBA samples, not interlaced, no
+colour key, no animation) is read here: its chunks walked, its image data inflated by libdeflate
 (``deflate``, MIT; libdeflate MIT) to exactly the size its header gives, and its rows
 unfiltered in compiled code (``direct_kernels.unfiltered``). Where libdeflate is not installed
-or refuses the data, libspng decodes the picture (``pyspng``); everything else gets None, and
-Pillow opens the file and names any damage. PNG is lossless: every decoder gives the same
-pixels (tests compare them with Pillow's on real pictures of several producers). Chunks
-before the image data are checked against their CRC-32, as Pillow checks them; the image
-data's chunks are not (Pillow does not), its zlib stream's own Adler-32 is.
+or refuses the data, libspng decodes an RGB or RGBA picture (``pyspng``); everything else
+gets None, and Pillow opens the file and names any damage. PNG is lossless: every decoder
+gives the same pixels (tests compare them with Pillow's on real pictures of several
+producers). Chunks before the image data are checked against their CRC-32, as Pillow checks
+them; the image data's chunks are not (Pillow does not), its zlib stream's own Adler-32 is.
 """
 
 from __future__ import annotations
