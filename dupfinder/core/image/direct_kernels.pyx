@@ -123,56 +123,28 @@ cdef extern from *:
         DF_EACH_PIXEL(width, bands, DF_PAETH_STEP);
     }
 
-    static void df_sub1(const uint8_t *r, uint8_t *l, Py_ssize_t w) { df_sub(r, l, w, 1); }
-    static void df_sub3(const uint8_t *r, uint8_t *l, Py_ssize_t w) { df_sub(r, l, w, 3); }
-    static void df_sub4(const uint8_t *r, uint8_t *l, Py_ssize_t w) { df_sub(r, l, w, 4); }
-    static void df_average1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
-        df_average(r, l, u, w, 1);
-    }
-    static void df_average3(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
-        df_average(r, l, u, w, 3);
-    }
-    static void df_average4(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
-        df_average(r, l, u, w, 4);
-    }
-    static void df_paeth1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
-        df_paeth(r, l, u, w, 1);
-    }
-    static void df_paeth3(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
-        df_paeth(r, l, u, w, 3);
-    }
-    static void df_paeth4(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {
-        df_paeth(r, l, u, w, 4);
+    /* One Sub (1), Average (3) or Paeth (4) row of 1, 3 or 4 bands; ``above`` NULL on the
+       first row (where Paeth is Sub). Each band count is its own inlined copy. */
+    #define DF_ROW(n) \
+        if (kind == 1 || (kind == 4 && above == NULL)) df_sub(row, line, width, n); \
+        else if (kind == 3) df_average(row, line, above, width, n); \
+        else df_paeth(row, line, above, width, n);
+    static void df_serial_row(int kind, const uint8_t *row, uint8_t *line,
+                              const uint8_t *above, Py_ssize_t width, int bands) {
+        if (bands == 1) { DF_ROW(1) }
+        else if (bands == 3) { DF_ROW(3) }
+        else { DF_ROW(4) }
     }
     #else
     #define DF_UNFILTER_SIMD 0
-    static void df_sub1(const uint8_t *r, uint8_t *l, Py_ssize_t w) {}
-    static void df_average1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
-    static void df_paeth1(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
-    static void df_sub3(const uint8_t *r, uint8_t *l, Py_ssize_t w) {}
-    static void df_sub4(const uint8_t *r, uint8_t *l, Py_ssize_t w) {}
-    static void df_average3(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
-    static void df_average4(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
-    static void df_paeth3(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
-    static void df_paeth4(const uint8_t *r, uint8_t *l, const uint8_t *u, Py_ssize_t w) {}
+    static void df_serial_row(int kind, const uint8_t *row, uint8_t *line,
+                              const uint8_t *above, Py_ssize_t width, int bands) {}
     #endif
     """
     bint UNFILTER_SIMD "DF_UNFILTER_SIMD"
-    void simd_sub1 "df_sub1"(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil
-    void simd_average1 "df_average1"(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                                     Py_ssize_t width) noexcept nogil
-    void simd_paeth1 "df_paeth1"(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                                 Py_ssize_t width) noexcept nogil
-    void simd_sub3 "df_sub3"(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil
-    void simd_sub4 "df_sub4"(const uint8_t *row, uint8_t *line, Py_ssize_t width) noexcept nogil
-    void simd_average3 "df_average3"(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                                     Py_ssize_t width) noexcept nogil
-    void simd_average4 "df_average4"(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                                     Py_ssize_t width) noexcept nogil
-    void simd_paeth3 "df_paeth3"(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                                 Py_ssize_t width) noexcept nogil
-    void simd_paeth4 "df_paeth4"(const uint8_t *row, uint8_t *line, const uint8_t *above,
-                                 Py_ssize_t width) noexcept nogil
+    void simd_serial_row "df_serial_row"(int kind, const uint8_t *row, uint8_t *line,
+                                         const uint8_t *above, Py_ssize_t width,
+                                         int bands) noexcept nogil
 
 #: Whether ``unfiltered`` takes the vector path (x86-64); elsewhere the scalar one.
 VECTORISED = bool(UNFILTER_SIMD)
@@ -603,34 +575,25 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
             above = line - stride  # read only where y > 0
             if kind == 0:
                 memcpy(line, row, stride)
-            elif kind == 1 or (kind == 4 and y == 0):  # Sub; Paeth on the first row is Sub
-                if simd:
-                    if three:
-                        simd_sub3(row, line, width)
-                    elif grey:
-                        simd_sub1(row, line, width)
-                    else:
-                        simd_sub4(row, line, width)
-                elif three:
-                    _sub_row3(row, line, width)
-                elif grey:
-                    _sub_row1(row, line, width)
-                else:
-                    _sub_row4(row, line, width)
             elif kind == 2:  # Up
                 if y == 0:
                     memcpy(line, row, stride)
                 else:
                     for i in range(stride):
                         line[i] = <uint8_t> (row[i] + above[i])
-            elif kind == 3 and simd:  # Average
+            elif kind > 4:
+                damaged = True
+                break
+            elif simd:  # Sub, Average or Paeth
+                simd_serial_row(kind, row, line, NULL if y == 0 else above, width, bands)
+            elif kind == 1 or (kind == 4 and y == 0):  # Sub; Paeth on the first row is Sub
                 if three:
-                    simd_average3(row, line, NULL if y == 0 else above, width)
+                    _sub_row3(row, line, width)
                 elif grey:
-                    simd_average1(row, line, NULL if y == 0 else above, width)
+                    _sub_row1(row, line, width)
                 else:
-                    simd_average4(row, line, NULL if y == 0 else above, width)
-            elif kind == 3:
+                    _sub_row4(row, line, width)
+            elif kind == 3:  # Average
                 if y == 0:
                     for i in range(bands):
                         line[i] = row[i]
@@ -641,21 +604,10 @@ def unfiltered(const uint8_t[::1] raw, Py_ssize_t height, Py_ssize_t width, int 
                         line[i] = <uint8_t> (row[i] + (above[i] >> 1))
                     for i in range(bands, stride):
                         line[i] = <uint8_t> (row[i] + ((line[i - bands] + above[i]) >> 1))
-            elif kind == 4:  # Paeth, below the first row
-                if simd:
-                    if three:
-                        simd_paeth3(row, line, above, width)
-                    elif grey:
-                        simd_paeth1(row, line, above, width)
-                    else:
-                        simd_paeth4(row, line, above, width)
-                elif three:
-                    _paeth_row3(row, line, above, width)
-                elif grey:
-                    _paeth_row1(row, line, above, width)
-                else:
-                    _paeth_row4(row, line, above, width)
+            elif three:  # Paeth, below the first row
+                _paeth_row3(row, line, above, width)
+            elif grey:
+                _paeth_row1(row, line, above, width)
             else:
-                damaged = True
-                break
+                _paeth_row4(row, line, above, width)
     return None if damaged else out
