@@ -233,7 +233,7 @@ def border(const uint8_t[:, :] grey, const uint8_t[:, :, :] pixels, bint by_alph
                 g = grey[y, x]
                 if by_alpha:
                     a = pixels[y, x, 3]
-                    inside = a > tolerance and (a < 255 - tolerance or g < 255 - tolerance)
+                    inside = a > tolerance and g < 255 - tolerance
                 else:
                     inside = g < level - tolerance or g > level + tolerance
                 if inside:

@@ -19,6 +19,7 @@ from dupfinder.core.errors import (
     TooLittleContent,
     UnsupportedFile,
 )
+from dupfinder.core.image import check as imagecheck
 from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.image.perceptual import (
     ALGORITHM_VERSION,
@@ -30,6 +31,7 @@ from dupfinder.core.image.perceptual import (
     image_fingerprint,
     load_working_image,
 )
+from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY
 
 CLOSE = 6  # bits: same picture after a lossless or near-lossless change
 NEAR = 10  # bits: the default radius; real edits must land inside it
@@ -265,6 +267,37 @@ def test_alpha_matches_flattened_copy(tmp_path: Path) -> None:
         assert "transparency" in im.info
     # GIF transparency is all or nothing, so the translucent shapes change: near, not close.
     assert dist(fp(original).value, fp(gif).value) <= NEAR
+
+
+PENDRIVE = Path(
+    "/usr/share/icons/oxygen/base/256x256/devices/drive-removable-media-usb-pendrive.png"
+)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "numpy"])
+def test_white_padding_around_a_transparent_margin_is_trimmed_with_it(
+    tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An icon padded with opaque white, as an editor's "canvas size" does: once reduced, the
+    padding and the transparent margin inside it blend into half-opaque white, which is still
+    border, so both copies show the same drawing (the trim stopped at the seam before)."""
+    if not PENDRIVE.is_file():
+        pytest.skip(f"{PENDRIVE} is not installed")
+    monkeypatch.setenv("DUPFINDER_PICTURE_DIRECT", engine)
+    with Image.open(PENDRIVE) as opened:
+        drawing = opened.convert("RGBA")
+    pad = 13
+    padded = Image.new("RGBA", (drawing.width + 2 * pad, drawing.height + 2 * pad), "white")
+    padded.paste(drawing, (pad, pad))
+    original = fp(save(drawing, tmp_path / "icon.png"))
+    copy = fp(save(padded, tmp_path / "padded.png"))
+    margins = imagecheck.header(np.frombuffer(original.descriptor, np.uint8)).margins
+    padded_margins = imagecheck.header(np.frombuffer(copy.descriptor, np.uint8)).margins
+    for share, padded_share in zip(margins, padded_margins, strict=True):
+        # the same pixels of the drawing, within the reduction's 4 pixels
+        assert abs(padded_share * padded.width - pad - share * drawing.width) <= 4
+    # the scan's default groups them (the seam made it 8 % before: the drawing half its width)
+    assert imagecheck.similarity(original.descriptor, copy.descriptor) >= DEFAULT_IMAGE_SIMILARITY
 
 
 def test_white_art_on_transparency_is_not_flat(tmp_path: Path) -> None:
