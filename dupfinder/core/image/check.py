@@ -447,21 +447,11 @@ def _tone_fit(
     rhs = np.einsum("pni,pn->pi", weighted, fb)
     coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
     fitted = np.where(fit, np.einsum("pni,pi->pn", basis, coef), fb)
-    spread = _spread(fb)
-    # two graphics are measured in the larger of their two contrasts: an icon made darker or
-    # flatter (a white page gone grey) is not judged by the flatter one's yardstick, and a
-    # flat picture still differs from a drawn one by the drawn one's contrast
-    spread = np.where(graphic[:, None], np.maximum(spread, _spread(fa)), spread)
+    centred = fb - fb.mean(axis=1, keepdims=True)
+    spread = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
     scale = np.where(spread > _FLAT, spread, 1.0)
     ta, tb = fitted / scale, fb / scale
     return ta, tb, np.abs(ta - tb).mean(axis=1)
-
-
-def _spread(levels: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """The standard deviation of each row of (P, N) levels, as (P, 1)."""
-    centred = levels - levels.mean(axis=1, keepdims=True)
-    out: npt.NDArray[np.float64] = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
-    return out
 
 
 @functools.cache

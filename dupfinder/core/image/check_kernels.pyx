@@ -303,7 +303,6 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
     cdef double rhs[4]
     cdef double power[7]
     cdef double fa, fb, f2, f3, mean = 0.0, var = 0.0, scale, fitted, diff = 0.0
-    cdef double mean_a = 0.0, var_a = 0.0
     cdef int i, r, c
     for i in range(7):
         power[i] = 0.0
@@ -314,7 +313,6 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
         fa = sa[i]
         fb = sb[i]
         mean += fb
-        mean_a += fa
         if graphic and a[i] >= k.white and b[i] >= k.white:
             continue
         count += 1.0
@@ -339,15 +337,10 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
     if not _solve4(gram, rhs):
         rhs[0] = rhs[1] = rhs[2] = rhs[3] = 0.0
     mean /= n
-    mean_a /= n
     for i in range(n):
         fb = sb[i] - mean
         var += fb * fb
-        fa = sa[i] - mean_a
-        var_a += fa * fa
     scale = sqrt(var / n)
-    if graphic and sqrt(var_a / n) > scale:  # two graphics: the larger of their contrasts
-        scale = sqrt(var_a / n)
     if not scale > k.flat:
         scale = 1.0
     scale = 1.0 / scale
