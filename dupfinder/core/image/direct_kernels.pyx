@@ -226,14 +226,23 @@ def border(const uint8_t[:, :] grey, const uint8_t[:, :, :] pixels, bint by_alph
             return None
         level = (corners[1] + corners[2]) // 2
     cdef Py_ssize_t top = h, bottom = -1, left = w, right = -1, y, x
-    cdef bint inside
+    cdef bint inside, canvas = False
+    if by_alpha:  # a transparent drawing on a white canvas: half-opaque white is border too
+        canvas = True
+        for y in (0, h - 1):
+            for x in (0, w - 1):
+                if pixels[y, x, 3] < 255 - tolerance or grey[y, x] < 255 - tolerance:
+                    canvas = False
     with nogil:
         for y in range(h):
             for x in range(w):
                 g = grey[y, x]
                 if by_alpha:
                     a = pixels[y, x, 3]
-                    inside = a > tolerance and g < 255 - tolerance
+                    if canvas:
+                        inside = a > tolerance and g < 255 - tolerance
+                    else:
+                        inside = a > tolerance and (a < 255 - tolerance or g < 255 - tolerance)
                 else:
                     inside = g < level - tolerance or g > level + tolerance
                 if inside:

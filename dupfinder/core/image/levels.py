@@ -49,16 +49,24 @@ def trim_levels(arr: npt.NDArray[np.uint8], opacity: npt.NDArray[np.uint8] | Non
     """The part of a grey picture ``arr`` inside a plain border (the four corners within
     ``BORDER_TOLERANCE`` of one level: padding, or an icon's empty margin over white), as
     (left, top, right, bottom) shares; the whole picture when it has none. With ``opacity``
-    (the picture's alpha, same size) the border is what is transparent or white as shown
-    (``arr``: over white): a brighter, darker or recoloured copy of an icon keeps its shape,
-    not its colours at the edge, and an icon padded with white keeps its drawing, also once
-    reduced, where the padding and the transparent margin inside it blend into half-opaque
-    white."""
+    (the picture's alpha, same size) the border is what is transparent or opaque white: a
+    brighter, darker or recoloured copy of an icon keeps its shape, not its colours at the
+    edge. A picture whose four corners are opaque white (a transparent drawing on a white
+    canvas: an icon padded with white) also has half-opaque white in its border: reduced, the
+    canvas and the transparent margin inside it blend into it, and the drawing is kept."""
     h, w = arr.shape
     if h < 8 or w < 8:
         return _WHOLE
-    if opacity is not None:  # neither transparent nor white (a white border added)
-        inside = (opacity > BORDER_TOLERANCE) & (arr < 255 - BORDER_TOLERANCE)
+    if opacity is not None:  # neither transparent nor opaque white (a white border added)
+        inside = opacity > BORDER_TOLERANCE
+        white = arr >= 255 - BORDER_TOLERANCE
+        corners = (0, -1)
+        canvas = all(
+            opacity[y, x] >= 255 - BORDER_TOLERANCE and white[y, x]
+            for y in corners
+            for x in corners
+        )
+        inside &= ~white if canvas else (opacity < 255 - BORDER_TOLERANCE) | ~white
     else:
         corners = sorted(int(v) for v in (arr[0, 0], arr[0, -1], arr[-1, 0], arr[-1, -1]))
         if corners[-1] - corners[0] > BORDER_TOLERANCE:

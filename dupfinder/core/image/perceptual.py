@@ -94,10 +94,10 @@ DEFAULT_ALGORITHM = "pdhash"
 #: (img2: the hashes computed here with numpy, not by imagehash and scipy; a tied coefficient
 #: of a symmetric picture no longer falls on either side of the median by rounding; img4:
 #: every picture reduced as a JPEG's draft would be before its grey and colours are taken;
-#: an opaque WebP then scaled by libwebp as it decodes; "trim12w": half-opaque white is border,
-#: as a reduced white padding around a transparent margin is).
+#: an opaque WebP then scaled by libwebp as it decodes; "canvas": on a white canvas, half-opaque
+#: white is border, as a reduced white padding around a transparent margin is).
 ALGORITHM_VERSION = (
-    f"img4-{DEFAULT_ALGORITHM}-draft-reduced-box-webpscaled-luma-white-trim{BORDER_TOLERANCE}w"
+    f"img4-{DEFAULT_ALGORITHM}-draft-reduced-box-webpscaled-luma-white-trim{BORDER_TOLERANCE}a-canvas"
     f"-lanczos{WORKING_SIZE}"
     f"-crops{len(CROP_BOXES)}bilinear"
     f"-{imagecheck.CHECK_VERSION}"
