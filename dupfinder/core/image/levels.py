@@ -60,11 +60,9 @@ def trim_levels(arr: npt.NDArray[np.uint8], opacity: npt.NDArray[np.uint8] | Non
     if opacity is not None:  # neither transparent nor opaque white (a white border added)
         inside = opacity > BORDER_TOLERANCE
         white = arr >= 255 - BORDER_TOLERANCE
-        corners = (0, -1)
+        ends = (0, -1)
         canvas = all(
-            opacity[y, x] >= 255 - BORDER_TOLERANCE and white[y, x]
-            for y in corners
-            for x in corners
+            opacity[y, x] >= 255 - BORDER_TOLERANCE and white[y, x] for y in ends for x in ends
         )
         inside &= ~white if canvas else (opacity < 255 - BORDER_TOLERANCE) | ~white
     else:
