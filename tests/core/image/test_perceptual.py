@@ -300,6 +300,25 @@ def test_white_padding_around_a_transparent_margin_is_trimmed_with_it(
     assert imagecheck.similarity(original.descriptor, copy.descriptor) >= DEFAULT_IMAGE_SIMILARITY
 
 
+@pytest.mark.parametrize("engine", ["compiled", "numpy"])
+def test_a_brighter_copy_of_a_light_icon_keeps_its_outline(
+    tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a white canvas the border is what is transparent (or opaque white): a light
+    icon's half-opaque edge, made white by brightening, is still its outline."""
+    monkeypatch.setenv("DUPFINDER_PICTURE_DIRECT", engine)
+    light = Image.new("RGBA", (256, 256), (0, 0, 0, 0))
+    ImageDraw.Draw(light).rounded_rectangle((40, 30, 215, 225), 40, fill=(215, 215, 215, 255))
+    light = light.resize((64, 64), Image.Resampling.LANCZOS).resize((256, 256))  # soft edges
+    rgb, alpha = light.convert("RGB"), light.getchannel("A")
+    brighter = ImageEnhance.Brightness(rgb).enhance(1.25)
+    brighter.putalpha(alpha)
+    a = fp(save(light, tmp_path / "light.png"))
+    b = fp(save(brighter, tmp_path / "brighter.png"))
+    margins = imagecheck.header(np.frombuffer(a.descriptor, np.uint8)).margins
+    assert imagecheck.header(np.frombuffer(b.descriptor, np.uint8)).margins == margins
+
+
 def test_white_art_on_transparency_is_not_flat(tmp_path: Path) -> None:
     im = Image.new("RGBA", (300, 200), (0, 0, 0, 0))
     draw = ImageDraw.Draw(im)
