@@ -9,22 +9,25 @@ the very hashes and descriptor the Pillow path gives, step for step in Pillow's 
 arithmetic, compiled (``direct_kernels``; where it was not built, or
 ``DUPFINDER_PICTURE_DIRECT=numpy`` says so, Pillow's steps run):
 
-- reduced by the factor JPEG's draft would use (``levels.reduce_factor``) by Pillow's own
-  ``Image.reduce``, one call in C;
+- the plain border found at the stored size (``stored_trim``: ``levels.trim_levels``'s rule,
+  from the edges inward) and cut off, so that a copy with a border added is reduced as its
+  original was, pixel for pixel;
+- reduced by the factor JPEG's draft would use for what is kept (``levels.reduce_factor``)
+  by Pillow's own ``Image.reduce``, one call in C;
 - grey by ITU-R 601 luma, ``(19595 R + 38470 G + 7471 B + 0x8000) >> 16`` (``Convert.c``);
 - transparency composited over white (or black) as ``Image.paste`` with a mask blends,
   ``(out (255 - a) + in a + 128)`` divided by 255 with Pillow's shifts (``Paste.c``);
-- the plain border found by ``levels.trim_levels``, the grey cropped to it and
-  Lanczos-resized to the working square with ``resample``'s weights (Pillow's fixed point);
+- the grey Lanczos-resized to the working square with ``resample``'s weights (Pillow's
+  fixed point; a picture its decoder shrank is trimmed here, by ``levels.trim_levels``);
 - the colours: premultiplied by alpha, box-resized to the chroma thumbnail, unpremultiplied
   (``Image.resize`` of RGBA), composited over white (``AlphaComposite.c``);
 - the descriptor's grey thumbnail as Pillow's box halving, its chroma through Pillow's
   YCbCr conversion (64 pixels: one call).
 
-A PNG of 8-bit RGB or RGBA samples is read from its bytes by ``png``, without Pillow opening
-it (a grey one too, then reduced and made RGB by Pillow as a decoded one is); every other
-picture is decoded by Pillow and handed over as RGB or RGBA. Tests hold
-both paths equal on the icons and pictures of several themes and producers.
+A PNG of 8-bit grey, RGB or RGBA samples is read from its bytes by ``png``, without Pillow
+opening it (a grey one is reduced as grey, then made RGB); every other picture is decoded by
+Pillow and handed over as grey, RGB or RGBA. Tests hold both paths equal on the icons and
+pictures of several themes and producers.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from dupfinder.core.image.hashes import WORKING_SIZE, Box, pdhashes
 from dupfinder.core.image.levels import TURNS
 from dupfinder.core.jit.engine import Kernel, choose
 
-__all__ = ["Direct", "available", "fingerprint"]
+__all__ = ["Direct", "available", "fingerprint", "stored_trim"]
 
 _WHOLE: Box = (0.0, 0.0, 1.0, 1.0)
 
@@ -136,16 +139,47 @@ def _plan(height: int, width: int, side: int, box_filter: bool) -> _Plan | None:
     )
 
 
+def stored_trim(pixels: npt.NDArray[np.uint8], background: int = 255) -> Box:
+    """The part of a picture's stored (h, w, 1, 3 or 4) samples inside a plain border
+    (``levels.trim_levels``'s rule, shown over ``background``), found from its edges inward
+    (where the compiled steps were built: ``available``)."""
+    kernel = choose(Kernel.PICTURE_DIRECT)
+    if kernel is None:
+        raise RuntimeError("the direct path's compiled steps were not built")
+    edges = kernel.stored_border(pixels, levels.BORDER_TOLERANCE, levels.TRIM_KEEPS, background)
+    if edges is None:
+        return _WHOLE
+    left, top, right, bottom = edges
+    height, width = pixels.shape[:2]
+    return (left / width, top / height, right / width, bottom / height)
+
+
+def _trimmed(pixels: npt.NDArray[np.uint8], background: int) -> tuple[Box, npt.NDArray[np.uint8]]:
+    """A picture's stored samples trimmed (shown over ``background``), then reduced by the
+    factor of what is kept; grey samples are then made RGB (as Pillow's ``convert``)."""
+    trim = stored_trim(pixels, background)
+    left, top, right, bottom = _pixel_box(trim, *pixels.shape[:2])
+    kept = pixels[top:bottom, left:right]
+    shown = _reduced(kept, levels.reduce_factor(kept.shape[1], kept.shape[0]))
+    if shown.shape[2] == 1:
+        shown = np.ascontiguousarray(np.repeat(shown, 3, axis=2))
+    return trim, shown
+
+
 def _working(
-    kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int, trimmed: bool
 ) -> tuple[npt.NDArray[np.uint8], Box]:
     """The working square of the picture's grey over ``background``, and the part of the
-    picture kept (``perceptual._shrink`` for a picture that needs no reduction or turn)."""
+    picture kept (``perceptual._shrink`` for a picture that needs no turn): all of
+    ``pixels`` when they were ``trimmed`` at the stored size already, else the part inside
+    their own plain border."""
     grey = kernel.grey_over(pixels, background)
     height, width = grey.shape
-    edges = kernel.border(
-        grey, pixels, pixels.shape[2] == 4, levels.BORDER_TOLERANCE, levels.TRIM_KEEPS
-    )
+    edges = None
+    if not trimmed:
+        edges = kernel.border(
+            grey, pixels, pixels.shape[2] == 4, levels.BORDER_TOLERANCE, levels.TRIM_KEEPS
+        )
     box: Box = _WHOLE
     if edges is not None:
         left, top, right, bottom = edges
@@ -200,9 +234,11 @@ def _reduced(pixels: npt.NDArray[np.uint8], factor: int) -> npt.NDArray[np.uint8
     if factor == 1:
         return pixels
     height, width, bands = pixels.shape
-    mode = "RGBA" if bands == 4 else "RGB"
-    picture = Image.frombuffer(mode, (width, height), pixels, "raw", mode, 0, 1)
-    return np.asarray(picture.reduce(factor))
+    mode = {1: "L", 3: "RGB", 4: "RGBA"}[bands]
+    data = np.ascontiguousarray(pixels)  # a copy only of a part inside a border
+    picture = Image.frombuffer(mode, (width, height), data, "raw", mode, 0, 1)
+    reduced = np.asarray(picture.reduce(factor))
+    return reduced[:, :, None] if bands == 1 else reduced
 
 
 def _flat(kernel: ModuleType, working: npt.NDArray[np.uint8]) -> bool:
@@ -218,12 +254,17 @@ def fingerprint(
     stored: tuple[int, int] | None = None,
     clear: bool | None = None,
 ) -> Direct | None:
-    """The hashes and descriptor of a picture decoded to ``pixels`` (height, width, 3 or 4
-    bands of 8 bits; ``colour``: whether it was stored with colour channels), upright; or of a
-    picture of ``stored`` size (width, height) whose pixels were reduced already, ``clear``
-    saying whether any of its stored pixels was translucent. None when it is flat even over
-    black (the caller's Pillow path then names it), or where the compiled steps were not
-    built."""
+    """The hashes and descriptor of a picture decoded to ``pixels`` (height, width, 1, 3 or
+    4 bands of 8 bits; ``colour``: whether it was stored with colour channels), upright; or
+    of a picture of ``stored`` size (width, height) that its decoder shrank to ``pixels``
+    (3 or 4 bands), ``clear`` saying whether any of its stored pixels was translucent. None
+    when it is flat even over black (the caller's Pillow path then names it), or where the
+    compiled steps were not built.
+
+    A picture's plain border is found at its stored size and cut off before it is reduced,
+    by the factor of what is kept: a copy padded with a border is then reduced as its
+    original was, pixel for pixel (reduced first, the border's edge fell inside a reduced
+    pixel, and a white padding around a transparent margin blended into half-opaque white)."""
     kernel = choose(Kernel.PICTURE_DIRECT)
     width, height = stored or (pixels.shape[1], pixels.shape[0])
     if kernel is None or height < 1 or width < 1 or pixels.size == 0:
@@ -231,17 +272,25 @@ def fingerprint(
     if clear is None:
         clear = bool(kernel.translucent(pixels))
     whole = pixels.shape[:2] == (height, width)
-    shown = _reduced(pixels, levels.reduce_factor(width, height)) if whole else pixels
-    working, box = _working(kernel, shown, 255)
+    shown = pixels
+    trim: Box | None = None
+    if whole:
+        trim, shown = _trimmed(pixels, 255)
+    trimmed = trim is not None
+    working, box = _working(kernel, shown, 255, trimmed)
     if _flat(kernel, working):
         if shown.shape[2] != 4:
             return None
-        working, box = _working(kernel, shown, 0)
+        if whole:  # white art on transparency: its border is found over black too
+            trim, shown = _trimmed(pixels, 0)
+        working, box = _working(kernel, shown, 0, trimmed)
         if _flat(kernel, working):
             return None
     forms = [working, *(turn(working) for turn in TURNS)] if invariant else [working]
     hashes = pdhashes(np.ascontiguousarray(np.stack(forms)), working)
     cells = _chroma_cells(_colours(kernel, shown, box)) if colour else None
+    if trim is not None:
+        box = trim
     descriptor = imagecheck.assembled(
         kernel.halved(working),
         cells,

@@ -200,6 +200,27 @@ def translucent(const uint8_t[:, :, :] pixels):
     return found
 
 
+cdef int _corner_level(int a, int b, int c, int d, int tolerance) noexcept:
+    """The plain border's grey: the median of the four corners (rounded down), or -1 when
+    they differ by more than ``tolerance`` (no plain border)."""
+    cdef int corners[4]
+    cdef int t, i, j
+    corners[0] = a
+    corners[1] = b
+    corners[2] = c
+    corners[3] = d
+    for i in range(1, 4):  # sort four
+        t = corners[i]
+        j = i - 1
+        while j >= 0 and corners[j] > t:
+            corners[j + 1] = corners[j]
+            j -= 1
+        corners[j + 1] = t
+    if corners[3] - corners[0] > tolerance:
+        return -1
+    return (corners[1] + corners[2]) // 2
+
+
 def border(const uint8_t[:, :] grey, const uint8_t[:, :, :] pixels, bint by_alpha,
            int tolerance, double keeps):
     """The part of ``grey`` inside a plain border as whole pixels (left, top, right, bottom),
@@ -208,41 +229,21 @@ def border(const uint8_t[:, :] grey, const uint8_t[:, :, :] pixels, bint by_alph
     cdef Py_ssize_t h = grey.shape[0], w = grey.shape[1]
     if h < 8 or w < 8:
         return None
-    cdef int corners[4]
-    cdef int level = 0, a, g, t, i, j
+    cdef int level = 0, a, g
     if not by_alpha:
-        corners[0] = grey[0, 0]
-        corners[1] = grey[0, w - 1]
-        corners[2] = grey[h - 1, 0]
-        corners[3] = grey[h - 1, w - 1]
-        for i in range(1, 4):  # sort four
-            t = corners[i]
-            j = i - 1
-            while j >= 0 and corners[j] > t:
-                corners[j + 1] = corners[j]
-                j -= 1
-            corners[j + 1] = t
-        if corners[3] - corners[0] > tolerance:
+        level = _corner_level(grey[0, 0], grey[0, w - 1], grey[h - 1, 0], grey[h - 1, w - 1],
+                              tolerance)
+        if level < 0:
             return None
-        level = (corners[1] + corners[2]) // 2
     cdef Py_ssize_t top = h, bottom = -1, left = w, right = -1, y, x
-    cdef bint inside, canvas = False
-    if by_alpha:  # a transparent drawing on a white canvas: half-opaque white is border too
-        canvas = True
-        for y in (0, h - 1):
-            for x in (0, w - 1):
-                if pixels[y, x, 3] < 255 - tolerance or grey[y, x] < 255 - tolerance:
-                    canvas = False
+    cdef bint inside
     with nogil:
         for y in range(h):
             for x in range(w):
                 g = grey[y, x]
                 if by_alpha:
                     a = pixels[y, x, 3]
-                    if canvas:
-                        inside = a > tolerance and g < 255 - tolerance
-                    else:
-                        inside = a > tolerance and (a < 255 - tolerance or g < 255 - tolerance)
+                    inside = a > tolerance and (a < 255 - tolerance or g < 255 - tolerance)
                 else:
                     inside = g < level - tolerance or g > level + tolerance
                 if inside:
@@ -256,6 +257,88 @@ def border(const uint8_t[:, :] grey, const uint8_t[:, :, :] pixels, bint by_alph
     if bottom < 0 or (bottom + 1 - top) < keeps * h:
         return None
     if (right + 1 - left) < keeps * w:
+        return None
+    return (left, top, right + 1, bottom + 1)
+
+
+cdef inline int _shown(const uint8_t[:, :, :] pixels, Py_ssize_t y, Py_ssize_t x,
+                       Py_ssize_t bands, uint32_t background) noexcept nogil:
+    """One sample's grey as ``grey_over`` takes it over ``background`` (the sample itself for
+    grey)."""
+    cdef uint32_t luma
+    if bands == 1:
+        return pixels[y, x, 0]
+    luma = (pixels[y, x, 0] * 19595 + pixels[y, x, 1] * 38470 + pixels[y, x, 2] * 7471
+            + 0x8000) >> 16
+    if bands == 4:
+        luma = _div255(background * (255 - pixels[y, x, 3]) + luma * pixels[y, x, 3])
+    return <int>luma
+
+
+cdef inline bint _kept(const uint8_t[:, :, :] pixels, Py_ssize_t y, Py_ssize_t x,
+                       Py_ssize_t bands, int tolerance, int level) noexcept nogil:
+    """Whether one sample is inside the plain border (``levels.trim_levels``'s rule: ``level``
+    is the border's grey, or the background transparent samples are shown over)."""
+    cdef int g = _shown(pixels, y, x, bands, level), a
+    if bands != 4:
+        return g < level - tolerance or g > level + tolerance
+    a = pixels[y, x, 3]
+    return a > tolerance and (a < 255 - tolerance or g < level - tolerance or g > level + tolerance)
+
+
+cdef bint _row_kept(const uint8_t[:, :, :] pixels, Py_ssize_t y, Py_ssize_t bands,
+                    int tolerance, int level) noexcept nogil:
+    """Whether row ``y`` holds a sample inside the border."""
+    cdef Py_ssize_t x
+    for x in range(pixels.shape[1]):
+        if _kept(pixels, y, x, bands, tolerance, level):
+            return True
+    return False
+
+
+cdef bint _column_kept(const uint8_t[:, :, :] pixels, Py_ssize_t x, Py_ssize_t top,
+                       Py_ssize_t bottom, Py_ssize_t bands, int tolerance,
+                       int level) noexcept nogil:
+    """Whether column ``x`` holds a sample inside the border, in rows ``top`` to ``bottom``."""
+    cdef Py_ssize_t y
+    for y in range(top, bottom + 1):
+        if _kept(pixels, y, x, bands, tolerance, level):
+            return True
+    return False
+
+
+def stored_border(const uint8_t[:, :, :] pixels, int tolerance, double keeps, int background=255):
+    """``levels.trim_levels`` of (h, w, 1, 3 or 4) samples shown over ``background`` (255 or
+    0), by their alpha band when they have one, found from the edges inward: a picture at
+    its stored size is trimmed before it is reduced, and the rows and columns past the
+    border's first are never read (a photo without a plain border: its four corners)."""
+    cdef Py_ssize_t h = pixels.shape[0], w = pixels.shape[1], bands = pixels.shape[2]
+    if h < 8 or w < 8:
+        return None
+    cdef int level = background
+    cdef Py_ssize_t top = 0, bottom = h - 1, left = 0, right = w - 1
+    if bands != 4:
+        level = _corner_level(_shown(pixels, 0, 0, bands, background),
+                              _shown(pixels, 0, w - 1, bands, background),
+                              _shown(pixels, h - 1, 0, bands, background),
+                              _shown(pixels, h - 1, w - 1, bands, background), tolerance)
+        if level < 0:
+            return None
+    with nogil:
+        while top < h and not _row_kept(pixels, top, bands, tolerance, level):
+            top += 1
+        if top < h:  # row ``top`` holds one: each scan below stops there at the latest
+            while not _row_kept(pixels, bottom, bands, tolerance, level):
+                bottom -= 1
+            while not _column_kept(pixels, left, top, bottom, bands, tolerance, level):
+                left += 1
+            while not _column_kept(pixels, right, top, bottom, bands, tolerance, level):
+                right -= 1
+    if top == h:
+        return None
+    if (bottom + 1 - top) < keeps * h or (right + 1 - left) < keeps * w:
+        return None
+    if (left, top, right + 1, bottom + 1) == (0, 0, w, h):
         return None
     return (left, top, right + 1, bottom + 1)
 

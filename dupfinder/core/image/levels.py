@@ -45,26 +45,26 @@ TURNS: tuple[Callable[[npt.NDArray[np.uint8]], npt.NDArray[np.uint8]], ...] = (
 )
 
 
-def trim_levels(arr: npt.NDArray[np.uint8], opacity: npt.NDArray[np.uint8] | None = None) -> Box:
+def trim_levels(
+    arr: npt.NDArray[np.uint8],
+    opacity: npt.NDArray[np.uint8] | None = None,
+    background: int = 255,
+) -> Box:
     """The part of a grey picture ``arr`` inside a plain border (the four corners within
     ``BORDER_TOLERANCE`` of one level: padding, or an icon's empty margin over white), as
     (left, top, right, bottom) shares; the whole picture when it has none. With ``opacity``
     (the picture's alpha, same size) the border is what is transparent or opaque white: a
     brighter, darker or recoloured copy of an icon keeps its shape, not its colours at the
-    edge. A picture whose four corners are opaque white (a transparent drawing on a white
-    canvas: an icon padded with white) also has half-opaque white in its border: reduced, the
-    canvas and the transparent margin inside it blend into it, and the drawing is kept."""
+    edge, and an icon padded with white keeps its drawing. ``background``: what ``arr`` shows
+    transparent pixels over, 255 or 0 (white art on transparency, shown over black, where
+    the border's opaque colour is black)."""
     h, w = arr.shape
     if h < 8 or w < 8:
         return _WHOLE
     if opacity is not None:  # neither transparent nor opaque white (a white border added)
+        plain = np.abs(arr.astype(np.int16) - background) <= BORDER_TOLERANCE
         inside = opacity > BORDER_TOLERANCE
-        white = arr >= 255 - BORDER_TOLERANCE
-        ends = (0, -1)
-        canvas = all(
-            opacity[y, x] >= 255 - BORDER_TOLERANCE and white[y, x] for y in ends for x in ends
-        )
-        inside &= ~white if canvas else (opacity < 255 - BORDER_TOLERANCE) | ~white
+        inside &= (opacity < 255 - BORDER_TOLERANCE) | ~plain
     else:
         corners = sorted(int(v) for v in (arr[0, 0], arr[0, -1], arr[-1, 0], arr[-1, -1]))
         if corners[-1] - corners[0] > BORDER_TOLERANCE:

@@ -94,10 +94,10 @@ DEFAULT_ALGORITHM = "pdhash"
 #: (img2: the hashes computed here with numpy, not by imagehash and scipy; a tied coefficient
 #: of a symmetric picture no longer falls on either side of the median by rounding; img4:
 #: every picture reduced as a JPEG's draft would be before its grey and colours are taken;
-#: an opaque WebP then scaled by libwebp as it decodes; "canvas": on a white canvas, half-opaque
-#: white is border, as a reduced white padding around a transparent margin is).
+#: an opaque WebP then scaled by libwebp as it decodes; "stored": the plain border found and cut
+#: off at the stored size, before the picture is reduced by the factor of what is kept).
 ALGORITHM_VERSION = (
-    f"img4-{DEFAULT_ALGORITHM}-draft-reduced-box-webpscaled-luma-white-trim{BORDER_TOLERANCE}a-canvas"
+    f"img4-{DEFAULT_ALGORITHM}-draft-reduced-box-webpscaled-luma-white-trim{BORDER_TOLERANCE}a-stored"
     f"-lanczos{WORKING_SIZE}"
     f"-crops{len(CROP_BOXES)}bilinear"
     f"-{imagecheck.CHECK_VERSION}"
@@ -375,6 +375,14 @@ def trim_box(grey: Image.Image, alpha: Image.Image | None = None) -> Box:
     return trim_levels(np.asarray(grey), None if alpha is None else np.asarray(alpha))
 
 
+def _stored_trim(im: Image.Image, background: int = 255) -> Box:
+    """The part of a picture decoded at its stored size inside its plain border (shown over
+    ``background``), found before it is reduced (``direct.fingerprint`` says why)."""
+    grey = _to_grey(im, background)
+    alpha = _alpha(im)
+    return trim_levels(np.asarray(grey), None if alpha is None else np.asarray(alpha), background)
+
+
 def _alpha(im: Image.Image) -> Image.Image | None:
     """The transparency of a picture that has some, else None."""
     if not _has_alpha(im):
@@ -398,16 +406,17 @@ def _shrink(
     height: int,
     orientation: int,
     alpha: Image.Image | None = None,
+    trimmed: bool = False,
 ) -> tuple[Image.Image, Box]:
     """Reduce (unless the JPEG decoder already did), trim a plain border (the transparent
-    one, given the picture's ``alpha``), orient, resize to the working square; and the part of
-    the picture kept."""
+    one, given the picture's ``alpha``; none when the picture was ``trimmed`` at its stored
+    size already), orient, resize to the working square; and the part of the picture kept."""
     factor = reduce_factor(width, height)
     if factor > 1 and grey.size == (width, height):
         grey = grey.reduce(factor)
     if alpha is not None and alpha.size != grey.size:
         alpha = alpha.resize(grey.size, Image.Resampling.BOX)
-    box = trim_box(grey, alpha)
+    box = _WHOLE if trimmed else trim_box(grey, alpha)
     grey = _cropped(grey, box)
     op = _ORIENT_OPS.get(orientation)
     if op is not None:
@@ -504,6 +513,17 @@ def _reduced(im: Image.Image, width: int, height: int) -> Image.Image:
     return im.reduce(factor)  # transparent pixels are averaged premultiplied, as a viewer would
 
 
+def _kept(
+    im: Image.Image, trim: Box | None, width: int, height: int
+) -> tuple[Image.Image, tuple[int, int]]:
+    """The picture inside ``trim`` reduced by the factor of its size, and that size; without
+    a trim, the picture reduced by the factor of its stored ``width`` and ``height``."""
+    if trim is None:
+        return _reduced(im, width, height), (width, height)
+    kept = _cropped(im, trim)
+    return _reduced(kept, *kept.size), kept.size
+
+
 def load_working_image(path: str | os.PathLike[str]) -> WorkingImage:
     """Decode ``path`` down to the square greyscale working image every hash is taken from."""
     return _working_from(*_decode(path))
@@ -516,14 +536,23 @@ def _working_from(
     decoding)."""
     quality = jpeg_quality(im) if file_format in _JPEG_FORMATS else 0
     clear = imagecheck.transparent(im) if _has_alpha(im) else False
-    im = _reduced(im, width, height)
+    stored = im
+    # at its stored size: trimmed, then reduced by the factor of what is kept; shrunk by its
+    # decoder (a JPEG's draft): reduced and trimmed as it came
+    trim = _stored_trim(im) if im.size == (width, height) else None
+    im, size = _kept(stored, trim, width, height)
     alpha = _alpha(im)
-    working, box = _shrink(_to_grey(im), width, height, orientation, alpha)
+    working, box = _shrink(_to_grey(im), *size, orientation, alpha, trim is not None)
     pixels = _grey_levels(working)
     flat = is_flat(pixels)
     if flat and alpha is not None:
         # White-on-transparent art vanishes over white; over black it shows, as in a viewer.
-        working, box = _shrink(_to_grey(im, background=0), width, height, orientation, alpha)
+        if trim is not None:
+            trim = _stored_trim(stored, background=0)
+            im, size = _kept(stored, trim, width, height)
+            alpha = _alpha(im)
+        over_black = _to_grey(im, background=0)
+        working, box = _shrink(over_black, *size, orientation, alpha, trim is not None)
         pixels = _grey_levels(working)
         flat = is_flat(pixels)
     if flat:
@@ -540,7 +569,7 @@ def _working_from(
         transparent=clear,
         format=file_format,
         quality=quality,
-        border=_upright(box, orientation),
+        border=_upright(box if trim is None else trim, orientation),
         pixels=pixels,
     )
 
@@ -573,14 +602,9 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
     if compiled and data is not None and not png.may_hold_exif(data):
         pixels = png.pixels(data, Image.MAX_IMAGE_PIXELS)
         if pixels is not None:
-            if pixels.shape[2] == 1:  # grey: Pillow's own steps from its pixels, as below
-                height, width = pixels.shape[:2]
-                grey = Image.frombuffer("L", (width, height), pixels, "raw", "L", 0, 1)
-                found = _direct_from(grey, "PNG", width, height, invariant)
-            else:
-                found = direct.fingerprint(
-                    pixels, colour=True, file_format="PNG", invariant=invariant
-                )
+            found = direct.fingerprint(
+                pixels, colour=pixels.shape[2] != 1, file_format="PNG", invariant=invariant
+            )
             if found is not None:
                 return _fingerprint_of(found, invariant)
     im, file_format, width, height, orientation = _decode(path, data)
@@ -616,15 +640,25 @@ def _direct_from(
     here from its bytes (libdeflate inflates at three times the speed of the zlib in
     Pillow's decoder), every other picture from Pillow's decode."""
     clear = imagecheck.transparent(im) if _has_alpha(im) else False
-    small = _reduced(im, width, height)
-    pixels = np.asarray(small.convert("RGBA" if _has_alpha(small) else "RGB"))
+    colour = im.mode not in _COLOURLESS_MODES
+    if im.size != (width, height):  # shrunk by its decoder (a scaled WebP): as it came
+        pixels = np.asarray(im.convert("RGBA" if _has_alpha(im) else "RGB"))
+        return direct.fingerprint(
+            pixels,
+            colour=colour,
+            file_format=file_format,
+            invariant=invariant,
+            stored=(width, height),
+            clear=clear,
+        )
+    if im.mode == "L":
+        samples = np.asarray(im)[:, :, None]
+    elif im.mode in ("RGB", "RGBA"):
+        samples = np.asarray(im)
+    else:
+        samples = np.asarray(im.convert("RGBA" if _has_alpha(im) else "RGB"))
     return direct.fingerprint(
-        pixels,
-        colour=im.mode not in _COLOURLESS_MODES,
-        file_format=file_format,
-        invariant=invariant,
-        stored=(width, height),
-        clear=clear,
+        samples, colour=colour, file_format=file_format, invariant=invariant, clear=clear
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import imagehash
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw, ImageEnhance, features
+from PIL import Image, ImageDraw, ImageEnhance, ImageOps, features
 
 from dupfinder.core.errors import (
     CorruptFile,
@@ -31,7 +31,6 @@ from dupfinder.core.image.perceptual import (
     image_fingerprint,
     load_working_image,
 )
-from dupfinder.core.model import DEFAULT_IMAGE_SIMILARITY
 
 CLOSE = 6  # bits: same picture after a lossless or near-lossless change
 NEAR = 10  # bits: the default radius; real edits must land inside it
@@ -274,30 +273,52 @@ PENDRIVE = Path(
 )
 
 
+def _grey_thumbnail(found: ImageFingerprint) -> bytes:
+    header = imagecheck.HEADER_BYTES
+    return found.descriptor[header : header + imagecheck.GREY_SIDE**2]
+
+
 @pytest.mark.parametrize("engine", ["compiled", "numpy"])
 def test_white_padding_around_a_transparent_margin_is_trimmed_with_it(
     tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An icon padded with opaque white, as an editor's "canvas size" does: once reduced, the
-    padding and the transparent margin inside it blend into half-opaque white, which is still
-    border, so both copies show the same drawing (the trim stopped at the seam before)."""
+    """An icon padded with opaque white, as an editor's "canvas size" does: its border is
+    found and cut off at the stored size, before the picture is reduced, so the copy shows
+    the original's drawing pixel for pixel (reduced first, the padding and the transparent
+    margin inside it blended into half-opaque white, where the trim stopped: 8 % alike)."""
     if not PENDRIVE.is_file():
         pytest.skip(f"{PENDRIVE} is not installed")
     monkeypatch.setenv("DUPFINDER_PICTURE_DIRECT", engine)
     with Image.open(PENDRIVE) as opened:
         drawing = opened.convert("RGBA")
-    pad = 13
+    pad = 13  # not a multiple of the reduction's 4
     padded = Image.new("RGBA", (drawing.width + 2 * pad, drawing.height + 2 * pad), "white")
     padded.paste(drawing, (pad, pad))
     original = fp(save(drawing, tmp_path / "icon.png"))
     copy = fp(save(padded, tmp_path / "padded.png"))
+    assert copy.value == original.value
+    assert _grey_thumbnail(copy) == _grey_thumbnail(original)
     margins = imagecheck.header(np.frombuffer(original.descriptor, np.uint8)).margins
     padded_margins = imagecheck.header(np.frombuffer(copy.descriptor, np.uint8)).margins
     for share, padded_share in zip(margins, padded_margins, strict=True):
-        # the same pixels of the drawing, within the reduction's 4 pixels
-        assert abs(padded_share * padded.width - pad - share * drawing.width) <= 4
-    # the scan's default groups them (the seam made it 8 % before: the drawing half its width)
-    assert imagecheck.similarity(original.descriptor, copy.descriptor) >= DEFAULT_IMAGE_SIMILARITY
+        assert abs(padded_share * padded.width - pad - share * drawing.width) <= 1
+
+
+@pytest.mark.parametrize("engine", ["compiled", "numpy"])
+@pytest.mark.parametrize("colour", ["white", "black"])
+def test_a_photo_with_a_border_added_is_its_photo(
+    tmp_path: Path, engine: str, colour: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A border added around a photo (a frame, a print's white margin) of a width the
+    reduction does not divide: trimmed at the stored size, the photo inside is reduced as the
+    original was, and both have one fingerprint."""
+    monkeypatch.setenv("DUPFINDER_PICTURE_DIRECT", engine)
+    master = photo()
+    framed = ImageOps.expand(master, 37, colour)
+    original = fp(save(master, tmp_path / "photo.png"))
+    copy = fp(save(framed, tmp_path / "framed.png"))
+    assert copy.value == original.value
+    assert _grey_thumbnail(copy) == _grey_thumbnail(original)
 
 
 @pytest.mark.parametrize("engine", ["compiled", "numpy"])
