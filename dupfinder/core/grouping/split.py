@@ -57,9 +57,11 @@ def split_mixed(
     similarity_of: SimilarityOf,
     threshold: float,
     sort_keys: Sequence[Any],
+    coloured: npt.NDArray[np.bool_] | None = None,
 ) -> list[tuple[int, ...]]:
     """``groups`` (rows, representative first, from ``cluster_nodes`` in stars) with each one
-    that is two families split apart and made into stars again; groups largest first."""
+    that is two families split apart and made into stars again; groups largest first.
+    ``coloured`` (per node): pictures whose colours the check compares (``_colour_parts``)."""
     node_of = np.asarray(inverse, dtype=np.int64).reshape(-1)
     out: list[tuple[int, ...]] = []
     for group in groups:
@@ -70,6 +72,8 @@ def split_mixed(
             continue
         passed, checked = _matrices(nodes, similarity_of, threshold)
         parts = _parts(np.arange(len(nodes)), passed, checked, DEPTH)
+        if len(parts) == 1 and coloured is not None:
+            parts = _colour_parts(coloured[nodes], passed, checked)
         if len(parts) == 1:
             out.append(tuple(group))
             continue
@@ -118,6 +122,27 @@ def _parts(
         *_parts(first, passed, checked, depth - 1),
         *_parts(second, passed, checked, depth - 1),
     ]
+
+
+def _colour_parts(
+    coloured: npt.NDArray[np.bool_], passed: npt.NDArray[np.bool_], checked: npt.NDArray[np.bool_]
+) -> list[I64]:
+    """The cut made among the members whose colours are compared (``coloured``) alone, each
+    other member (a grey or tinted copy, which passes against every colourway of a picture)
+    then joining the part it passes with most (the first of equals): the colourways of one
+    wallpaper, met in one star through their grey copies, apart again."""
+    everyone = np.arange(len(coloured))
+    colours = np.flatnonzero(coloured)
+    if len(colours) < 4 or len(colours) == len(coloured):
+        return [everyone]
+    parts = _parts(colours, passed, checked, DEPTH)
+    if len(parts) == 1:
+        return [everyone]
+    joined = [list(part.tolist()) for part in parts]
+    for other in np.flatnonzero(~coloured).tolist():
+        passes = [int(passed[other, part].sum()) for part in parts]
+        joined[passes.index(max(passes))].append(other)
+    return [np.array(sorted(part), dtype=np.int64) for part in joined]
 
 
 def _leading(signs: F64) -> F64:

@@ -78,6 +78,7 @@ __all__ = [
     "edits_of",
     "has_detail",
     "header",
+    "holds_colour",
     "invariant_pair_similarity",
     "padded",
     "pair_similarity",
@@ -693,6 +694,20 @@ def _colour_agreement(
     graphic_rule = np.where(tinted, 1.0, np.where(one_a | one_b, hue, cosine))
     agreement = np.where(graphic, graphic_rule, photo_rule)
     out: npt.NDArray[np.float64] = np.where(plain, 1.0, 1.0 - _COLOUR_WEIGHT * (1.0 - agreement))
+    return out
+
+
+def holds_colour(descriptors: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Which of (N, DESCRIPTOR_BYTES) descriptors hold colours the colour figure can check:
+    neither greyscale nor a tint (one weak hue, as sepia). The others pass against pictures
+    of any colours, so they cannot tell a group's colourways apart (``grouping.split`` cuts
+    among the others)."""
+    rows = padded(descriptors)
+    n = len(rows)
+    chroma = slice(HEADER_BYTES + _GREY_BYTES, DESCRIPTOR_BYTES)
+    cells = rows[:, chroma].reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE).astype(np.float64) - 128.0
+    coloured = (rows[:, 0] & _COLOUR).astype(bool)
+    out: npt.NDArray[np.bool_] = coloured & ~_colourless(cells) & ~(_one_hue(cells) & _tint(cells))
     return out
 
 

@@ -87,6 +87,49 @@ def test_copies_of_one_node_stay_together() -> None:
     assert any({7, 12} <= set(group) for group in parted)
 
 
+def _colourways(size: int, greys: int) -> Outcomes:
+    """Three colourways of one picture (``size`` copies in colour each: nodes 0.., size..,
+    2 * size..), then ``greys`` grey copies of each (from 3 * size on): every pair of one
+    colourway passes, colours across colourways fail, and a grey copy passes against every
+    picture (nothing to tell its colours by)."""
+    similarities: dict[tuple[int, int], float] = {}
+    colour = 3 * size
+    for a, b in itertools.combinations(range(colour), 2):
+        similarities[(a, b)] = 0.97 if a // size == b // size else 0.5
+    for g in range(colour, colour + 3 * greys):
+        for other in range(g):
+            similarities[(other, g)] = 0.99
+    return Outcomes(similarities)
+
+
+def test_colourways_met_through_their_grey_copies_are_parted() -> None:
+    size, greys = 6, 3
+    n = 3 * size + 3 * greys
+    outcomes = _colourways(size, greys)
+    groups, keys = _groups(outcomes, n)
+    assert len(groups) == 1  # a grey copy is the centre, and every picture passes against it
+    coloured = np.arange(n) < 3 * size
+    whole = split_mixed(groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys)
+    assert whole == groups  # the grey copies hide the cut from the whole group's pairs
+    parted = split_mixed(groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys, coloured)
+    colourways = [{r // size for r in group if r < 3 * size} for group in parted]
+    assert sorted(min(c) for c in colourways) == [0, 1, 2]
+    assert all(len(c) == 1 for c in colourways)  # one colourway a group
+    assert sorted(r for g in parted for r in g) == list(range(n))  # the grey copies kept
+
+
+def test_a_picture_with_its_grey_copies_is_not_parted_by_colour() -> None:
+    size, greys = 8, 4
+    similarities = {(a, b): 0.97 for a, b in itertools.combinations(range(size + greys), 2)}
+    outcomes = Outcomes(similarities)
+    groups, keys = _groups(outcomes, size + greys)
+    coloured = np.arange(size + greys) < size
+    parted = split_mixed(
+        groups, np.arange(size + greys), outcomes.similarity_of, THRESHOLD, keys, coloured
+    )
+    assert parted == groups
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(min_value=2, max_value=14),

@@ -371,3 +371,20 @@ def test_a_battery_at_another_level_is_not_a_copy(level: str) -> None:
     a = imagesim.image_fingerprint(full).descriptor
     b = imagesim.image_fingerprint(other).descriptor
     assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+def test_pictures_that_hold_colour_are_told_from_grey_and_tinted_ones(tmp_path: Path) -> None:
+    """A photo holds colours the check compares; its grey and sepia copies do not (they pass
+    against any colourway: ``grouping.split`` parts colourways by the others)."""
+    master = photo()
+    sepia = ImageOps.colorize(master.convert("L"), (40, 26, 13), (255, 240, 192))
+    rows = [
+        descriptor_of(saved(picture, tmp_path / name))
+        for name, picture in (
+            ("colour.png", master),
+            ("grey.png", master.convert("L")),
+            ("sepia.png", sepia),
+        )
+    ]
+    held = imagecheck.holds_colour(np.stack([np.frombuffer(r, np.uint8) for r in rows]))
+    assert held.tolist() == [True, False, False]
