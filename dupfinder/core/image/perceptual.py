@@ -378,9 +378,27 @@ def trim_box(grey: Image.Image, alpha: Image.Image | None = None) -> Box:
 def _stored_trim(im: Image.Image, background: int = 255) -> Box:
     """The part of a picture decoded at its stored size inside its plain border (shown over
     ``background``), found before it is reduced (``direct.fingerprint`` says why)."""
-    grey = _to_grey(im, background)
     alpha = _alpha(im)
+    if alpha is None and im.mode in _POINTWISE_GREY_MODES and not _plain_corners(im):
+        return _WHOLE  # a photo: its four corners differ, and no picture is converted whole
+    grey = _to_grey(im, background)
     return trim_levels(np.asarray(grey), None if alpha is None else np.asarray(alpha), background)
+
+
+#: Modes whose grey is taken pixel by pixel (``_to_grey``), so a corner's grey is its own.
+_POINTWISE_GREY_MODES = frozenset({"L", "RGB"})
+
+
+def _plain_corners(im: Image.Image) -> bool:
+    """Whether the four corners' grey levels are within ``BORDER_TOLERANCE`` of each other:
+    ``levels.trim_levels``'s first test, for the price of four pixels."""
+    w, h = im.size
+    levels = [
+        _to_grey(im.crop((x, y, x + 1, y + 1))).getpixel((0, 0))
+        for x, y in ((0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1))
+    ]
+    numbers = [int(v) for v in levels if isinstance(v, int | float)]
+    return len(numbers) == 4 and max(numbers) - min(numbers) <= BORDER_TOLERANCE
 
 
 def _alpha(im: Image.Image) -> Image.Image | None:
