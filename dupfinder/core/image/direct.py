@@ -9,7 +9,7 @@ the very hashes and descriptor the Pillow path gives, step for step in Pillow's 
 arithmetic, compiled (``direct_kernels``; where it was not built, or
 ``DUPFINDER_PICTURE_DIRECT=numpy`` says so, Pillow's steps run):
 
-- the plain border found at the stored size (``stored_trim``: ``levels.trim_levels``'s rule,
+- the plain border found at the stored size (``stored_border``: ``levels.trim_levels``'s rule,
   from the edges inward) and cut off, so that a copy with a border added is reduced as its
   original was, pixel for pixel;
 - reduced by the factor JPEG's draft would use for what is kept (``levels.reduce_factor``)
@@ -46,7 +46,7 @@ from dupfinder.core.image.hashes import WORKING_SIZE, Box, pdhashes
 from dupfinder.core.image.levels import TURNS
 from dupfinder.core.jit.engine import Kernel, choose
 
-__all__ = ["Direct", "available", "fingerprint", "stored_trim"]
+__all__ = ["Direct", "available", "fingerprint"]
 
 _WHOLE: Box = (0.0, 0.0, 1.0, 1.0)
 
@@ -139,13 +139,9 @@ def _plan(height: int, width: int, side: int, box_filter: bool) -> _Plan | None:
     )
 
 
-def stored_trim(pixels: npt.NDArray[np.uint8], background: int = 255) -> Box:
+def _stored_trim(kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int) -> Box:
     """The part of a picture's stored (h, w, 1, 3 or 4) samples inside a plain border
-    (``levels.trim_levels``'s rule, shown over ``background``), found from its edges inward
-    (where the compiled steps were built: ``available``)."""
-    kernel = choose(Kernel.PICTURE_DIRECT)
-    if kernel is None:
-        raise RuntimeError("the direct path's compiled steps were not built")
+    (``levels.trim_levels``'s rule, shown over ``background``), found from its edges inward."""
     edges = kernel.stored_border(pixels, levels.BORDER_TOLERANCE, levels.TRIM_KEEPS, background)
     if edges is None:
         return _WHOLE
@@ -154,10 +150,12 @@ def stored_trim(pixels: npt.NDArray[np.uint8], background: int = 255) -> Box:
     return (left / width, top / height, right / width, bottom / height)
 
 
-def _trimmed(pixels: npt.NDArray[np.uint8], background: int) -> tuple[Box, npt.NDArray[np.uint8]]:
+def _trimmed(
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int
+) -> tuple[Box, npt.NDArray[np.uint8]]:
     """A picture's stored samples trimmed (shown over ``background``), then reduced by the
     factor of what is kept; grey samples are then made RGB (as Pillow's ``convert``)."""
-    trim = stored_trim(pixels, background)
+    trim = _stored_trim(kernel, pixels, background)
     left, top, right, bottom = _pixel_box(trim, *pixels.shape[:2])
     kept = pixels[top:bottom, left:right]
     shown = _reduced(kept, levels.reduce_factor(kept.shape[1], kept.shape[0]))
@@ -275,14 +273,14 @@ def fingerprint(
     shown = pixels
     trim: Box | None = None
     if whole:
-        trim, shown = _trimmed(pixels, 255)
+        trim, shown = _trimmed(kernel, pixels, 255)
     trimmed = trim is not None
     working, box = _working(kernel, shown, 255, trimmed)
     if _flat(kernel, working):
         if shown.shape[2] != 4:
             return None
         if whole:  # white art on transparency: its border is found over black too
-            trim, shown = _trimmed(pixels, 0)
+            trim, shown = _trimmed(kernel, pixels, 0)
         working, box = _working(kernel, shown, 0, trimmed)
         if _flat(kernel, working):
             return None
