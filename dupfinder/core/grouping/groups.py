@@ -36,7 +36,6 @@ from dupfinder.core.grouping.media_check import MediaPart, media_part
 from dupfinder.core.grouping.split import split_mixed
 from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
-from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.model import (
     MEDIA_KINDS,
@@ -180,25 +179,14 @@ def _gathered(
     return outcomes.padded_sketches(rows[local], width)
 
 
-#: Pictures' descriptors read at once when their colours are looked at.
-_COLOUR_STEP = 8192
-
-
 def _coloured(
-    nodes: int,
-    first: npt.NDArray[np.int64],
-    pairs: npt.NDArray[np.int64],
     gather: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.uint8]],
+    first: npt.NDArray[np.int64],
+    nodes: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.bool_]:
-    """Which picture nodes hold colours the check compares (``imagecheck.holds_colour``),
-    looked at for the nodes in ``pairs`` only, a step at a time; ``first``: each node's
-    first row."""
-    out = np.zeros(nodes, dtype=np.bool_)
-    linked = sorted_unique(np.asarray(pairs, dtype=np.int64).reshape(-1))
-    for lo in range(0, len(linked), _COLOUR_STEP):
-        part = linked[lo : lo + _COLOUR_STEP]
-        out[part] = imagecheck.holds_colour(gather(first[part]))
-    return out
+    """Which picture ``nodes`` hold colours the check compares (``imagecheck.holds_colour``);
+    ``first``: each node's first row."""
+    return imagecheck.holds_colour(gather(first[nodes]))
 
 
 def _closest_turns(
@@ -341,7 +329,7 @@ def group_rows(
                 outcome.similarity_of,
                 check.threshold,
                 keeper_keys,
-                _coloured(len(found.first), found.first, pairs, gather),
+                functools.partial(_coloured, gather, found.first),
             )
         for local_rows in found_groups:
             local = np.asarray(local_rows, dtype=np.int64)

@@ -39,6 +39,8 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 #: For node pairs (a, b): whether each was checked, and its similarity.
 SimilarityOf = Callable[[I64, I64], tuple[npt.NDArray[np.bool_], F64]]
+#: For nodes: which of them hold colours the check compares.
+ColouredOf = Callable[[I64], npt.NDArray[np.bool_]]
 
 #: A cut is kept when at most this share of the checked pairs across it passed...
 CROSS_PASSES = 0.5
@@ -57,11 +59,12 @@ def split_mixed(
     similarity_of: SimilarityOf,
     threshold: float,
     sort_keys: Sequence[Any],
-    coloured: npt.NDArray[np.bool_] | None = None,
+    coloured: ColouredOf | None = None,
 ) -> list[tuple[int, ...]]:
     """``groups`` (rows, representative first, from ``cluster_nodes`` in stars) with each one
     that is two families split apart and made into stars again; groups largest first.
-    ``coloured`` (per node): pictures whose colours the check compares (``_colour_parts``)."""
+    ``coloured``: which of some nodes are pictures whose colours the check compares, asked
+    only of a group no cut of all its members parts (``_colour_parts``)."""
     node_of = np.asarray(inverse, dtype=np.int64).reshape(-1)
     out: list[tuple[int, ...]] = []
     for group in groups:
@@ -73,7 +76,7 @@ def split_mixed(
         passed, checked = _matrices(nodes, similarity_of, threshold)
         parts = _parts(np.arange(len(nodes)), passed, checked, DEPTH)
         if len(parts) == 1 and coloured is not None:
-            parts = _colour_parts(coloured[nodes], passed, checked)
+            parts = _colour_parts(coloured(nodes), passed, checked)
         if len(parts) == 1:
             out.append(tuple(group))
             continue

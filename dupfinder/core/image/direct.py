@@ -9,7 +9,7 @@ the very hashes and descriptor the Pillow path gives, step for step in Pillow's 
 arithmetic, compiled (``direct_kernels``; where it was not built, or
 ``DUPFINDER_PICTURE_DIRECT=numpy`` says so, Pillow's steps run):
 
-- the plain border found at the stored size (``stored_border``: ``levels.trim_levels``'s rule,
+- the plain border found at the stored size (``border``: ``levels.trim_levels``'s rule,
   from the edges inward) and cut off, so that a copy with a border added is reduced as its
   original was, pixel for pixel;
 - reduced by the factor JPEG's draft would use for what is kept (``levels.reduce_factor``)
@@ -18,7 +18,7 @@ arithmetic, compiled (``direct_kernels``; where it was not built, or
 - transparency composited over white (or black) as ``Image.paste`` with a mask blends,
   ``(out (255 - a) + in a + 128)`` divided by 255 with Pillow's shifts (``Paste.c``);
 - the grey Lanczos-resized to the working square with ``resample``'s weights (Pillow's
-  fixed point; a picture its decoder shrank is trimmed here, by ``levels.trim_levels``);
+  fixed point; a picture its decoder shrank is trimmed here, by the same rule);
 - the colours: premultiplied by alpha, box-resized to the chroma thumbnail, unpremultiplied
   (``Image.resize`` of RGBA), composited over white (``AlphaComposite.c``);
 - the descriptor's grey thumbnail as Pillow's box halving, its chroma through Pillow's
@@ -139,10 +139,10 @@ def _plan(height: int, width: int, side: int, box_filter: bool) -> _Plan | None:
     )
 
 
-def _stored_trim(kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int) -> Box:
-    """The part of a picture's stored (h, w, 1, 3 or 4) samples inside a plain border
-    (``levels.trim_levels``'s rule, shown over ``background``), found from its edges inward."""
-    edges = kernel.stored_border(pixels, levels.BORDER_TOLERANCE, levels.TRIM_KEEPS, background)
+def _border(kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int) -> Box:
+    """The part of (h, w, 1, 3 or 4) samples inside a plain border (``levels.trim_levels``'s
+    rule, shown over ``background``), found from the edges inward."""
+    edges = kernel.border(pixels, levels.BORDER_TOLERANCE, levels.TRIM_KEEPS, background)
     if edges is None:
         return _WHOLE
     left, top, right, bottom = edges
@@ -155,7 +155,7 @@ def _trimmed(
 ) -> tuple[Box, npt.NDArray[np.uint8]]:
     """A picture's stored samples trimmed (shown over ``background``), then reduced by the
     factor of what is kept; grey samples are then made RGB (as Pillow's ``convert``)."""
-    trim = _stored_trim(kernel, pixels, background)
+    trim = _border(kernel, pixels, background)
     left, top, right, bottom = _pixel_box(trim, *pixels.shape[:2])
     kept = pixels[top:bottom, left:right]
     shown = _reduced(kept, levels.reduce_factor(kept.shape[1], kept.shape[0]))
@@ -170,18 +170,11 @@ def _working(
     """The working square of the picture's grey over ``background``, and the part of the
     picture kept (``perceptual._shrink`` for a picture that needs no turn): all of
     ``pixels`` when they were ``trimmed`` at the stored size already, else the part inside
-    their own plain border."""
+    their own plain border (a picture its decoder shrank)."""
     grey = kernel.grey_over(pixels, background)
-    height, width = grey.shape
-    edges = None
-    if not trimmed:
-        edges = kernel.border(
-            grey, pixels, pixels.shape[2] == 4, levels.BORDER_TOLERANCE, levels.TRIM_KEEPS
-        )
-    box: Box = _WHOLE
-    if edges is not None:
-        left, top, right, bottom = edges
-        box = (left / width, top / height, right / width, bottom / height)
+    box = _WHOLE if trimmed else _border(kernel, pixels, background)
+    if box != _WHOLE:
+        left, top, right, bottom = _pixel_box(box, *grey.shape)
         grey = np.ascontiguousarray(grey[top:bottom, left:right])
     plan = _plan(grey.shape[0], grey.shape[1], WORKING_SIZE, False)
     if plan is None:

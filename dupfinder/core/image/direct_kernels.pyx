@@ -161,6 +161,20 @@ cdef inline uint32_t _div255(uint32_t value) noexcept nogil:
     return ((value >> 8) + value) >> 8
 
 
+cdef inline int _shown(const uint8_t[:, :, :] pixels, Py_ssize_t y, Py_ssize_t x,
+                       Py_ssize_t bands, uint32_t background) noexcept nogil:
+    """One sample's grey as ``grey_over`` takes it over ``background`` (the sample itself for
+    grey)."""
+    cdef uint32_t luma
+    if bands == 1:
+        return pixels[y, x, 0]
+    luma = (pixels[y, x, 0] * 19595 + pixels[y, x, 1] * 38470 + pixels[y, x, 2] * 7471
+            + 0x8000) >> 16
+    if bands == 4:
+        luma = _div255(background * (255 - pixels[y, x, 3]) + luma * pixels[y, x, 3])
+    return <int>luma
+
+
 def grey_over(const uint8_t[:, :, :] pixels, int background):
     """The grey of (h, w, 3 or 4) samples, over ``background`` where a fourth band (alpha)
     says so: (h, w) uint8."""
@@ -168,18 +182,10 @@ def grey_over(const uint8_t[:, :, :] pixels, int background):
     out = np.empty((h, w), dtype=np.uint8)
     cdef uint8_t[:, ::1] grey = out
     cdef Py_ssize_t y, x
-    cdef uint32_t luma, alpha
     with nogil:
         for y in range(h):
             for x in range(w):
-                luma = (
-                    pixels[y, x, 0] * 19595 + pixels[y, x, 1] * 38470 + pixels[y, x, 2] * 7471
-                    + 0x8000
-                ) >> 16
-                if bands == 4:
-                    alpha = pixels[y, x, 3]
-                    luma = _div255(background * (255 - alpha) + luma * alpha)
-                grey[y, x] = <uint8_t>luma
+                grey[y, x] = <uint8_t>_shown(pixels, y, x, bands, background)
     return out
 
 
@@ -221,60 +227,6 @@ cdef int _corner_level(int a, int b, int c, int d, int tolerance) noexcept:
     return (corners[1] + corners[2]) // 2
 
 
-def border(const uint8_t[:, :] grey, const uint8_t[:, :, :] pixels, bint by_alpha,
-           int tolerance, double keeps):
-    """The part of ``grey`` inside a plain border as whole pixels (left, top, right, bottom),
-    or None for the whole picture: ``levels.trim_levels``'s rule, by the alpha band of
-    ``pixels`` when ``by_alpha``."""
-    cdef Py_ssize_t h = grey.shape[0], w = grey.shape[1]
-    if h < 8 or w < 8:
-        return None
-    cdef int level = 0, a, g
-    if not by_alpha:
-        level = _corner_level(grey[0, 0], grey[0, w - 1], grey[h - 1, 0], grey[h - 1, w - 1],
-                              tolerance)
-        if level < 0:
-            return None
-    cdef Py_ssize_t top = h, bottom = -1, left = w, right = -1, y, x
-    cdef bint inside
-    with nogil:
-        for y in range(h):
-            for x in range(w):
-                g = grey[y, x]
-                if by_alpha:
-                    a = pixels[y, x, 3]
-                    inside = a > tolerance and (a < 255 - tolerance or g < 255 - tolerance)
-                else:
-                    inside = g < level - tolerance or g > level + tolerance
-                if inside:
-                    if y < top:
-                        top = y
-                    bottom = y
-                    if x < left:
-                        left = x
-                    if x > right:
-                        right = x
-    if bottom < 0 or (bottom + 1 - top) < keeps * h:
-        return None
-    if (right + 1 - left) < keeps * w:
-        return None
-    return (left, top, right + 1, bottom + 1)
-
-
-cdef inline int _shown(const uint8_t[:, :, :] pixels, Py_ssize_t y, Py_ssize_t x,
-                       Py_ssize_t bands, uint32_t background) noexcept nogil:
-    """One sample's grey as ``grey_over`` takes it over ``background`` (the sample itself for
-    grey)."""
-    cdef uint32_t luma
-    if bands == 1:
-        return pixels[y, x, 0]
-    luma = (pixels[y, x, 0] * 19595 + pixels[y, x, 1] * 38470 + pixels[y, x, 2] * 7471
-            + 0x8000) >> 16
-    if bands == 4:
-        luma = _div255(background * (255 - pixels[y, x, 3]) + luma * pixels[y, x, 3])
-    return <int>luma
-
-
 cdef inline bint _kept(const uint8_t[:, :, :] pixels, Py_ssize_t y, Py_ssize_t x,
                        Py_ssize_t bands, int tolerance, int level) noexcept nogil:
     """Whether one sample is inside the plain border (``levels.trim_levels``'s rule: ``level``
@@ -307,11 +259,11 @@ cdef bint _column_kept(const uint8_t[:, :, :] pixels, Py_ssize_t x, Py_ssize_t t
     return False
 
 
-def stored_border(const uint8_t[:, :, :] pixels, int tolerance, double keeps, int background=255):
+def border(const uint8_t[:, :, :] pixels, int tolerance, double keeps, int background=255):
     """``levels.trim_levels`` of (h, w, 1, 3 or 4) samples shown over ``background`` (255 or
-    0), by their alpha band when they have one, found from the edges inward: a picture at
-    its stored size is trimmed before it is reduced, and the rows and columns past the
-    border's first are never read (a photo without a plain border: its four corners)."""
+    0), by their alpha band when they have one, as whole pixels (left, top, right, bottom),
+    or None for the whole picture; found from the edges inward, so the rows and columns past
+    the border's first are never read (a photo without a plain border: its four corners)."""
     cdef Py_ssize_t h = pixels.shape[0], w = pixels.shape[1], bands = pixels.shape[2]
     if h < 8 or w < 8:
         return None

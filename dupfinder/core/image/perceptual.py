@@ -653,10 +653,9 @@ def image_fingerprint(path: str | os.PathLike[str], *, invariant: bool = False) 
 def _direct_from(
     im: Image.Image, file_format: str | None, width: int, height: int, invariant: bool
 ) -> direct.Direct | None:
-    """The direct path for a decoded picture that needs no turn: Pillow's reduce (before any
-    copy of the pixels), made RGB or RGBA, then the compiled steps. A plain grey PNG comes
-    here from its bytes (libdeflate inflates at three times the speed of the zlib in
-    Pillow's decoder), every other picture from Pillow's decode."""
+    """The direct path for a picture Pillow decoded that needs no turn: its samples as they
+    are (grey, RGB or RGBA; others made RGB or RGBA), which the compiled steps trim at the
+    stored size and then reduce; a picture its decoder shrank (a scaled WebP) as it came."""
     clear = imagecheck.transparent(im) if _has_alpha(im) else False
     colour = im.mode not in _COLOURLESS_MODES
     if im.size != (width, height):  # shrunk by its decoder (a scaled WebP): as it came

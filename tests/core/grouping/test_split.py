@@ -111,7 +111,9 @@ def test_colourways_met_through_their_grey_copies_are_parted() -> None:
     coloured = np.arange(n) < 3 * size
     whole = split_mixed(groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys)
     assert whole == groups  # the grey copies hide the cut from the whole group's pairs
-    parted = split_mixed(groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys, coloured)
+    parted = split_mixed(
+        groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys, coloured.__getitem__
+    )
     colourways = [{r // size for r in group if r < 3 * size} for group in parted]
     assert sorted(min(c) for c in colourways) == [0, 1, 2]
     assert all(len(c) == 1 for c in colourways)  # one colourway a group
@@ -125,7 +127,12 @@ def test_a_picture_with_its_grey_copies_is_not_parted_by_colour() -> None:
     groups, keys = _groups(outcomes, size + greys)
     coloured = np.arange(size + greys) < size
     parted = split_mixed(
-        groups, np.arange(size + greys), outcomes.similarity_of, THRESHOLD, keys, coloured
+        groups,
+        np.arange(size + greys),
+        outcomes.similarity_of,
+        THRESHOLD,
+        keys,
+        coloured.__getitem__,
     )
     assert parted == groups
 
