@@ -57,6 +57,7 @@ from dupfinder.core.jit.engine import Kernel, choose
 from dupfinder.core.model import Edit, EditCode, Side
 
 __all__ = [
+    "ALPHA_SIDE",
     "BASE_BYTES",
     "CHECK_VERSION",
     "CHROMA_SIDE",
@@ -80,6 +81,7 @@ __all__ = [
     "header",
     "holds_colour",
     "invariant_pair_similarity",
+    "opacity_cells",
     "padded",
     "pair_similarity",
     "similarity",
@@ -91,6 +93,8 @@ __all__ = [
 GREY_SIDE = 32
 #: Side of the chroma thumbnail (the colour check).
 CHROMA_SIDE = 8
+#: Side of the opacity thumbnail (a transparent picture's tone fit; 255 where opaque).
+ALPHA_SIDE = 16
 #: Pictures whose long side is at most this are graphics for the detail check (icons, clip
 #: art); larger ones too when some pixel is transparent (icons drawn at 512 px).
 SMALL_SIDE = 256
@@ -98,8 +102,11 @@ SMALL_SIDE = 256
 HEADER_BYTES = 8
 _GREY_BYTES = GREY_SIDE * GREY_SIDE
 _CHROMA_BYTES = 2 * CHROMA_SIDE * CHROMA_SIDE
-#: Bytes of a descriptor: the header, the grey thumbnail, then Cb and Cr (offset by 128).
-DESCRIPTOR_BYTES = HEADER_BYTES + _GREY_BYTES + _CHROMA_BYTES
+_ALPHA_BYTES = ALPHA_SIDE * ALPHA_SIDE
+_CHROMA_END = HEADER_BYTES + _GREY_BYTES + _CHROMA_BYTES
+#: Bytes of a descriptor: the header, the grey thumbnail, Cb and Cr (offset by 128), then
+#: the opacity thumbnail.
+DESCRIPTOR_BYTES = _CHROMA_END + _ALPHA_BYTES
 #: Bytes that tell copies apart (all of it: the descriptor has one part).
 BASE_BYTES = DESCRIPTOR_BYTES
 #: Scales tried per axis: 1, 1 - _SCALE_STEP, ... (``_SCALES`` of them); offsets in steps of
@@ -139,6 +146,10 @@ _TINT_STRENGTH = 32.0
 _COLOUR_WEIGHT = 2.0
 #: Grey level (of 255) from which a cell white in both pictures is background to the tone fit.
 _WHITE = 250.0
+#: Opacity (0..1) under which a cell's colour is not read (its grey is the background's),
+#: and from which a cell is opaque (an opaque region resampled is 1 only to rounding).
+_CLEAR = 1e-3
+_OPAQUE = 1.0 - 1e-9
 #: Ridge added to the tone fit's normal equations (a flat region has a singular one).
 _RIDGE = 1e-6
 #: Deviations below this are flat (nothing to standardise).
@@ -146,7 +157,8 @@ _FLAT = 1e-6
 _SIDE_CAP = 255
 #: Part of the cache key: changes whenever a descriptor of the same picture would change.
 CHECK_VERSION = (
-    f"aligned-h{HEADER_BYTES}-grey{GREY_SIDE}-chroma{CHROMA_SIDE}-small{SMALL_SIDE}-trimmed"
+    f"aligned-h{HEADER_BYTES}-grey{GREY_SIDE}-chroma{CHROMA_SIDE}-alpha{ALPHA_SIDE}"
+    f"-small{SMALL_SIDE}-trimmed"
 )
 #: Environment variable that forces the check's engine: ``numpy`` or ``compiled``.
 ENGINE_VARIABLE = Kernel.PICTURE_CHECK.variable
@@ -219,6 +231,7 @@ def has_detail(width: int, height: int, picture: Image.Image | None = None) -> b
 def descriptor(
     working: Image.Image,
     chroma: Image.Image | None,
+    opacity: Image.Image | None = None,
     *,
     graphic: bool = False,
     transparent: bool = False,
@@ -228,7 +241,8 @@ def descriptor(
     border: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0),
 ) -> bytes:
     """The descriptor of a picture: its square grey working image, its upright ``YCbCr`` (or
-    ``RGB``) colours at any size (``None`` for greyscale pictures), whether it is a graphic
+    ``RGB``) colours at any size (``None`` for greyscale pictures), its upright opacity
+    (``L``) at any size (``None`` for an opaque picture), whether it is a graphic
     (``has_detail``) and transparent, its Pillow format name, JPEG quality and short side,
     and the part of it inside a plain border (left, top, right, bottom shares) that the
     thumbnails show."""
@@ -237,6 +251,7 @@ def descriptor(
     return assembled(
         np.asarray(grey, dtype=np.uint8),
         cells,
+        None if opacity is None else opacity_cells(opacity),
         graphic=graphic,
         transparent=transparent,
         file_format=file_format,
@@ -255,9 +270,18 @@ def chroma_cells(chroma: Image.Image) -> npt.NDArray[np.uint8]:
     return cells
 
 
+def opacity_cells(opacity: Image.Image) -> npt.NDArray[np.uint8]:
+    """A picture's opacity (``L``, any size) as the descriptor's opacity thumbnail: box-averaged
+    to ``ALPHA_SIDE`` square. It lets the tone fit undo a tone edit made to a transparent
+    picture's colours before it was shown over white (``_tone_fit``)."""
+    small = opacity.resize((ALPHA_SIDE, ALPHA_SIDE), Image.Resampling.BOX)
+    return np.asarray(small, dtype=np.uint8)
+
+
 def assembled(
     grey: npt.NDArray[np.uint8],
     cells: npt.NDArray[np.uint8] | None,
+    opacity: npt.NDArray[np.uint8] | None = None,
     *,
     graphic: bool,
     transparent: bool,
@@ -267,8 +291,9 @@ def assembled(
     border: tuple[float, float, float, float],
 ) -> bytes:
     """A descriptor from its parts: the ``GREY_SIDE`` square grey thumbnail, the chroma
-    cells (Cb then Cr, ``CHROMA_SIDE`` square; None for a picture without colour) and the
-    header's facts (see ``descriptor``)."""
+    cells (Cb then Cr, ``CHROMA_SIDE`` square; None for a picture without colour), the
+    opacity cells (``ALPHA_SIDE`` square; None for an opaque picture) and the header's facts
+    (see ``descriptor``)."""
     flags = (_GRAPHIC if graphic else 0) | (_TRANSPARENT if transparent else 0)
     if cells is not None:
         flags |= _COLOUR
@@ -282,6 +307,10 @@ def assembled(
         out += bytes([128]) * _CHROMA_BYTES
     else:
         out += np.ascontiguousarray(cells, dtype=np.uint8).tobytes()
+    if opacity is None:
+        out += bytes([255]) * _ALPHA_BYTES
+    else:
+        out += np.ascontiguousarray(opacity, dtype=np.uint8).tobytes()
     return bytes(out)
 
 
@@ -431,28 +460,68 @@ def _region(
 
 
 def _tone_fit(
-    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], graphic: npt.NDArray[np.bool_]
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    graphic: npt.NDArray[np.bool_],
+    opacity: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``a`` mapped through the cubic tone curve that best gives ``b`` (least squares), and
     ``b``, both divided by ``b``'s deviation; and their mean absolute difference. (P, N)
-    arrays of grey levels; ``graphic`` (P,): pairs of two graphics."""
+    arrays of grey levels; ``graphic`` (P,): pairs of two graphics; ``opacity``: ``a``'s and
+    ``b``'s (P, N, 0..1), where some picture is transparent.
+
+    A transparent picture is shown over white, and a tone edit of its colours does not map
+    what is shown through one curve (a half-opaque edge and an opaque white page show one
+    grey and move apart). So for an ``a`` transparent somewhere the curve is also fitted to
+    its colours under its opacity (shown: opacity x curve(colour) + white x (1 - opacity)),
+    and the better of the two fits counts: the edit may have been made before or after the
+    picture was flattened. A tone edit keeps the opacity: where ``b``'s differs, the fit by
+    colour is charged the difference as a change from black to white (else a curve that
+    turns one grey white would erase a part that is gone from the other picture: a battery's
+    bar)."""
     fa = a / 255.0
     fb = b / 255.0
     # for two graphics, white in both (the background an icon was drawn on, which every tone
     # edit keeps) is left out of the fit and agrees: a darker icon has a darker drawing, not
     # a grey background (a screenshot's white is its content: it is fitted)
     fit = ~((a >= _WHITE) & (b >= _WHITE) & graphic[:, None])
-    basis = np.stack([np.ones_like(fa), fa, fa * fa, fa * fa * fa], axis=2)  # (P, N, 4)
-    weighted = basis * fit[:, :, None]
-    gram = np.einsum("pni,pnj->pij", weighted, basis) + _RIDGE * np.eye(4)
-    rhs = np.einsum("pni,pn->pi", weighted, fb)
-    coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
-    fitted = np.where(fit, np.einsum("pni,pi->pn", basis, coef), fb)
+    fitted = _fitted(fa, fb, fit, np.ones_like(fa), fa)
     centred = fb - fb.mean(axis=1, keepdims=True)
     spread = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
     scale = np.where(spread > _FLAT, spread, 1.0)
     ta, tb = fitted / scale, fb / scale
-    return ta, tb, np.abs(ta - tb).mean(axis=1)
+    difference = np.abs(ta - tb).mean(axis=1)
+    if opacity is None:
+        return ta, tb, difference
+    own, other = opacity
+    colours = np.divide(fa - (1.0 - own), own, out=np.ones_like(fa), where=own > _CLEAR)
+    shown = _fitted(fa, fb, fit, own, np.clip(colours, 0.0, 1.0)) / scale
+    changed = np.abs(own - other).mean(axis=1) / scale[:, 0]
+    by_colour = np.abs(shown - tb).mean(axis=1) + changed
+    better = (by_colour < difference) & (own < _OPAQUE).any(axis=1)
+    return np.where(better[:, None], shown, ta), tb, np.where(better, by_colour, difference)
+
+
+def _fitted(
+    fa: npt.NDArray[np.float64],
+    fb: npt.NDArray[np.float64],
+    fit: npt.NDArray[np.bool_],
+    opacity: npt.NDArray[np.float64],
+    colours: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """``fb`` as the cubic tone curve of ``colours`` shown with ``opacity`` over white predicts
+    it (least squares over ``fit``; ``fb`` itself elsewhere): with ``opacity`` 1, the curve
+    of ``fa``."""
+    powers = [opacity, opacity * colours]
+    powers += [powers[1] * colours, powers[1] * colours * colours]
+    basis = np.stack(powers, axis=2)  # (P, N, 4)
+    weighted = basis * fit[:, :, None]
+    gram = np.einsum("pni,pnj->pij", weighted, basis) + _RIDGE * np.eye(4)
+    rhs = np.einsum("pni,pn->pi", weighted, fb - (1.0 - opacity))
+    coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
+    shown = np.einsum("pni,pi->pn", basis, coef) + (1.0 - opacity)
+    out: npt.NDArray[np.float64] = np.where(fit, shown, fb)
+    return out
 
 
 @functools.cache
@@ -528,17 +597,22 @@ def _one_way(
     container: npt.NDArray[np.float64],
     inner: npt.NDArray[np.float64],
     graphic: npt.NDArray[np.bool_],
+    opacity: tuple[npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None],
 ) -> tuple[npt.NDArray[np.float64], tuple[npt.NDArray[np.float64], ...], npt.NDArray[np.float64]]:
     """``inner`` found in ``container``: its layout difference, the alignment (sy, oy, sx, ox)
-    and the container's region on the inner's grid."""
+    and the container's region on the inner's grid (``opacity``: the container's and the
+    inner's opacity thumbnails, None where opaque)."""
     sx, ox = _axis_alignment(container.mean(axis=1), inner.mean(axis=1))
     sy, oy = _axis_alignment(container.mean(axis=2), inner.mean(axis=2))
     region = _region(container, sy, oy, sx, ox)
-    coarse_inner = _coarse(inner)
-    aligned = _layout_cost(_coarse(region), coarse_inner, graphic)
+    clear, inner_clear = opacity
+    # the layout's cells are the opacity thumbnail's: its region is taken at its own size
+    region_clear = None if clear is None else _flat_rows(_region(clear, sy, oy, sx, ox))
+    coarse_inner = _coarse(inner), _flat_rows(inner_clear)
+    aligned = _layout_cost((_coarse(region), region_clear), coarse_inner, graphic)
     # the profiles propose; the whole thumbnails decide whether the pair was aligned already
     # (a tone change moves the profiles of a drawing over a plain background)
-    unmoved = _layout_cost(_coarse(container), coarse_inner, graphic)
+    unmoved = _layout_cost((_coarse(container), _flat_rows(clear)), coarse_inner, graphic)
     still = unmoved <= aligned
     one, zero = np.ones(len(inner)), np.zeros(len(inner))
     alignment = tuple(
@@ -550,13 +624,72 @@ def _one_way(
     return cost, alignment, region
 
 
+#: A thumbnail (P, N) with its opacity (P, N; None where opaque).
+_Shown = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None]
+
+
 def _layout_cost(
-    region: npt.NDArray[np.float64], inner: npt.NDArray[np.float64], graphic: npt.NDArray[np.bool_]
+    region: _Shown, inner: _Shown, graphic: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.float64]:
     """The worse of the tone fits either way of two (P, N) coarse thumbnails."""
-    _, _, there = _tone_fit(region, inner, graphic)
-    _, _, back = _tone_fit(inner, region, graphic)
+    _, _, there = _tone_fit(region[0], inner[0], graphic, _both(region[1], inner[1]))
+    _, _, back = _tone_fit(inner[0], region[0], graphic, _both(inner[1], region[1]))
     out: npt.NDArray[np.float64] = np.maximum(there, back)
+    return out
+
+
+def _both(
+    own: npt.NDArray[np.float64] | None, other: npt.NDArray[np.float64] | None
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """Two sides' opacity for ``_tone_fit`` (an opaque side's all ones); None when both are
+    opaque."""
+    if own is None and other is None:
+        return None
+    shape = own.shape if own is not None else other.shape  # type: ignore[union-attr]
+    return (
+        np.ones(shape) if own is None else own,
+        np.ones(shape) if other is None else other,
+    )
+
+
+def _opacity(
+    rows: npt.NDArray[np.uint8], tonal: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.float64] | None:
+    """(P, ALPHA_SIDE, ALPHA_SIDE) opacity (0..1) of descriptors, all ones where a pair is
+    not ``tonal``; None when every one is opaque."""
+    cells = np.where(tonal[:, None], rows[:, _CHROMA_END:], 255)
+    if (cells == 255).all():
+        return None
+    out: npt.NDArray[np.float64] = cells.reshape(len(rows), ALPHA_SIDE, ALPHA_SIDE) / 255.0
+    return out
+
+
+def _tonal(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+    """Pairs whose colours may be fitted through a tone curve under their opacity: both hold
+    colours the colour figure compares, or neither holds any. A colourless picture against
+    a coloured one is a grey copy only with the other's luma: a grey folder icon is not a
+    grey copy of the green one, whatever curve maps the one's greys onto the other's."""
+    colourless_x, colourless_y = _colourless_rows(x), _colourless_rows(y)
+    out: npt.NDArray[np.bool_] = (holds_colour(x) & holds_colour(y)) | (colourless_x & colourless_y)
+    return out
+
+
+def _colourless_rows(rows: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+    """Descriptors of pictures without colour: greyscale, or colours too weak to count."""
+    n = len(rows)
+    cells = rows[:, HEADER_BYTES + _GREY_BYTES : _CHROMA_END].astype(np.float64) - 128.0
+    coloured = (rows[:, 0] & _COLOUR).astype(bool)
+    out: npt.NDArray[np.bool_] = ~coloured | _colourless(
+        cells.reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE)
+    )
+    return out
+
+
+def _detailed(opacity: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """(P, ALPHA_SIDE, ALPHA_SIDE) opacity over the grey thumbnail's cells (each cell of the
+    opacity thumbnail over the grey cells it covers)."""
+    repeat = GREY_SIDE // ALPHA_SIDE
+    out: npt.NDArray[np.float64] = opacity.repeat(repeat, axis=1).repeat(repeat, axis=2)
     return out
 
 
@@ -599,17 +732,23 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
     ga = x[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
     gb = y[:, grey].reshape(n, GREY_SIDE, GREY_SIDE).astype(np.float64)
     graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
-    cost_ab, p_ab, region_ab = _one_way(ga, gb, graphic)
-    cost_ba, p_ba, region_ba = _one_way(gb, ga, graphic)
+    tonal = _tonal(x, y)
+    clear_a, clear_b = _opacity(x, tonal), _opacity(y, tonal)
+    cost_ab, p_ab, region_ab = _one_way(ga, gb, graphic, (clear_a, clear_b))
+    cost_ba, p_ba, region_ba = _one_way(gb, ga, graphic, (clear_b, clear_a))
     b_in_a = cost_ab <= cost_ba
     sy, oy, sx, ox = (np.where(b_in_a, u, v) for u, v in zip(p_ab, p_ba, strict=True))
     inside = b_in_a[:, None, None]
     shared_a = np.where(inside, region_ab, ga)
     shared_b = np.where(inside, gb, region_ba)
+    alignment = (sy, oy, sx, ox)
+    opacity_a = _flat_rows(_shared(inside, clear_a, alignment, True))
+    opacity_b = _flat_rows(_shared(inside, clear_b, alignment, False))
     layout = 1.0 - np.minimum(cost_ab, cost_ba) / _UNRELATED
     # the detail of the better tone fit's direction, at the smaller picture's resolution
-    ta, tb, there = _tone_fit(shared_a.reshape(n, -1), shared_b.reshape(n, -1), graphic)
-    ub, ua, back = _tone_fit(shared_b.reshape(n, -1), shared_a.reshape(n, -1), graphic)
+    flat_a, flat_b = shared_a.reshape(n, -1), shared_b.reshape(n, -1)
+    ta, tb, there = _tone_fit(flat_a, flat_b, graphic, _both(opacity_a, opacity_b))
+    ub, ua, back = _tone_fit(flat_b, flat_a, graphic, _both(opacity_b, opacity_a))
     forward = (there <= back)[:, None]
     da = np.where(forward, ta, ua).reshape(n, GREY_SIDE, GREY_SIDE)
     db = np.where(forward, tb, ub).reshape(n, GREY_SIDE, GREY_SIDE)
@@ -648,6 +787,27 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
     )
 
 
+def _shared(
+    inside: npt.NDArray[np.bool_],
+    opacity: npt.NDArray[np.float64] | None,
+    alignment: tuple[npt.NDArray[np.float64], ...],
+    first: bool,
+) -> npt.NDArray[np.float64] | None:
+    """The opacity over the grey cells of the region two pictures share, of the ``first``
+    of each pair or its second: its region under ``alignment`` where it is the container
+    (the second picture lies ``inside`` the first), else all of it (None: opaque)."""
+    if opacity is None:
+        return None
+    whole = _detailed(opacity)
+    container = inside if first else ~inside
+    out: npt.NDArray[np.float64] = np.where(container, _region(whole, *alignment), whole)
+    return out
+
+
+def _flat_rows(grid: npt.NDArray[np.float64] | None) -> npt.NDArray[np.float64] | None:
+    return None if grid is None else grid.reshape(len(grid), -1)
+
+
 def _worst_position(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -671,7 +831,7 @@ def _colour_agreement(
 ) -> npt.NDArray[np.float64]:
     """Cosine of the aligned chroma thumbnails; 1 where either holds one hue or none."""
     n = len(x)
-    chroma = slice(HEADER_BYTES + _GREY_BYTES, DESCRIPTOR_BYTES)
+    chroma = slice(HEADER_BYTES + _GREY_BYTES, _CHROMA_END)
     shape = (n, 2, CHROMA_SIDE, CHROMA_SIDE)
     ca = x[:, chroma].reshape(shape).astype(np.float64) - 128.0
     cb = y[:, chroma].reshape(shape).astype(np.float64) - 128.0
@@ -704,7 +864,7 @@ def holds_colour(descriptors: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     among the others)."""
     rows = padded(descriptors)
     n = len(rows)
-    chroma = slice(HEADER_BYTES + _GREY_BYTES, DESCRIPTOR_BYTES)
+    chroma = slice(HEADER_BYTES + _GREY_BYTES, _CHROMA_END)
     cells = rows[:, chroma].reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE).astype(np.float64) - 128.0
     coloured = (rows[:, 0] & _COLOUR).astype(bool)
     out: npt.NDArray[np.bool_] = coloured & ~_colourless(cells) & ~(_one_hue(cells) & _tint(cells))
@@ -821,6 +981,8 @@ def _constants() -> dict[str, float]:
         "min_scale": MIN_SCALE,
         "white": _WHITE,
         "tint_strength": _TINT_STRENGTH,
+        "clear": _CLEAR,
+        "opaque": _OPAQUE,
     }
 
 
@@ -830,12 +992,16 @@ def _dihedral(descriptors: npt.NDArray[np.uint8], turns: int, mirror: bool) -> n
     head = descriptors[:, :HEADER_BYTES]
     grey = descriptors[:, HEADER_BYTES : HEADER_BYTES + _GREY_BYTES]
     grey = grey.reshape(n, GREY_SIDE, GREY_SIDE)
-    chroma = descriptors[:, HEADER_BYTES + _GREY_BYTES :].reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE)
+    chroma = descriptors[:, HEADER_BYTES + _GREY_BYTES : _CHROMA_END]
+    chroma = chroma.reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE)
+    opacity = descriptors[:, _CHROMA_END:].reshape(n, ALPHA_SIDE, ALPHA_SIDE)
     if mirror:
-        grey, chroma = grey[:, :, ::-1], chroma[:, :, :, ::-1]
+        grey, chroma, opacity = grey[:, :, ::-1], chroma[:, :, :, ::-1], opacity[:, :, ::-1]
     grey = np.rot90(grey, turns, axes=(1, 2))
     chroma = np.rot90(chroma, turns, axes=(2, 3))
-    return np.concatenate([head, grey.reshape(n, -1), chroma.reshape(n, -1)], axis=1)
+    opacity = np.rot90(opacity, turns, axes=(1, 2))
+    parts = [head, grey.reshape(n, -1), chroma.reshape(n, -1), opacity.reshape(n, -1)]
+    return np.concatenate(parts, axis=1)
 
 
 def invariant_pair_similarity(
@@ -917,7 +1083,7 @@ def _hue_kinds(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Per descriptor 0: no colour, 1: one hue (a tint), 2: many hues; and the summed chroma
     (Cb, Cr)."""
-    chroma = rows[:, HEADER_BYTES + _GREY_BYTES :].astype(np.float64)
+    chroma = rows[:, HEADER_BYTES + _GREY_BYTES : _CHROMA_END].astype(np.float64)
     chroma = chroma.reshape(len(rows), 2, CHROMA_SIDE, -1) - 128.0
     resultant = chroma.reshape(len(rows), 2, -1).sum(axis=2)
     coloured = ((rows[:, 0] & _COLOUR) > 0) & ~_colourless(chroma)

@@ -21,7 +21,10 @@ DEF CHROMA = 8
 DEF HEADER = 8
 DEF GREY_BYTES = 1024
 DEF CHROMA_BYTES = 128
-DEF WIDTH = 1160
+DEF ALPHA = 16
+DEF ALPHA_BYTES = 256
+DEF CHROMA_END = 1160
+DEF WIDTH = 1416
 DEF DETAIL_BLOCK = 4
 DEF COLOUR = 1
 DEF GRAPHIC = 4
@@ -40,6 +43,8 @@ cdef struct Constants:
     double min_scale
     double white
     double tint_strength
+    double clear
+    double opaque
     # Where the grid's alignments sample a profile (the same for every pair: ``_grid_plan``),
     # (alignment, sample) in rows of SIDE: the lower index, the upper, the upper's weight.
     const int *grid_low
@@ -294,16 +299,31 @@ cdef void _scaled(const double *levels, int n, double *out) noexcept nogil:
         out[i] = levels[i] / 255.0
 
 
+cdef void _curve(const double *power, double *rhs, Constants *k) noexcept nogil:
+    """The cubic tone curve's coefficients, into ``rhs``, from the normal equations' power
+    sums (``gram[r][c] = power[r + c]``, ridged) and right-hand side (zeros if singular)."""
+    cdef double gram[16]
+    cdef int r, c
+    for r in range(4):
+        for c in range(4):
+            gram[r * 4 + c] = power[r + c]
+    for r in range(4):
+        gram[r * 4 + r] += k.ridge
+    if not _solve4(gram, rhs):
+        rhs[0] = rhs[1] = rhs[2] = rhs[3] = 0.0
+
+
 cdef double _tone_fit(const double *a, const double *b, const double *sa, const double *sb,
-                      int n, Constants *k, double *ta, double *tb, bint graphic) noexcept nogil:
+                      int n, Constants *k, double *ta, double *tb, bint graphic,
+                      const double *clear, const double *other) noexcept nogil:
     """As ``check._tone_fit`` for one pair of ``n`` values, ``sa`` and ``sb`` being them
     ``_scaled``; ``ta``/``tb`` may be NULL; ``graphic``: a pair of graphics, whose cells white
-    in both are left out."""
-    cdef double gram[16]
+    in both are left out; ``clear`` and ``other``: ``a``'s and ``b``'s opacity (NULL where
+    opaque)."""
     cdef double rhs[4]
     cdef double power[7]
-    cdef double fa, fb, f2, f3, mean = 0.0, var = 0.0, scale, fitted, diff = 0.0
-    cdef int i, r, c
+    cdef double fa, fb, f2, f3, scale, fitted, diff = 0.0
+    cdef int i
     for i in range(7):
         power[i] = 0.0
     for i in range(4):
@@ -312,7 +332,6 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
     for i in range(n):  # the normal equations from power sums: gram[r][c] = sum fa^(r + c)
         fa = sa[i]
         fb = sb[i]
-        mean += fb
         if graphic and a[i] >= k.white and b[i] >= k.white:
             continue
         count += 1.0
@@ -329,21 +348,8 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
         rhs[2] += f2 * fb
         rhs[3] += f3 * fb
     power[0] = count
-    for r in range(4):
-        for c in range(4):
-            gram[r * 4 + c] = power[r + c]
-    for r in range(4):
-        gram[r * 4 + r] += k.ridge
-    if not _solve4(gram, rhs):
-        rhs[0] = rhs[1] = rhs[2] = rhs[3] = 0.0
-    mean /= n
-    for i in range(n):
-        fb = sb[i] - mean
-        var += fb * fb
-    scale = sqrt(var / n)
-    if not scale > k.flat:
-        scale = 1.0
-    scale = 1.0 / scale
+    _curve(power, rhs, k)
+    scale = _inverse_spread(sb, n, k)
     for i in range(n):
         fa = sa[i]
         fb = sb[i] * scale
@@ -355,7 +361,109 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
         if ta != NULL:
             ta[i] = fitted
             tb[i] = fb
-    return diff / n
+    diff /= n
+    if clear == NULL:
+        return diff
+    return _by_colour(a, b, sa, sb, n, k, ta, graphic, clear, other, scale, diff)
+
+
+cdef void _mean_spread(const double *values, int n, double *mean, double *spread
+                       ) noexcept nogil:
+    """The mean and deviation of ``n`` values."""
+    cdef int i
+    cdef double total = 0.0, squares = 0.0, d
+    for i in range(n):
+        total += values[i]
+    total /= n
+    for i in range(n):
+        d = values[i] - total
+        squares += d * d
+    mean[0] = total
+    spread[0] = sqrt(squares / n)
+
+
+cdef double _inverse_spread(const double *sb, int n, Constants *k) noexcept nogil:
+    """One over the deviation of ``n`` values (1 where they are flat)."""
+    cdef double mean, spread
+    _mean_spread(sb, n, &mean, &spread)
+    if not spread > k.flat:
+        spread = 1.0
+    return 1.0 / spread
+
+
+cdef inline double _colour_of(double shown, double opacity, Constants *k) noexcept nogil:
+    """A cell's colour (0..1) from its grey shown over white and its opacity."""
+    if not opacity > k.clear:
+        return 1.0
+    return _clip((shown - (1.0 - opacity)) / opacity, 0.0, 1.0)
+
+
+cdef double _by_colour(const double *a, const double *b, const double *sa, const double *sb,
+                       int n, Constants *k, double *ta, bint graphic, const double *clear,
+                       const double *other, double scale, double composite) noexcept nogil:
+    """The tone fit of ``check._tone_fit`` by ``a``'s colours under its opacity ``clear``
+    (charged where ``b``'s, ``other``, differs; NULL: opaque), where it is transparent
+    somewhere and fits better than ``composite`` (the difference of the fit of what is
+    shown); ``ta`` then gets its values. ``scale``: one over ``b``'s deviation."""
+    cdef double rhs[4]
+    cdef double power[7]
+    cdef double colours[GREY_BYTES]
+    cdef double u, o, w, u2, u3, target, fitted, diff = 0.0, changed = 0.0
+    cdef int i
+    cdef bint transparent = False
+    for i in range(n):
+        if clear[i] < k.opaque:
+            transparent = True
+            break
+    if not transparent:
+        return composite
+    for i in range(n):
+        changed += fabs(clear[i] - (1.0 if other == NULL else other[i]))
+    changed = changed / n * scale
+    if not changed < composite:  # the charge alone is no better: the fit cannot be
+        return composite
+    for i in range(7):
+        power[i] = 0.0
+    for i in range(4):
+        rhs[i] = 0.0
+    for i in range(n):  # basis o u^r: gram[r][c] = sum o^2 u^(r + c)
+        if graphic and a[i] >= k.white and b[i] >= k.white:
+            continue
+        o = clear[i]
+        u = _colour_of(sa[i], o, k)
+        colours[i] = u
+        w = o * o
+        u2 = u * u
+        u3 = u2 * u
+        target = o * (sb[i] - (1.0 - o))
+        power[0] += w
+        power[1] += w * u
+        power[2] += w * u2
+        power[3] += w * u3
+        power[4] += w * u2 * u2
+        power[5] += w * u2 * u3
+        power[6] += w * u3 * u3
+        rhs[0] += target
+        rhs[1] += u * target
+        rhs[2] += u2 * target
+        rhs[3] += u3 * target
+    _curve(power, rhs, k)
+    for i in range(n):  # the colours' fitted values shown, over ``b``'s deviation
+        if graphic and a[i] >= k.white and b[i] >= k.white:
+            colours[i] = sb[i] * scale  # left out: agrees, as ``_tone_fit`` has it
+            continue
+        o = clear[i]
+        u = colours[i]
+        fitted = o * (rhs[0] + u * (rhs[1] + u * (rhs[2] + u * rhs[3]))) + (1.0 - o)
+        colours[i] = fitted * scale
+        diff += fabs(colours[i] - sb[i] * scale)
+    diff = diff / n + changed
+    if not diff < composite:
+        return composite
+    if ta != NULL:
+        for i in range(n):
+            ta[i] = colours[i]
+    return diff
 
 
 cdef double _one_way(const double *container, const double *inner, const double *col_c,
@@ -363,18 +471,24 @@ cdef double _one_way(const double *container, const double *inner, const double 
                      const double[::1] scales, const double[::1] offsets,
                      const double[::1] edges, Constants *k,
                      double *align, double *region, double *scratch, bint graphic,
-                     const double *coarse_inner, double still) noexcept nogil:
+                     const double *coarse_inner, double still, const double *clear,
+                     const double *inner_clear) noexcept nogil:
     """As ``check._one_way``: the layout difference; ``align`` gets (sy, oy, sx, ox) and
-    ``region`` the container's region on the inner's grid. ``still`` is the layout cost of
-    the two whole thumbnails (the same both ways round: computed once by the caller)."""
+    ``region`` the container's region on the inner's grid; ``clear`` and ``inner_clear``:
+    the opacity thumbnails (NULL where opaque). ``still`` is the layout cost of the two whole
+    thumbnails (the same both ways round: computed once by the caller)."""
     cdef double cr[CELLS * CELLS]
+    cdef double cr_clear[CELLS * CELLS]
     cdef double aligned
     cdef int i
     _axis(col_c, col_i, scales, offsets, edges, k, &align[2], &align[3])
     _axis(row_c, row_i, scales, offsets, edges, k, &align[0], &align[1])
     _region(container, SIDE, align[0], align[1], align[2], align[3], scratch, region)
     _coarse(region, cr)
-    aligned = _layout_cost(cr, coarse_inner, k, graphic)
+    if clear != NULL:  # the layout's cells are the opacity thumbnail's: taken at its size
+        _region(clear, CELLS, align[0], align[1], align[2], align[3], scratch, cr_clear)
+    aligned = _layout_cost(cr, coarse_inner, k, graphic, cr_clear if clear != NULL else NULL,
+                           inner_clear)
     if still <= aligned:  # the whole thumbnails decide whether it was aligned already
         align[0] = 1.0
         align[1] = 0.0
@@ -387,16 +501,32 @@ cdef double _one_way(const double *container, const double *inner, const double 
 
 
 cdef double _layout_cost(const double *region, const double *inner, Constants *k,
-                         bint graphic) noexcept nogil:
+                         bint graphic, const double *region_clear,
+                         const double *inner_clear) noexcept nogil:
     cdef double scaled_region[CELLS * CELLS]
     cdef double scaled_inner[CELLS * CELLS]
     _scaled(region, CELLS * CELLS, scaled_region)
     _scaled(inner, CELLS * CELLS, scaled_inner)
     cdef double there = _tone_fit(region, inner, scaled_region, scaled_inner, CELLS * CELLS, k,
-                                  NULL, NULL, graphic)
+                                  NULL, NULL, graphic, NULL, NULL)
     cdef double back = _tone_fit(inner, region, scaled_inner, scaled_region, CELLS * CELLS, k,
-                                 NULL, NULL, graphic)
-    return there if there > back else back
+                                 NULL, NULL, graphic, NULL, NULL)
+    # the worse way round, each way the better of its two fits: a fit by colour is made only
+    # where it could lower the worse (the same figure as making both, at a fraction of it)
+    cdef bint try_there = region_clear != NULL, try_back = inner_clear != NULL
+    while True:
+        if there >= back and try_there:
+            try_there = False
+            there = _by_colour(region, inner, scaled_region, scaled_inner, CELLS * CELLS, k,
+                               NULL, graphic, region_clear, inner_clear,
+                               _inverse_spread(scaled_inner, CELLS * CELLS, k), there)
+        elif back >= there and try_back:
+            try_back = False
+            back = _by_colour(inner, region, scaled_inner, scaled_region, CELLS * CELLS, k,
+                              NULL, graphic, inner_clear, region_clear,
+                              _inverse_spread(scaled_region, CELLS * CELLS, k), back)
+        else:
+            return there if there > back else back
 
 
 cdef double _best_shift_worst(const double *x, const double *y, int side, double *padded
@@ -433,7 +563,7 @@ cdef double _best_shift_worst(const double *x, const double *y, int side, double
 
 cdef double _detail(const double *shared_a, const double *shared_b, int side,
                     const double *weights, Constants *k, double *work, double *where,
-                    bint graphic) noexcept nogil:
+                    bint graphic, const double *clear_a, const double *clear_b) noexcept nogil:
     """As the detail figure of ``check.compare`` for one pair; ``where`` gets the centre of
     the block where the two differ most (x, y shares), as ``check._worst_position``."""
     cdef double *ta = work
@@ -452,8 +582,10 @@ cdef double _detail(const double *shared_a, const double *shared_b, int side,
     cdef int i, j, t, c
     _scaled(shared_a, GREY_BYTES, scaled_a)
     _scaled(shared_b, GREY_BYTES, scaled_b)
-    there = _tone_fit(shared_a, shared_b, scaled_a, scaled_b, GREY_BYTES, k, ta, tb, graphic)
-    back = _tone_fit(shared_b, shared_a, scaled_b, scaled_a, GREY_BYTES, k, ub, ua, graphic)
+    there = _tone_fit(shared_a, shared_b, scaled_a, scaled_b, GREY_BYTES, k, ta, tb, graphic,
+                      clear_a, clear_b)
+    back = _tone_fit(shared_b, shared_a, scaled_b, scaled_a, GREY_BYTES, k, ub, ua, graphic,
+                     clear_b, clear_a)
     if there <= back:
         da = ta
         db = tb
@@ -599,17 +731,55 @@ FIELDS = (
 DEF NFIELDS = 15
 
 
-cdef void _mean_spread(const double *grey, double *mean, double *spread) noexcept nogil:
+cdef double *_opacity(const unsigned char *row, double *out) noexcept nogil:
+    """As ``check._opacity`` for one descriptor, into ``out``; NULL where it is opaque."""
     cdef int i
-    cdef double total = 0.0, squares = 0.0, d
-    for i in range(GREY_BYTES):
-        total += grey[i]
-    total /= GREY_BYTES
-    for i in range(GREY_BYTES):
-        d = grey[i] - total
-        squares += d * d
-    mean[0] = total
-    spread[0] = sqrt(squares / GREY_BYTES)
+    cdef bint opaque = True
+    for i in range(ALPHA_BYTES):
+        if row[CHROMA_END + i] != 255:
+            opaque = False
+            break
+    if opaque:
+        return NULL
+    for i in range(ALPHA_BYTES):
+        out[i] = row[CHROMA_END + i] / 255.0
+    return out
+
+
+cdef int _colours_held(const unsigned char *row, Constants *k) noexcept nogil:
+    """0: no colour (greyscale, or too weak); 1: colours the colour figure compares
+    (``check.holds_colour``); 2: a tint (one weak hue)."""
+    cdef double chroma[CHROMA_BYTES]
+    cdef double resultant[2]
+    cdef int i, hues
+    if not (row[0] & COLOUR):
+        return 0
+    for i in range(CHROMA_BYTES):
+        chroma[i] = row[HEADER + GREY_BYTES + i] - 128.0
+    hues = _hues(chroma, k, resultant)
+    return 0 if hues == 0 else (2 if hues == 3 else 1)
+
+
+cdef bint _tonal(const unsigned char *x, const unsigned char *y, Constants *k) noexcept nogil:
+    """As ``check._tonal`` for one pair."""
+    cdef int held_x = _colours_held(x, k), held_y = _colours_held(y, k)
+    return held_x == held_y and held_x != 2
+
+
+cdef double *_shared(const double *opacity, bint container, const double *align,
+                     double *scratch, double *out) noexcept nogil:
+    """As ``check._shared`` for one side: its opacity over the grey cells of the region the
+    pair shares (its region under ``align`` where it is the ``container``) into ``out``;
+    NULL where it is opaque."""
+    cdef int i, j
+    if opacity == NULL:
+        return NULL
+    for i in range(SIDE):
+        for j in range(SIDE):
+            out[i * SIDE + j] = opacity[(i // 2) * ALPHA + j // 2]
+    if container:
+        _region(out, SIDE, align[0], align[1], align[2], align[3], scratch, out)
+    return out
 
 
 cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1] scales,
@@ -625,7 +795,13 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     cdef double *region_ab = buf + 2 * GREY_BYTES
     cdef double *region_ba = buf + 3 * GREY_BYTES
     cdef double *scratch = buf + 4 * GREY_BYTES
-    cdef double *work = buf + 5 * GREY_BYTES
+    cdef double *shared_clear_a = buf + 5 * GREY_BYTES
+    cdef double *shared_clear_b = buf + 6 * GREY_BYTES
+    cdef double *work = buf + 7 * GREY_BYTES
+    cdef double opacity_a[ALPHA_BYTES]
+    cdef double opacity_b[ALPHA_BYTES]
+    cdef const double *clear_a = NULL
+    cdef const double *clear_b = NULL
     cdef double col_a[SIDE]
     cdef double row_a[SIDE]
     cdef double col_b[SIDE]
@@ -670,13 +846,16 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         col_b[j] /= SIDE
         row_b[j] /= SIDE
     graphic = (x[0] & y[0] & GRAPHIC) != 0
+    if _tonal(x, y, k):
+        clear_a = _opacity(x, opacity_a)
+        clear_b = _opacity(y, opacity_b)
     _coarse(ga, coarse_a)
     _coarse(gb, coarse_b)
-    still = _layout_cost(coarse_a, coarse_b, k, graphic)
+    still = _layout_cost(coarse_a, coarse_b, k, graphic, clear_a, clear_b)
     cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, edges, k,
-                       align_ab, region_ab, scratch, graphic, coarse_b, still)
+                       align_ab, region_ab, scratch, graphic, coarse_b, still, clear_a, clear_b)
     cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, edges, k,
-                       align_ba, region_ba, scratch, graphic, coarse_a, still)
+                       align_ba, region_ba, scratch, graphic, coarse_a, still, clear_b, clear_a)
     b_in_a = cost_ab <= cost_ba
     layout = 1.0 - (cost_ab if b_in_a else cost_ba) / k.unrelated
     lowest = layout
@@ -696,8 +875,9 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     if graphic or full:
         side = x[3] if x[3] < y[3] else y[3]
         side = 1 if side < 1 else (SIDE if side > SIDE else side)
-        detail = _detail(shared_a, shared_b, side, &weights[side, 0, 0], k, work, where,
-                         graphic)
+        detail = _detail(shared_a, shared_b, side, &weights[side, 0, 0], k, work, where, graphic,
+                         _shared(clear_a, b_in_a, align, scratch, shared_clear_a),
+                         _shared(clear_b, not b_in_a, align, scratch, shared_clear_b))
         if graphic and detail < lowest:
             lowest = detail
             if not full and lowest < below:
@@ -716,8 +896,8 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     fields[7] = align[0]
     fields[8] = align[1]
     if full:
-        _mean_spread(shared_a, &fields[9], &fields[11])
-        _mean_spread(shared_b, &fields[10], &fields[12])
+        _mean_spread(shared_a, GREY_BYTES, &fields[9], &fields[11])
+        _mean_spread(shared_b, GREY_BYTES, &fields[10], &fields[12])
     fields[13] = where[0]
     fields[14] = where[1]
 
@@ -745,6 +925,8 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.min_scale = constants["min_scale"]
     k.white = constants["white"]
     k.tint_strength = constants["tint_strength"]
+    k.clear = constants["clear"]
+    k.opaque = constants["opaque"]
     grid_low = np.empty(scales.shape[0] * SIDE, np.intc)
     grid_high = np.empty(scales.shape[0] * SIDE, np.intc)
     grid_frac = np.empty(scales.shape[0] * SIDE, np.float64)

@@ -211,6 +211,17 @@ def _colours(kernel: ModuleType, pixels: npt.NDArray[np.uint8], box: Box) -> npt
     return colours
 
 
+def _opacity(pixels: npt.NDArray[np.uint8], box: Box) -> npt.NDArray[np.uint8] | None:
+    """The opacity thumbnail of the part inside ``box`` of (h, w, bands) samples (None
+    without an alpha band): ``perceptual._opacity`` for a picture without a turn."""
+    if pixels.shape[2] not in (2, 4):
+        return None
+    left, top, right, bottom = _pixel_box(box, *pixels.shape[:2])
+    alpha = np.ascontiguousarray(pixels[top:bottom, left:right, -1])
+    height, width = alpha.shape
+    return imagecheck.opacity_cells(Image.frombuffer("L", (width, height), alpha, "raw", "L", 0, 1))
+
+
 def _chroma_cells(colours: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """Cb and Cr of the chroma thumbnail, as the descriptor takes them (Pillow's YCbCr)."""
     side = imagecheck.CHROMA_SIDE
@@ -269,22 +280,26 @@ def fingerprint(
         trim, shown = _trimmed(kernel, pixels, 255)
     trimmed = trim is not None
     working, box = _working(kernel, shown, 255, trimmed)
+    over_white = True
     if _flat(kernel, working):
         if shown.shape[2] != 4:
             return None
         if whole:  # white art on transparency: its border is found over black too
             trim, shown = _trimmed(kernel, pixels, 0)
         working, box = _working(kernel, shown, 0, trimmed)
+        over_white = False
         if _flat(kernel, working):
             return None
     forms = [working, *(turn(working) for turn in TURNS)] if invariant else [working]
     hashes = pdhashes(np.ascontiguousarray(np.stack(forms)), working)
     cells = _chroma_cells(_colours(kernel, shown, box)) if colour else None
+    opacity = _opacity(shown, box) if clear and over_white else None
     if trim is not None:
         box = trim
     descriptor = imagecheck.assembled(
         kernel.halved(working),
         cells,
+        opacity,
         graphic=max(width, height) <= imagecheck.SMALL_SIDE or clear,
         transparent=clear,
         file_format=file_format,

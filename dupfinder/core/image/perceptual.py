@@ -160,6 +160,8 @@ class WorkingImage:
     width: int
     height: int
     colour: Image.Image | None = None
+    #: the upright opacity inside the border (None: opaque, or shown over black)
+    opacity: Image.Image | None = None
     graphic: bool = False
     transparent: bool = False
     format: str | None = None
@@ -177,6 +179,7 @@ class WorkingImage:
         return imagecheck.descriptor(
             self.image,
             self.colour,
+            self.opacity,
             graphic=self.graphic,
             transparent=self.transparent,
             file_format=self.format,
@@ -461,6 +464,17 @@ def _colour(im: Image.Image, orientation: int, box: Box = _WHOLE) -> Image.Image
     return small.transpose(op) if op is not None else small
 
 
+def _opacity(alpha: Image.Image | None, orientation: int, box: Box) -> Image.Image | None:
+    """The opacity inside ``box`` at the opacity thumbnail's size, upright (None without
+    ``alpha``)."""
+    if alpha is None:
+        return None
+    side = (imagecheck.ALPHA_SIDE, imagecheck.ALPHA_SIDE)
+    small = _cropped(alpha, box).resize(side, Image.Resampling.BOX)
+    op = _ORIENT_OPS.get(orientation)
+    return small.transpose(op) if op is not None else small
+
+
 #: libjpeg's luminance quantisation table at quality 50 (Annex K), in zig-zag order as Pillow
 #: reports it: a file's table over this one gives the quality it was saved at.
 _JPEG_LUMA_50 = (
@@ -563,6 +577,7 @@ def _working_from(
     working, box = _shrink(_to_grey(im), *size, orientation, alpha, trim is not None)
     pixels = _grey_levels(working)
     flat = is_flat(pixels)
+    clear_over_white = clear
     if flat and alpha is not None:
         # White-on-transparent art vanishes over white; over black it shows, as in a viewer.
         if trim is not None:
@@ -573,6 +588,7 @@ def _working_from(
         working, box = _shrink(over_black, *size, orientation, alpha, trim is not None)
         pixels = _grey_levels(working)
         flat = is_flat(pixels)
+        clear_over_white = False
     if flat:
         raise TooLittleContent("flat or nearly blank image")
     graphic = max(width, height) <= imagecheck.SMALL_SIDE or clear
@@ -583,6 +599,7 @@ def _working_from(
         width,
         height,
         _colour(im, orientation, box),
+        _opacity(alpha, orientation, box) if clear_over_white else None,
         graphic=graphic,
         transparent=clear,
         format=file_format,

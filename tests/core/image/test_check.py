@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw, ImageEnhance, ImageOps
+from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageOps
 from test_perceptual import icon, photo
 
 from dupfinder.core.image import check as imagecheck
@@ -133,7 +133,8 @@ def _descriptor(grey: np.ndarray, flags: int = 0, side: int = 255) -> np.ndarray
     """A descriptor of a grey thumbnail with no colour."""
     head = np.array([flags, 0, 1, side, 0, 0, 0, 0], dtype=np.uint8)
     neutral = np.full(2 * imagecheck.CHROMA_SIDE**2, 128, dtype=np.uint8)
-    return np.concatenate([head, grey.astype(np.uint8).reshape(-1), neutral])
+    opaque = np.full(imagecheck.ALPHA_SIDE**2, 255, dtype=np.uint8)
+    return np.concatenate([head, grey.astype(np.uint8).reshape(-1), neutral, opaque])
 
 
 def _smooth(seed: int) -> np.ndarray:
@@ -355,6 +356,46 @@ def test_an_icon_of_one_hue_and_its_drawing_in_many_hues_are_different(
     recoloured.putalpha(green.getchannel("A"))
     b = saved(recoloured, tmp_path / "pink-orange.png")
     assert similarity(descriptor_of(path), descriptor_of(b)) < DEFAULT_IMAGE_SIMILARITY
+
+
+def _document_icon() -> Image.Image:
+    """A light page with grey lines, an outline and a soft shadow on a transparent layer, as
+    a theme's document icon is drawn."""
+    page = Image.new("RGBA", (256, 256), (0, 0, 0, 0))
+    shadow = Image.new("RGBA", (256, 256), (0, 0, 0, 0))
+    ImageDraw.Draw(shadow).rounded_rectangle((52, 30, 212, 240), 10, fill=(0, 0, 0, 90))
+    page = Image.alpha_composite(page, shadow.filter(ImageFilter.GaussianBlur(6)))
+    draw = ImageDraw.Draw(page)
+    draw.rounded_rectangle(
+        (48, 24, 208, 232), 8, fill=(246, 245, 244, 255), outline=(154, 153, 150, 255), width=3
+    )
+    for y in range(60, 210, 18):
+        draw.line((72, y, 184 - (y % 36), y), fill=(119, 118, 123, 255), width=5)
+    return page
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda x: ImageEnhance.Brightness(x).enhance(0.75),
+        lambda x: ImageEnhance.Brightness(x).enhance(1.25),
+        lambda x: ImageEnhance.Contrast(x).enhance(0.7),
+        lambda x: ImageEnhance.Contrast(x).enhance(1.4),
+    ],
+    ids=["darker", "brighter", "less-contrast", "more-contrast"],
+)
+def test_a_tone_edit_of_a_transparent_icons_colours_is_a_copy(
+    tmp_path: Path, edit: Callable[[Image.Image], Image.Image]
+) -> None:
+    """An editor darkens or brightens an icon's colours and keeps its opacity: over white, the
+    page and its soft edges move apart (a darker copy was 56 % alike), so the tone curve is
+    also fitted to the colours under the opacity thumbnail."""
+    original = _document_icon()
+    edited = edit(original.convert("RGB")).convert("RGBA")
+    edited.putalpha(original.getchannel("A"))
+    a = descriptor_of(saved(original, tmp_path / "page.png"))
+    b = descriptor_of(saved(edited, tmp_path / "edited.png"))
+    assert similarity(a, b) >= DEFAULT_IMAGE_SIMILARITY
 
 
 ADWAITA_STATUS = Path("/usr/share/icons/Adwaita/96x96/status")

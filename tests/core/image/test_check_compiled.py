@@ -27,12 +27,24 @@ def _descriptors(tmp_path: Path) -> np.ndarray:
     pictures.append(ImageEnhance.Brightness(photo(2)).enhance(1.3))
     pictures.append(photo(2).convert("L"))
     pictures.append(icon().crop((8, 0, 64, 60)))
+    pictures += [_toned(icon(), 0.7), _toned(icon(), 1.3), _toned(icon().convert("LA"), 0.8)]
+    pictures.append(icon().convert("LA"))
     rows = []
     for i, picture in enumerate(pictures):
         path = tmp_path / f"p{i}.png"
         picture.save(path)
         rows.append(np.frombuffer(imagesim.image_fingerprint(path).descriptor, np.uint8))
     return np.array(rows)
+
+
+def _toned(picture: Image.Image, factor: float) -> Image.Image:
+    """``picture``'s colours brightened or darkened by ``factor``, its opacity kept (the tone
+    fit by colour under opacity)."""
+    bands = picture.split()
+    colours = Image.merge("RGB", bands[:3]) if len(bands) == 4 else bands[0]
+    out = ImageEnhance.Brightness(colours).enhance(factor).convert(picture.mode[:-1] + "A")
+    out.putalpha(bands[-1])
+    return out
 
 
 def _both_engines(
