@@ -48,6 +48,8 @@ CROSS_PASSES = 0.5
 DENSER = 0.2
 #: Cuts made in one group at most, one inside another.
 DEPTH = 3
+#: Eigenvector components this small against the largest are zero (LAPACK's rounding).
+_ROUNDING = 1e-9
 #: Groups of more distinct nodes than this are left whole (the eigenvectors cost nodes cubed:
 #: some 50 ms at 600).
 MAX_NODES = 600
@@ -110,7 +112,10 @@ def _parts(
     if not bool((checked[sub] & ~passed[sub]).any()):  # nothing failed: one family
         return [members]
     signs = np.where(checked[sub], np.where(passed[sub], 1.0, -1.0), 0.0)
-    side = _leading(signs) >= 0
+    leading = _leading(signs)
+    # a family the vector leaves at zero (its largest eigenvalue shared: three colourways
+    # alike) stays on one side, whatever sign rounding gives each of its members
+    side = leading >= -_ROUNDING * float(np.abs(leading).max(initial=0.0))
     first, second = members[side], members[~side]
     if len(first) == 0 or len(second) == 0:
         return [members]
