@@ -846,9 +846,10 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         col_b[j] /= SIDE
         row_b[j] /= SIDE
     graphic = (x[0] & y[0] & GRAPHIC) != 0
-    if _tonal(x, y, k):
-        clear_a = _opacity(x, opacity_a)
-        clear_b = _opacity(y, opacity_b)
+    clear_a = _opacity(x, opacity_a)
+    clear_b = _opacity(y, opacity_b)
+    if (clear_a != NULL or clear_b != NULL) and not _tonal(x, y, k):
+        clear_a = clear_b = NULL
     _coarse(ga, coarse_a)
     _coarse(gb, coarse_b)
     still = _layout_cost(coarse_a, coarse_b, k, graphic, clear_a, clear_b)
