@@ -676,12 +676,8 @@ def _tonal(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> npt.NDArray[np
 
 def _colourless_rows(rows: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
     """Descriptors of pictures without colour: greyscale, or colours too weak to count."""
-    n = len(rows)
-    cells = rows[:, HEADER_BYTES + _GREY_BYTES : _CHROMA_END].astype(np.float64) - 128.0
     coloured = (rows[:, 0] & _COLOUR).astype(bool)
-    out: npt.NDArray[np.bool_] = ~coloured | _colourless(
-        cells.reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE)
-    )
+    out: npt.NDArray[np.bool_] = ~coloured | _colourless(_chroma(rows))
     return out
 
 
@@ -831,10 +827,7 @@ def _colour_agreement(
 ) -> npt.NDArray[np.float64]:
     """Cosine of the aligned chroma thumbnails; 1 where either holds one hue or none."""
     n = len(x)
-    chroma = slice(HEADER_BYTES + _GREY_BYTES, _CHROMA_END)
-    shape = (n, 2, CHROMA_SIDE, CHROMA_SIDE)
-    ca = x[:, chroma].reshape(shape).astype(np.float64) - 128.0
-    cb = y[:, chroma].reshape(shape).astype(np.float64) - 128.0
+    ca, cb = _chroma(x), _chroma(y)
     inside = b_in_a[:, None, None, None]
     region = _region(np.where(inside, ca, cb), *alignment)
     fa = np.where(inside, region, ca).reshape(n, -1)
@@ -863,11 +856,16 @@ def holds_colour(descriptors: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     of any colours, so they cannot tell a group's colourways apart (``grouping.split`` cuts
     among the others)."""
     rows = padded(descriptors)
-    n = len(rows)
-    chroma = slice(HEADER_BYTES + _GREY_BYTES, _CHROMA_END)
-    cells = rows[:, chroma].reshape(n, 2, CHROMA_SIDE, CHROMA_SIDE).astype(np.float64) - 128.0
+    cells = _chroma(rows)
     coloured = (rows[:, 0] & _COLOUR).astype(bool)
     out: npt.NDArray[np.bool_] = coloured & ~_colourless(cells) & ~(_one_hue(cells) & _tint(cells))
+    return out
+
+
+def _chroma(rows: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """(P, 2, CHROMA_SIDE, CHROMA_SIDE) chroma cells of descriptors, centred on 0."""
+    cells = rows[:, HEADER_BYTES + _GREY_BYTES : _CHROMA_END].astype(np.float64) - 128.0
+    out: npt.NDArray[np.float64] = cells.reshape(len(rows), 2, CHROMA_SIDE, CHROMA_SIDE)
     return out
 
 
@@ -1083,8 +1081,7 @@ def _hue_kinds(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Per descriptor 0: no colour, 1: one hue (a tint), 2: many hues; and the summed chroma
     (Cb, Cr)."""
-    chroma = rows[:, HEADER_BYTES + _GREY_BYTES : _CHROMA_END].astype(np.float64)
-    chroma = chroma.reshape(len(rows), 2, CHROMA_SIDE, -1) - 128.0
+    chroma = _chroma(rows)
     resultant = chroma.reshape(len(rows), 2, -1).sum(axis=2)
     coloured = ((rows[:, 0] & _COLOUR) > 0) & ~_colourless(chroma)
     kinds = np.where(coloured, np.where(_one_hue(chroma), 1, 2), 0).astype(np.int64)
