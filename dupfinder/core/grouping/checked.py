@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
@@ -84,18 +84,20 @@ class EarlyStop:
         return out
 
 
-def check_name(kind_name: str, measure: Similarity) -> str:
+def check_name(kind_name: str, measure: Similarity, compiled: Sequence[str] = ()) -> str:
     """What names a check's outcomes: the kind, the measure, and a digest of the source of
-    the module that defines it (where the source is not shipped, the package's version)."""
-    source = ""
+    the module that defines it (where the source is not shipped, the package's version) and
+    of the ``compiled`` files it runs (its kernels: one changed alone renames them too)."""
+    digest = hashlib.blake2b(digest_size=8)
     try:
         path = inspect.getsourcefile(measure)
-        if path is not None and os.path.exists(path):
-            with open(path, "rb") as handle:
-                source = hashlib.blake2b(handle.read(), digest_size=8).hexdigest()
+        if path is None or not os.path.exists(path):
+            raise OSError("no source")
+        for name in (path, *compiled):
+            with open(name, "rb") as handle:
+                digest.update(handle.read())
+        source = digest.hexdigest()
     except (OSError, TypeError):
-        source = ""
-    if not source:
         from dupfinder import __version__
 
         source = __version__

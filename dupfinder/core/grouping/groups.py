@@ -87,6 +87,8 @@ class SecondCheck:
     #: The measure that stops early on pairs that cannot pass (a scan's check; the exact
     #: ``measure`` answers everything else: a group's similarities, ``core.similar``).
     early: checked.EarlyStop | None = None
+    #: The compiled files the measure runs (they name its remembered outcomes with its source).
+    compiled: tuple[str, ...] = ()
 
 
 def second_check(kind: Kind, options: ScanOptions) -> SecondCheck | None:
@@ -117,6 +119,7 @@ def picture_check(options: ScanOptions) -> SecondCheck:
         measure,
         options.image_similarity,
         checked.EarlyStop(measure, imagecheck.STOPPED),
+        imagecheck.compiled_files(),
     )
 
 
@@ -309,7 +312,7 @@ def group_rows(
                     values[found.first], outcomes.key_reader(rows[found.first], key_bytes)
                 ),
                 memory if kind in _REMEMBERED else None,
-                checked.check_name(kind.value, check.measure),
+                checked.check_name(kind.value, check.measure, check.compiled),
                 check.early,
             )
             pairs = outcome.pairs
@@ -519,7 +522,7 @@ def _edits_memory(again: bool) -> str:
     (``_compared``): those of the suggested keepers, or (``again``) of keepers that took
     another's place; it changes with the check's source, as the check's own name does."""
     kind = "image-edits-again" if again else "image-edits"
-    return checked.check_name(kind, imagecheck.pair_similarity)
+    return checked.check_name(kind, imagecheck.pair_similarity, imagecheck.compiled_files())
 
 
 def _compared(

@@ -74,6 +74,7 @@ __all__ = [
     "assembled",
     "chroma_cells",
     "compare",
+    "compiled_files",
     "descriptor",
     "edits",
     "edits_of",
@@ -895,6 +896,15 @@ def _cosine(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArr
         (a * b).sum(axis=1), norms, out=np.zeros(len(a)), where=norms > 0
     )
     return out
+
+
+def compiled_files() -> tuple[str, ...]:
+    """The compiled check's file where it is the engine (none on numpy): what names this
+    check's remembered outcomes besides this module's source (``grouping.checked``), so that
+    a change made to the kernel alone is never answered by what the kernel before decided."""
+    jit = _kernel()
+    path = getattr(jit, "__file__", None)
+    return (path,) if isinstance(path, str) else ()
 
 
 def _kernel() -> ModuleType | None:

@@ -9,6 +9,7 @@ import pytest
 from scan_helpers import essay, write
 
 from dupfinder.core.grouping import checked, verify
+from dupfinder.core.grouping.groups import second_check
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.library import Library
 from dupfinder.core.model import Kind, ScanOptions
@@ -247,3 +248,23 @@ def test_a_check_that_stops_early_passes_the_same_pairs_and_remembers_its_bounds
     expected, similarity = plain(0.5)
     assert np.array_equal(lower.pairs, expected)
     assert np.allclose(lower.similarities, similarity)
+
+
+def test_a_change_to_the_compiled_check_alone_renames_its_outcomes(tmp_path: Path) -> None:
+    """Outcomes a rescan remembers are named by the check's source and by the kernel it runs:
+    a kernel rebuilt with other rules never answers with what the one before decided."""
+    kernel = tmp_path / "check_kernels.so"
+    kernel.write_bytes(b"rules of one build")
+    name = checked.check_name("image", imagecheck.pair_similarity, (str(kernel),))
+    assert name == checked.check_name("image", imagecheck.pair_similarity, (str(kernel),))
+    kernel.write_bytes(b"rules of another build")
+    assert name != checked.check_name("image", imagecheck.pair_similarity, (str(kernel),))
+    assert name != checked.check_name("image", imagecheck.pair_similarity)
+
+
+def test_the_scans_picture_check_is_named_by_its_compiled_kernel_where_it_runs_one() -> None:
+    compiled = imagecheck.compiled_files()
+    assert all(Path(path).is_file() for path in compiled)
+    check = second_check(Kind.IMAGE, ScanOptions(roots=()))
+    assert check is not None
+    assert check.compiled == compiled
