@@ -315,14 +315,14 @@ cdef void _curve(const double *power, double *rhs, Constants *k) noexcept nogil:
 
 cdef double _tone_fit(const double *a, const double *b, const double *sa, const double *sb,
                       int n, Constants *k, double *ta, double *tb, bint graphic,
-                      const double *clear, const double *other) noexcept nogil:
+                      const double *clear, const double *other, double scale) noexcept nogil:
     """As ``check._tone_fit`` for one pair of ``n`` values, ``sa`` and ``sb`` being them
-    ``_scaled``; ``ta``/``tb`` may be NULL; ``graphic``: a pair of graphics, whose cells white
-    in both are left out; ``clear`` and ``other``: ``a``'s and ``b``'s opacity (NULL where
-    opaque)."""
+    ``_scaled`` and ``scale`` one over ``sb``'s deviation (``_inverse_spread``); ``ta``/``tb``
+    may be NULL; ``graphic``: a pair of graphics, whose cells white in both are left out;
+    ``clear`` and ``other``: ``a``'s and ``b``'s opacity (NULL where opaque)."""
     cdef double rhs[4]
     cdef double power[7]
-    cdef double fa, fb, f2, f3, scale, fitted, diff = 0.0
+    cdef double fa, fb, f2, f3, fitted, diff = 0.0
     cdef int i
     for i in range(7):
         power[i] = 0.0
@@ -349,7 +349,6 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
         rhs[3] += f3 * fb
     power[0] = count
     _curve(power, rhs, k)
-    scale = _inverse_spread(sb, n, k)
     for i in range(n):
         fa = sa[i]
         fb = sb[i] * scale
@@ -507,10 +506,12 @@ cdef double _layout_cost(const double *region, const double *inner, Constants *k
     cdef double scaled_inner[CELLS * CELLS]
     _scaled(region, CELLS * CELLS, scaled_region)
     _scaled(inner, CELLS * CELLS, scaled_inner)
+    cdef double over_inner = _inverse_spread(scaled_inner, CELLS * CELLS, k)
+    cdef double over_region = _inverse_spread(scaled_region, CELLS * CELLS, k)
     cdef double there = _tone_fit(region, inner, scaled_region, scaled_inner, CELLS * CELLS, k,
-                                  NULL, NULL, graphic, NULL, NULL)
+                                  NULL, NULL, graphic, NULL, NULL, over_inner)
     cdef double back = _tone_fit(inner, region, scaled_inner, scaled_region, CELLS * CELLS, k,
-                                 NULL, NULL, graphic, NULL, NULL)
+                                 NULL, NULL, graphic, NULL, NULL, over_region)
     # the worse way round, each way the better of its two fits: a fit by colour is made only
     # where it could lower the worse (the same figure as making both, at a fraction of it)
     cdef bint try_there = region_clear != NULL, try_back = inner_clear != NULL
@@ -518,13 +519,11 @@ cdef double _layout_cost(const double *region, const double *inner, Constants *k
         if there >= back and try_there:
             try_there = False
             there = _by_colour(region, inner, scaled_region, scaled_inner, CELLS * CELLS, k,
-                               NULL, graphic, region_clear, inner_clear,
-                               _inverse_spread(scaled_inner, CELLS * CELLS, k), there)
+                               NULL, graphic, region_clear, inner_clear, over_inner, there)
         elif back >= there and try_back:
             try_back = False
             back = _by_colour(inner, region, scaled_inner, scaled_region, CELLS * CELLS, k,
-                              NULL, graphic, inner_clear, region_clear,
-                              _inverse_spread(scaled_region, CELLS * CELLS, k), back)
+                              NULL, graphic, inner_clear, region_clear, over_region, back)
         else:
             return there if there > back else back
 
@@ -583,9 +582,9 @@ cdef double _detail(const double *shared_a, const double *shared_b, int side,
     _scaled(shared_a, GREY_BYTES, scaled_a)
     _scaled(shared_b, GREY_BYTES, scaled_b)
     there = _tone_fit(shared_a, shared_b, scaled_a, scaled_b, GREY_BYTES, k, ta, tb, graphic,
-                      clear_a, clear_b)
+                      clear_a, clear_b, _inverse_spread(scaled_b, GREY_BYTES, k))
     back = _tone_fit(shared_b, shared_a, scaled_b, scaled_a, GREY_BYTES, k, ub, ua, graphic,
-                     clear_b, clear_a)
+                     clear_b, clear_a, _inverse_spread(scaled_a, GREY_BYTES, k))
     if there <= back:
         da = ta
         db = tb
