@@ -17,8 +17,10 @@ that holds the other), the better way kept:
    shift is undone instead of compared cell by cell.
 2. **Tone.** The container's aligned region is resampled onto the other's grid, and the cubic
    tone curve that best maps one onto the other (least squares) is applied: brightness,
-   contrast, gamma and most clipping drop out, and a grey or sepia copy has the luma of its
-   original. The mean difference left, over the other's deviation and that of unrelated
+   contrast and gamma drop out, and a grey or sepia copy has the luma of its original. A
+   level clipped at white is a bound, not a level: it is left out of the fit and agrees
+   wherever the curve reaches it, so a light picture brightened past white is still its
+   copy. The mean difference left, over the other's deviation and that of unrelated
    pictures (``_UNRELATED``), is the *layout* figure.
 3. **Detail.** When both pictures are graphics (small, or transparent: icons and clip art) the
    toned thumbnails are also compared at the smaller picture's own resolution, block by block
@@ -147,6 +149,11 @@ _TINT_STRENGTH = 32.0
 _COLOUR_WEIGHT = 2.0
 #: Grey level (of 255) from which a cell white in both pictures is background to the tone fit.
 _WHITE = 250.0
+#: Grey level (of 255) from which a cell is clipped: an edit may have taken it past white.
+_CLIPPED = 253.0
+#: How far up the other picture's fitted levels a clipped white must map (of 1): the lightest
+#: but for a tenth, which mixed and noisy cells may overshoot.
+_LIGHT_SHARE = 0.9
 #: Opacity (0..1) under which a cell's colour is not read (its grey is the background's),
 #: and from which a cell is opaque (an opaque region resampled is 1 only to rounding).
 _CLEAR = 1e-3
@@ -479,14 +486,20 @@ def _tone_fit(
     picture was flattened. A tone edit keeps the opacity: where ``b``'s differs, the fit by
     colour is charged the difference as a change from black to white (else a curve that
     turns one grey white would erase a part that is gone from the other picture: a battery's
-    bar)."""
+    bar).
+
+    Cells clipped at white on either side (``_CLIPPED``) bound the curve rather than fit it
+    (``_censored_fit``): brightening a light picture takes its page or its window past
+    white, where one curve of the levels left cannot follow. The fit by colour is not
+    censored: on the picture benchmark that found no more copies and lost some with more
+    contrast (a colour read back from a part-opaque cell is clipped only to rounding)."""
     fa = a / 255.0
     fb = b / 255.0
     # for two graphics, white in both (the background an icon was drawn on, which every tone
     # edit keeps) is left out of the fit and agrees: a darker icon has a darker drawing, not
     # a grey background (a screenshot's white is its content: it is fitted)
     fit = ~((a >= _WHITE) & (b >= _WHITE) & graphic[:, None])
-    fitted = _fitted(fa, fb, fit, np.ones_like(fa), fa)
+    fitted = _censored_fit(fa, fb, fit, (a >= _CLIPPED) & fit, (b >= _CLIPPED) & fit)
     centred = fb - fb.mean(axis=1, keepdims=True)
     spread = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
     scale = np.where(spread > _FLAT, spread, 1.0)
@@ -496,14 +509,61 @@ def _tone_fit(
         return ta, tb, difference
     own, other = opacity
     colours = np.divide(fa - (1.0 - own), own, out=np.ones_like(fa), where=own > _CLEAR)
-    shown = _fitted(fa, fb, fit, own, np.clip(colours, 0.0, 1.0)) / scale
+    curve = _curve(fa, fb, fit, own, np.clip(colours, 0.0, 1.0))
+    shown = np.where(fit, curve, fb) / scale
     changed = np.abs(own - other).mean(axis=1) / scale[:, 0]
     by_colour = np.abs(shown - tb).mean(axis=1) + changed
     better = (by_colour < difference) & (own < _OPAQUE).any(axis=1)
     return np.where(better[:, None], shown, ta), tb, np.where(better, by_colour, difference)
 
 
-def _fitted(
+def _censored_fit(
+    fa: npt.NDArray[np.float64],
+    fb: npt.NDArray[np.float64],
+    fit: npt.NDArray[np.bool_],
+    clipped_a: npt.NDArray[np.bool_],
+    clipped_b: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.float64]:
+    """``fb`` as the tone curve of ``fa`` predicts it over ``fit`` (``fb`` itself elsewhere),
+    where a level clipped at white (``clipped_a``, ``clipped_b``) may be only a bound: the
+    edit that brightened it may have taken it past white.
+
+    Cells clipped in both agree and are left out of the fit. Of the cells clipped on one
+    side only, those of the side clipped in more cells are bounds (the brighter picture):
+    left out of the fit, they agree where the curve reaches that side's level (``b``
+    clipped: the curve at least white; ``a`` clipped: ``b`` at least the curve and
+    ``_light_level``). The other
+    side's are levels like any other, since one increasing curve cannot take some levels
+    past white and keep white below another picture's grey: a drawing over white and a
+    caption's white over a drawing are no tone edit of each other."""
+    only_a, only_b = clipped_a & ~clipped_b, clipped_b & ~clipped_a
+    bounds_b = (only_b.sum(axis=1) >= only_a.sum(axis=1))[:, None]
+    bound_a, bound_b = only_a & ~bounds_b, only_b & bounds_b
+    both = clipped_a & clipped_b
+    levels = fit & ~both & ~bound_a & ~bound_b
+    curve = _curve(fa, fb, levels, np.ones_like(fa), fa)
+    out = np.where(fit & ~both, curve, fb)
+    out = np.where(bound_b, np.minimum(out, fb), out)
+    top = np.maximum(out, _light_level(fb, levels)[:, None])
+    result: npt.NDArray[np.float64] = np.where(bound_a, np.maximum(top, fb), out)
+    return result
+
+
+def _light_level(
+    fb: npt.NDArray[np.float64], levels: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.float64]:
+    """Per row the level ``_LIGHT_SHARE`` of the way up ``fb``'s fitted ``levels`` (the lower
+    of two; white where none). ``a``'s white is its lightest level, so the curve takes it at
+    least that high: a blank picture, or a white region, bounds nothing."""
+    counts = levels.sum(axis=1)
+    ordered = np.sort(np.where(levels, fb, np.inf), axis=1)
+    index = np.floor(_LIGHT_SHARE * np.maximum(counts - 1, 0)).astype(np.int64)
+    found = np.take_along_axis(ordered, index[:, None], axis=1)[:, 0]
+    out: npt.NDArray[np.float64] = np.where(counts > 0, found, 1.0)
+    return out
+
+
+def _curve(
     fa: npt.NDArray[np.float64],
     fb: npt.NDArray[np.float64],
     fit: npt.NDArray[np.bool_],
@@ -511,8 +571,7 @@ def _fitted(
     colours: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
     """``fb`` as the cubic tone curve of ``colours`` shown with ``opacity`` over white predicts
-    it (least squares over ``fit``; ``fb`` itself elsewhere): with ``opacity`` 1, the curve
-    of ``fa``."""
+    it, at every cell (least squares over ``fit``): with ``opacity`` 1, the curve of ``fa``."""
     powers = [opacity, opacity * colours]
     powers += [powers[1] * colours, powers[1] * colours * colours]
     basis = np.stack(powers, axis=2)  # (P, N, 4)
@@ -520,8 +579,7 @@ def _fitted(
     gram = np.einsum("pni,pnj->pij", weighted, basis) + _RIDGE * np.eye(4)
     rhs = np.einsum("pni,pn->pi", weighted, fb - (1.0 - opacity))
     coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
-    shown = np.einsum("pni,pi->pn", basis, coef) + (1.0 - opacity)
-    out: npt.NDArray[np.float64] = np.where(fit, shown, fb)
+    out: npt.NDArray[np.float64] = np.einsum("pni,pi->pn", basis, coef) + (1.0 - opacity)
     return out
 
 
@@ -988,6 +1046,8 @@ def _constants() -> dict[str, float]:
         "flat": _FLAT,
         "min_scale": MIN_SCALE,
         "white": _WHITE,
+        "clipped": _CLIPPED,
+        "light_share": _LIGHT_SHARE,
         "tint_strength": _TINT_STRENGTH,
         "clear": _CLEAR,
         "opaque": _OPAQUE,

@@ -11,7 +11,9 @@ handed in by ``check`` so both engines try the very same alignments; results equ
 numpy reference to rounding (tests compare them).
 """
 
-from libc.math cimport INFINITY, fabs, floor, sqrt
+from libc.math cimport INFINITY, fabs, floor, fmax, fmin, sqrt
+
+from dupfinder.core.image.quickselect cimport select_rank
 
 import numpy as np
 
@@ -42,6 +44,8 @@ cdef struct Constants:
     double flat
     double min_scale
     double white
+    double clipped
+    double light_share
     double tint_strength
     double clear
     double opaque
@@ -313,6 +317,53 @@ cdef void _curve(const double *power, double *rhs, Constants *k) noexcept nogil:
         rhs[0] = rhs[1] = rhs[2] = rhs[3] = 0.0
 
 
+# Where a cell stands in a censored tone fit (``check._censored_fit``).
+DEF LEVEL = 0  # fitted
+DEF AGREES = 1  # left out and agrees: white in two graphics, or clipped in both
+DEF BOUND_A = 2  # ``a`` clipped: ``b`` at least the curve (and ``a``'s light level)
+DEF BOUND_B = 3  # ``b`` clipped: the curve at least ``b``
+
+
+cdef void _cell_roles(const double *a, const double *b, int n, Constants *k, bint graphic,
+                      unsigned char *role) noexcept nogil:
+    """Each cell's ``LEVEL``, ``AGREES``, ``BOUND_A`` or ``BOUND_B``: of the cells clipped at
+    white on one side only, those of the side clipped in more cells are bounds, the other's
+    are levels."""
+    cdef int i, only_a = 0, only_b = 0
+    cdef bint ca, cb
+    for i in range(n):
+        ca = a[i] >= k.clipped
+        cb = b[i] >= k.clipped
+        if (graphic and a[i] >= k.white and b[i] >= k.white) or (ca and cb):
+            role[i] = AGREES
+        elif ca:
+            role[i] = BOUND_A
+            only_a += 1
+        elif cb:
+            role[i] = BOUND_B
+            only_b += 1
+        else:
+            role[i] = LEVEL
+    for i in range(n):
+        if (role[i] == BOUND_A and only_b >= only_a) or (role[i] == BOUND_B and only_b < only_a):
+            role[i] = LEVEL
+
+
+cdef double _light_level(const double *sb, const unsigned char *role, int n, Constants *k
+                         ) noexcept nogil:
+    """``check._light_level`` of one row: ``light_share`` of the way up ``b``'s fitted levels
+    (the lower of two), 1 where none."""
+    cdef double levels[GREY_BYTES]
+    cdef int i, count = 0
+    for i in range(n):
+        if role[i] == LEVEL:
+            levels[count] = sb[i]
+            count += 1
+    if count == 0:
+        return 1.0
+    return select_rank(levels, count, <int> floor(k.light_share * (count - 1)))
+
+
 cdef double _tone_fit(const double *a, const double *b, const double *sa, const double *sb,
                       int n, Constants *k, double *ta, double *tb, bint graphic,
                       const double *clear, const double *other, double scale) noexcept nogil:
@@ -322,18 +373,20 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
     ``clear`` and ``other``: ``a``'s and ``b``'s opacity (NULL where opaque)."""
     cdef double rhs[4]
     cdef double power[7]
-    cdef double fa, fb, f2, f3, fitted, diff = 0.0
+    cdef unsigned char role[GREY_BYTES]
+    cdef double fa, fb, f2, f3, fitted, diff = 0.0, light = -1.0
     cdef int i
     for i in range(7):
         power[i] = 0.0
     for i in range(4):
         rhs[i] = 0.0
+    _cell_roles(a, b, n, k, graphic, role)
     cdef double count = 0.0
     for i in range(n):  # the normal equations from power sums: gram[r][c] = sum fa^(r + c)
+        if role[i] != LEVEL:
+            continue
         fa = sa[i]
         fb = sb[i]
-        if graphic and a[i] >= k.white and b[i] >= k.white:
-            continue
         count += 1.0
         f2 = fa * fa
         f3 = f2 * fa
@@ -352,10 +405,16 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
     for i in range(n):
         fa = sa[i]
         fb = sb[i] * scale
-        if graphic and a[i] >= k.white and b[i] >= k.white:
+        if role[i] == AGREES:
             fitted = fb
         else:
             fitted = (rhs[0] + fa * (rhs[1] + fa * (rhs[2] + fa * rhs[3]))) * scale
+            if role[i] == BOUND_B:
+                fitted = fmin(fitted, fb)
+            elif role[i] == BOUND_A:
+                if light < 0.0:  # found once, where a row has such cells
+                    light = _light_level(sb, role, n, k) * scale
+                fitted = fmax(fmax(fitted, light), fb)
         diff += fabs(fitted - fb)
         if ta != NULL:
             ta[i] = fitted
@@ -924,6 +983,8 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.flat = constants["flat"]
     k.min_scale = constants["min_scale"]
     k.white = constants["white"]
+    k.clipped = constants["clipped"]
+    k.light_share = constants["light_share"]
     k.tint_strength = constants["tint_strength"]
     k.clear = constants["clear"]
     k.opaque = constants["opaque"]

@@ -38,6 +38,8 @@ from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcmp, memcpy
 
+from dupfinder.core.image.quickselect cimport select_rank
+
 import numpy as np
 
 
@@ -287,33 +289,6 @@ cdef void _load(const uint8_t *image, int height, int width, int32_t *across,
                 across[x * height + y] = image[y * width + x]
 
 
-cdef double _select(double *values, int n, int rank) noexcept nogil:
-    """The ``rank``-th smallest of ``values`` (reordered in place; quickselect)."""
-    cdef int lo = 0, hi = n - 1, i, j
-    cdef double pivot, swap
-    while lo < hi:
-        pivot = values[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while values[i] < pivot:
-                i += 1
-            while values[j] > pivot:
-                j -= 1
-            if i <= j:
-                swap = values[i]
-                values[i] = values[j]
-                values[j] = swap
-                i += 1
-                j -= 1
-        if rank <= j:
-            hi = j
-        elif rank >= i:
-            lo = i
-        else:
-            break
-    return values[rank]
-
-
 cdef int64_t _dct(const int32_t *grid, const double *dct, double *coefficients) noexcept nogil:
     """The 8 x 8 lowest frequencies of one 32 x 32 grid's DCT into ``coefficients``; returns
     the grid's sum. The grid is folded about its middle first (row ``k`` of the DCT is even or
@@ -368,7 +343,7 @@ cdef int _phash(const double *coefficients, int64_t total, double bound_scale, d
     for i in range(CELLS):
         ordered[i] = coefficients[i]
         largest = max(largest, fabs(coefficients[i]))
-    median = _select(ordered, CELLS, CELLS // 2 - 1)
+    median = select_rank(ordered, CELLS, CELLS // 2 - 1)
     upper = ordered[CELLS // 2]
     for i in range(CELLS // 2 + 1, CELLS):
         upper = min(upper, ordered[i])

@@ -160,6 +160,31 @@ def test_tone_does_not_count_but_layout_does() -> None:
     assert similarity(a, other) < 0.5
 
 
+@pytest.mark.parametrize("factor", [1.25, 1.5])
+def test_a_brighter_copy_whose_light_parts_clip_to_white_is_a_copy(
+    check_engine: str, factor: float
+) -> None:
+    """Brightening a light picture (a screenshot, a page) takes half of it or more past white:
+    a clipped level is only a bound, so no single curve maps the copy back, and the fit
+    leaves it out (a light picture brightened by a quarter was 79 % alike)."""
+    light = 150 + 0.55 * _smooth(5)
+    brighter = np.minimum(255.0, light * factor)
+    assert (brighter >= 253).mean() > 0.5
+    assert similarity(_descriptor(light), _descriptor(brighter)) >= SAME
+    assert similarity(_descriptor(brighter), _descriptor(light)) >= SAME
+
+
+def test_white_is_a_bound_not_a_free_pass(check_engine: str) -> None:
+    """A clipped cell agrees only where the curve reaches white: a picture with a corner
+    painted white, or a blank page, is not a brighter copy."""
+    light = 150 + 0.55 * _smooth(5)
+    painted = light.copy()
+    painted[:12, :12] = 255
+    blank = np.full_like(light, 255.0)
+    assert similarity(_descriptor(light), _descriptor(painted)) < DIFFERENT
+    assert similarity(_descriptor(light), _descriptor(blank)) < DIFFERENT
+
+
 def test_a_crop_is_found_and_aligned(tmp_path: Path) -> None:
     master = photo(seed=4)  # 480 x 320
     a = descriptor_of(saved(master, tmp_path / "master.png"))
