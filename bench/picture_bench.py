@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.measure import measure
-from bench.picture_corpus import DEFAULT_DIR, Item, build
+from bench.picture_corpus import DEFAULT_DIR, Item, build, pixel_twins
 
 OUT = Path(__file__).resolve().parent / "out"
 #: Czkawka's presets for an 8x8 hash (czkawka_core SIMILAR_VALUES row 0): High, Medium.
@@ -172,7 +172,8 @@ def score(items: Sequence[Item], groups: Iterable[Sequence[str]], split: str) ->
     chosen = [i for i, item in enumerate(items) if split == "all" or item.split == split]
     known = {os.path.realpath(items[i].path): i for i in chosen}
     found = _pairs(groups, known)
-    same = sum(1 for a, b in found if items[a].group == items[b].group)
+    picture = pixel_twins([items[i] for i in chosen])
+    same = sum(1 for a, b in found if picture[items[a].group] == picture[items[b].group])
     originals = {items[i].group: i for i in chosen if items[i].edit == "original"}
     per_edit: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for i in chosen:
@@ -190,6 +191,7 @@ def score(items: Sequence[Item], groups: Iterable[Sequence[str]], split: str) ->
         (min(a, b), max(a, b))
         for rows in family.values()
         for a, b in itertools.combinations(rows, 2)
+        if picture[items[a].group] != picture[items[b].group]
     ]
     grouped = [p for p in look if p in found]
     return {

@@ -21,7 +21,8 @@ one wallpaper, the colour variants of one design, two views of one scene (``skim
 motorcycle, and two overlapping framings of one photo, 30 % apart), screenshots of one app.
 
 ``manifest.json`` lists every file: ``group`` (same group: the same picture), ``edit``,
-``family``, ``kind``, ``split`` and the source package.
+``family``, ``kind``, ``split`` and the source package. Two groups whose originals are the
+same pixels (one drawing under two names) are one picture when scored (``pixel_twins``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import cast
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFont, ImageOps
 
@@ -49,9 +51,10 @@ __all__ = [
     "Item",
     "build",
     "load",
+    "pixel_twins",
 ]
 
-VERSION = "3"
+VERSION = "4"
 DEFAULT_DIR = Path(tempfile.gettempdir()) / "dupfinder-picture-corpus"
 MASTER_SIDE = 1024
 ICON_SIDE = 256
@@ -443,7 +446,11 @@ def _icon_sources(theme: str, root: Path, split: str, package: str) -> list[_Sou
 
 def _master(path: Path) -> Callable[[], Image.Image]:
     def opener() -> Image.Image:
-        im: Image.Image = ImageOps.exif_transpose(Image.open(path)).convert("RGB")
+        im: Image.Image = ImageOps.exif_transpose(Image.open(path))
+        if "A" in im.getbands():  # a translucent overlay (MATE's Silk): its desktop is dark
+            dark = Image.new("RGBA", im.size, (0, 0, 0, 255))
+            im = Image.alpha_composite(dark, im.convert("RGBA"))
+        im = im.convert("RGB")
         if max(im.size) > MASTER_SIDE:
             im = _to_side(im, MASTER_SIDE)
         return im
@@ -590,9 +597,12 @@ def sources() -> list[_Source]:
 
 
 def _items_for(src: _Source, out: Path) -> Iterator[Item]:
+    master = src.open()
+    extrema = cast(tuple[tuple[int, int], ...], master.convert("RGB").getextrema())
+    if all(low == high for low, high in extrema):
+        return  # one flat colour: no picture to find copies of
     folder = out / src.key.replace("/", "__")
     folder.mkdir(parents=True, exist_ok=True)
-    master = src.open()
     base = dict(group=src.key, family=src.family, kind=src.kind, split=src.split, source=src.source)
     path = _save(master, folder / "original", "png")
     yield Item(str(path), edit="original", **base)
@@ -629,6 +639,21 @@ def build(out: Path = DEFAULT_DIR, *, install: bool = True) -> list[Item]:
         items.extend(_items_for(src, out))
     manifest.write_text(json.dumps({"version": VERSION, "items": [asdict(i) for i in items]}))
     return items
+
+
+def pixel_twins(items: list[Item]) -> dict[str, str]:
+    """Each group's picture: the first group (by name) whose original decodes to the very same
+    pixels. Two names a theme gives one drawing (Adwaita's ``application-x-generic`` and
+    ``text-x-preview``: other bytes, not one pixel apart) are one picture, and a finder that
+    groups them is right; scoring them as look-alikes would count it as a mistake."""
+    twins: dict[str, str] = {}
+    first_of: dict[bytes, str] = {}
+    for item in sorted((i for i in items if i.edit == "original"), key=lambda i: i.group):
+        with Image.open(item.path) as im:
+            pixels = im.convert("RGBA")
+            key = hashlib.blake2b(repr(pixels.size).encode() + pixels.tobytes()).digest()
+        twins[item.group] = first_of.setdefault(key, item.group)
+    return twins
 
 
 def load(out: Path = DEFAULT_DIR) -> list[Item]:
