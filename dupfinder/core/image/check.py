@@ -151,6 +151,10 @@ _COLOUR_WEIGHT = 2.0
 _WHITE = 250.0
 #: Grey level (of 255) from which a cell is clipped: an edit may have taken it past white.
 _CLIPPED = 253.0
+#: Bounds cover at most this share of the fitted cells: a picture clipped over more of it has
+#: too little left to fit a curve to (a blown-out disc with dark corners would pass as any
+#: photo with dark corners), and its white cells are levels.
+_MOST_BOUNDS = 0.5
 #: How far up the other picture's fitted levels a clipped white must map (of 1): the lightest
 #: but for a tenth, which mixed and noisy cells may overshoot.
 _LIGHT_SHARE = 0.9
@@ -529,7 +533,8 @@ def _censored_fit(
     edit that brightened it may have taken it past white.
 
     Cells clipped in both agree and are left out of the fit. Of the cells clipped on one
-    side only, those of the side clipped in more cells are bounds (the brighter picture):
+    side only, those of the side clipped in more cells are bounds (the brighter picture),
+    where they are at most ``_MOST_BOUNDS`` of the cells:
     left out of the fit, they agree where the curve reaches that side's level (``b``
     clipped: the curve at least white; ``a`` clipped: ``b`` at least the curve and
     ``_light_level``). The other
@@ -537,8 +542,10 @@ def _censored_fit(
     past white and keep white below another picture's grey: a drawing over white and a
     caption's white over a drawing are no tone edit of each other."""
     only_a, only_b = clipped_a & ~clipped_b, clipped_b & ~clipped_a
-    bounds_b = (only_b.sum(axis=1) >= only_a.sum(axis=1))[:, None]
-    bound_a, bound_b = only_a & ~bounds_b, only_b & bounds_b
+    count_a, count_b = only_a.sum(axis=1), only_b.sum(axis=1)
+    bounds_b = (count_b >= count_a)[:, None]
+    bounded = (np.maximum(count_a, count_b) <= _MOST_BOUNDS * fit.sum(axis=1))[:, None]
+    bound_a, bound_b = only_a & ~bounds_b & bounded, only_b & bounds_b & bounded
     both = clipped_a & clipped_b
     levels = fit & ~both & ~bound_a & ~bound_b
     curve = _curve(fa, fb, levels, np.ones_like(fa), fa)
@@ -1048,6 +1055,7 @@ def _constants() -> dict[str, float]:
         "white": _WHITE,
         "clipped": _CLIPPED,
         "light_share": _LIGHT_SHARE,
+        "most_bounds": _MOST_BOUNDS,
         "tint_strength": _TINT_STRENGTH,
         "clear": _CLEAR,
         "opaque": _OPAQUE,

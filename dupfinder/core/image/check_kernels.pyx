@@ -46,6 +46,7 @@ cdef struct Constants:
     double white
     double clipped
     double light_share
+    double most_bounds
     double tint_strength
     double clear
     double opaque
@@ -328,13 +329,18 @@ cdef void _cell_roles(const double *a, const double *b, int n, Constants *k, bin
                       unsigned char *role) noexcept nogil:
     """Each cell's ``LEVEL``, ``AGREES``, ``BOUND_A`` or ``BOUND_B``: of the cells clipped at
     white on one side only, those of the side clipped in more cells are bounds, the other's
-    are levels."""
-    cdef int i, only_a = 0, only_b = 0
-    cdef bint ca, cb
+    are levels (all are levels where bounds would cover more than ``most_bounds`` of the
+    fitted cells)."""
+    cdef int i, only_a = 0, only_b = 0, fitted = 0
+    cdef bint ca, cb, bounded
     for i in range(n):
         ca = a[i] >= k.clipped
         cb = b[i] >= k.clipped
-        if (graphic and a[i] >= k.white and b[i] >= k.white) or (ca and cb):
+        if graphic and a[i] >= k.white and b[i] >= k.white:
+            role[i] = AGREES
+            continue
+        fitted += 1
+        if ca and cb:
             role[i] = AGREES
         elif ca:
             role[i] = BOUND_A
@@ -344,8 +350,10 @@ cdef void _cell_roles(const double *a, const double *b, int n, Constants *k, bin
             only_b += 1
         else:
             role[i] = LEVEL
+    bounded = (only_a if only_a > only_b else only_b) <= k.most_bounds * fitted
     for i in range(n):
-        if (role[i] == BOUND_A and only_b >= only_a) or (role[i] == BOUND_B and only_b < only_a):
+        if ((role[i] == BOUND_A and (only_b >= only_a or not bounded))
+                or (role[i] == BOUND_B and (only_b < only_a or not bounded))):
             role[i] = LEVEL
 
 
@@ -985,6 +993,7 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.white = constants["white"]
     k.clipped = constants["clipped"]
     k.light_share = constants["light_share"]
+    k.most_bounds = constants["most_bounds"]
     k.tint_strength = constants["tint_strength"]
     k.clear = constants["clear"]
     k.opaque = constants["opaque"]
