@@ -141,10 +141,12 @@ def _imagededup(python: Path, folder: Path, method: str) -> tuple[list[list[str]
 
 def _linked(items: Sequence[Item], folder: Path) -> list[Item]:
     """``items`` hard-linked (copied where a link cannot be made) into ``folder``, as they
-    lie in the corpus, with their paths there."""
+    lie in the corpus, with their paths there; a file left from a build before is replaced."""
     out = []
     for item in items:
         dest = folder / os.path.relpath(item.path, DEFAULT_DIR)
+        if dest.exists() and not os.path.samefile(item.path, dest):
+            dest.unlink()
         if not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
             try:
