@@ -533,14 +533,13 @@ def _censored_fit(
     edit that brightened it may have taken it past white.
 
     Cells clipped in both agree and are left out of the fit. Of the cells clipped on one
-    side only, those of the side clipped in more cells are bounds (the brighter picture),
-    where they are at most ``_MOST_BOUNDS`` of the cells:
-    left out of the fit, they agree where the curve reaches that side's level (``b``
-    clipped: the curve at least white; ``a`` clipped: ``b`` at least the curve and
-    ``_light_level``). The other
-    side's are levels like any other, since one increasing curve cannot take some levels
-    past white and keep white below another picture's grey: a drawing over white and a
-    caption's white over a drawing are no tone edit of each other."""
+    side only, those of the side clipped in more cells (the brighter picture) are bounds,
+    as long as they are at most ``_MOST_BOUNDS`` of the fitted cells: left out of the fit,
+    they agree where the curve reaches that side's level (``b`` clipped: the curve at least
+    white; ``a`` clipped: ``b`` at least the curve and ``_light_level``). The other side's
+    are levels like any other, since one increasing curve cannot take some levels past white
+    and keep white below another picture's grey: a drawing over white and a caption's white
+    over a drawing are no tone edit of each other."""
     only_a, only_b = clipped_a & ~clipped_b, clipped_b & ~clipped_a
     count_a, count_b = only_a.sum(axis=1), only_b.sum(axis=1)
     bounds_b = (count_b >= count_a)[:, None]
