@@ -21,15 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from bench.picture_bench import _kind
+from bench.picture_bench import _dupfinder, _kind
 from bench.picture_corpus import DEFAULT_DIR, Item, build
 from bench.picture_pairs import fingerprints_and_crops, hash_distance
 from dupfinder.core.image import check
@@ -39,21 +36,14 @@ PLACES = ("grouped", "not proposed", "check failed", "lost in grouping")
 
 
 def _scan_groups(result: Path | None) -> dict[str, int]:
-    """Each file's group in a scan of the whole corpus (made here unless ``result``)."""
-    with tempfile.TemporaryDirectory() as work:
-        if result is None:
-            result = Path(work) / "result.json"
-            command = [sys.executable, "-m", "dupfinder", "scan", str(DEFAULT_DIR), "--kind",
-                       "image", "--no-cache", "--format", "json", "-o", str(result)]  # fmt: skip
-            subprocess.run(
-                command, check=False, capture_output=True, env={**os.environ, "HOME": work}
-            )
+    """Each file's group in a scan of the whole corpus (made here, as ``picture_bench`` makes
+    it, unless ``result``)."""
+    if result is None:
+        groups, _, _ = _dupfinder(DEFAULT_DIR, jobs=2)
+    else:
         data = json.loads(result.read_text())
-    return {
-        os.path.realpath(member["path"]): number
-        for number, group in enumerate(data["groups"])
-        for member in group["members"]
-    }
+        groups = [[member["path"] for member in group["members"]] for group in data["groups"]]
+    return {os.path.realpath(path): number for number, group in enumerate(groups) for path in group}
 
 
 def places(items: list[Item], groups: dict[str, int]) -> list[tuple[Item, str]]:

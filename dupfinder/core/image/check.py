@@ -550,9 +550,11 @@ def _censored_fit(
     curve = _curve(fa, fb, levels, np.ones_like(fa), fa)
     out = np.where(fit & ~both, curve, fb)
     out = np.where(bound_b, np.minimum(out, fb), out)
-    top = np.maximum(out, _light_level(fb, levels)[:, None])
-    result: npt.NDArray[np.float64] = np.where(bound_a, np.maximum(top, fb), out)
-    return result
+    rows = np.flatnonzero(bound_a.any(axis=1))  # the light level is sorted out where needed
+    if len(rows):
+        top = np.maximum(out[rows], _light_level(fb[rows], levels[rows])[:, None])
+        out[rows] = np.where(bound_a[rows], np.maximum(top, fb[rows]), out[rows])
+    return out
 
 
 def _light_level(
