@@ -135,6 +135,9 @@ _LAYOUT_CELL = 2
 #: makes a pair 0 % alike in detail (the default accepts a worst block of 0.6).
 _DETAIL_BLOCK = 4
 _DETAIL_UNRELATED = 4.0
+#: Two pictures' summed chroma whose cosine is at least this are of one hue: a tint of it is
+#: the other's colours made weaker (darker, duller), still fitted through one tone curve.
+_TONAL_HUE = 0.9
 #: A chroma thumbnail whose strongest cell is below this (of 127) holds no colour.
 _COLOURLESS = 8.0
 #: Chroma whose cells point one way (mean resultant length of their directions, weighted by
@@ -733,11 +736,19 @@ def _opacity(
 
 def _tonal(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
     """Pairs whose colours may be fitted through a tone curve under their opacity: both hold
-    colours the colour figure compares, or neither holds any. A colourless picture against
-    a coloured one is a grey copy only with the other's luma: a grey folder icon is not a
-    grey copy of the green one, whatever curve maps the one's greys onto the other's."""
+    colours the colour figure compares, or neither holds any, or one is a tint of the other's
+    own hue (``_TONAL_HUE``: a darker or duller copy of an orange folder is orange, weakly).
+    A colourless picture against a coloured one is a grey copy only with the other's luma:
+    a grey folder icon is not a grey copy of the green one, whatever curve maps the one's
+    greys onto the other's."""
     colourless_x, colourless_y = _colourless_rows(x), _colourless_rows(y)
-    out: npt.NDArray[np.bool_] = (holds_colour(x) & holds_colour(y)) | (colourless_x & colourless_y)
+    held_x, held_y = holds_colour(x), holds_colour(y)
+    same = (held_x & held_y) | (colourless_x & colourless_y)
+    # a darker, duller or lighter copy of a picture's colours may fall to a tint of their own
+    # hue: its colours are still the other's, through the same curve
+    weakened = ~colourless_x & ~colourless_y & ~(held_x & held_y)
+    hue = _cosine(_chroma(x).sum(axis=(2, 3)), _chroma(y).sum(axis=(2, 3)))
+    out: npt.NDArray[np.bool_] = same | (weakened & (hue >= _TONAL_HUE))
     return out
 
 
@@ -1060,6 +1071,7 @@ def _constants() -> dict[str, float]:
         "tint_strength": _TINT_STRENGTH,
         "clear": _CLEAR,
         "opaque": _OPAQUE,
+        "tonal_hue": _TONAL_HUE,
     }
 
 

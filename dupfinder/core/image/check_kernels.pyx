@@ -50,6 +50,7 @@ cdef struct Constants:
     double tint_strength
     double clear
     double opaque
+    double tonal_hue
     # Where the grid's alignments sample a profile (the same for every pair: ``_grid_plan``),
     # (alignment, sample) in rows of SIDE: the lower index, the upper, the upper's weight.
     const int *grid_low
@@ -812,12 +813,14 @@ cdef double *_opacity(const unsigned char *row, double *out) noexcept nogil:
     return out
 
 
-cdef int _colours_held(const unsigned char *row, Constants *k) noexcept nogil:
+cdef int _colours_held(const unsigned char *row, Constants *k, double *resultant
+                       ) noexcept nogil:
     """0: no colour (greyscale, or too weak); 1: colours the colour figure compares
-    (``check.holds_colour``); 2: a tint (one weak hue)."""
+    (``check.holds_colour``); 2: a tint (one weak hue). ``resultant``: the summed chroma."""
     cdef double chroma[CHROMA_BYTES]
-    cdef double resultant[2]
     cdef int i, hues
+    resultant[0] = 0.0
+    resultant[1] = 0.0
     if not (row[0] & COLOUR):
         return 0
     for i in range(CHROMA_BYTES):
@@ -828,8 +831,16 @@ cdef int _colours_held(const unsigned char *row, Constants *k) noexcept nogil:
 
 cdef bint _tonal(const unsigned char *x, const unsigned char *y, Constants *k) noexcept nogil:
     """As ``check._tonal`` for one pair."""
-    cdef int held_x = _colours_held(x, k), held_y = _colours_held(y, k)
-    return held_x == held_y and held_x != 2
+    cdef double ra[2]
+    cdef double rb[2]
+    cdef double norms
+    cdef int held_x = _colours_held(x, k, ra), held_y = _colours_held(y, k, rb)
+    if held_x == held_y and held_x != 2:
+        return True
+    if held_x == 0 or held_y == 0:
+        return False
+    norms = sqrt((ra[0] * ra[0] + ra[1] * ra[1]) * (rb[0] * rb[0] + rb[1] * rb[1]))
+    return (ra[0] * rb[0] + ra[1] * rb[1]) / norms >= k.tonal_hue if norms > 0 else False
 
 
 cdef double *_shared(const double *opacity, bint container, const double *align,
@@ -997,6 +1008,7 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.tint_strength = constants["tint_strength"]
     k.clear = constants["clear"]
     k.opaque = constants["opaque"]
+    k.tonal_hue = constants["tonal_hue"]
     grid_low = np.empty(scales.shape[0] * SIDE, np.intc)
     grid_high = np.empty(scales.shape[0] * SIDE, np.intc)
     grid_frac = np.empty(scales.shape[0] * SIDE, np.float64)

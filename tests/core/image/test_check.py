@@ -437,6 +437,36 @@ def test_a_tone_edit_of_a_transparent_icons_colours_is_a_copy(
     assert similarity(a, b) >= DEFAULT_IMAGE_SIMILARITY
 
 
+@pytest.mark.parametrize(
+    ("relative", "edit"),
+    [
+        ("places/folder-green.png", lambda x: ImageEnhance.Contrast(x).enhance(0.6)),
+        (
+            "mimetypes/application-vnd.oasis.opendocument.formula-template.png",
+            lambda x: ImageEnhance.Brightness(x).enhance(0.7),
+        ),
+        (
+            "mimetypes/application-vnd.oasis.opendocument.text.png",
+            lambda x: ImageEnhance.Brightness(x).enhance(0.7),
+        ),
+    ],
+    ids=["duller-folder", "darker-template", "darker-document"],
+)
+def test_a_darker_or_duller_copy_whose_colours_fall_to_a_tint_is_a_copy(
+    tmp_path: Path, relative: str, edit: Callable[[Image.Image], Image.Image], check_engine: str
+) -> None:
+    """Darkening a pale icon or taking its contrast down weakens its colours to one faint hue
+    (a tint), yet they are its own colours: its transparent edges are still fitted under
+    their opacity (these were 66 % to 83 % alike)."""
+    path = _installed_icon(tmp_path, relative)
+    with Image.open(path) as im:
+        original = im.convert("RGBA")
+    edited = edit(original.convert("RGB")).convert("RGBA")
+    edited.putalpha(original.getchannel("A"))
+    b = saved(edited, tmp_path / "edited.png")
+    assert similarity(descriptor_of(path), descriptor_of(b)) >= DEFAULT_IMAGE_SIMILARITY
+
+
 ADWAITA_STATUS = Path("/usr/share/icons/Adwaita/96x96/status")
 
 
