@@ -28,8 +28,9 @@ that holds the other), the better way kept:
    that tells two icons of one theme apart is never averaged away. Photos keep the mean: a
    caption on a photo does not make it another photo.
 4. **Colour.** When both pictures hold colours of more than one hue, the cosine of their
-   aligned chroma thumbnails says whether the colours agree (brightness and saturation scale
-   chroma and keep the cosine); a greyscale copy has no colours to compare, nor does a tint
+   aligned chroma thumbnails, each softened by a cell either way (a thin colour on a cell's
+   edge moves into the next with the slightest shift), says whether the colours agree
+   (brightness and saturation scale chroma and keep the cosine); a greyscale copy has no colours to compare, nor does a tint
    (one weak hue: sepia, a faded print), which may be made of a picture of any colours. A
    graphic of one strong hue (a drawing in one colour: a red badge, a green button) must
    agree on that hue with the other graphic, whether that one holds one hue or many: a
@@ -908,8 +909,8 @@ def _colour_agreement(
     ca, cb = _chroma(x), _chroma(y)
     inside = b_in_a[:, None, None, None]
     region = _region(np.where(inside, ca, cb), *alignment)
-    fa = np.where(inside, region, ca).reshape(n, -1)
-    fb = np.where(inside, cb, region).reshape(n, -1)
+    fa = _softened(np.where(inside, region, ca)).reshape(n, -1)
+    fb = _softened(np.where(inside, cb, region)).reshape(n, -1)
     cosine = _cosine(fa, fb)
     plain = ~((x[:, 0] & y[:, 0]) & _COLOUR).astype(bool) | _colourless(ca) | _colourless(cb)
     one_a, one_b = _one_hue(ca), _one_hue(cb)
@@ -925,6 +926,19 @@ def _colour_agreement(
     graphic_rule = np.where(tinted, 1.0, np.where(one_a | one_b, hue, cosine))
     agreement = np.where(graphic, graphic_rule, photo_rule)
     out: npt.NDArray[np.float64] = np.where(plain, 1.0, 1.0 - _COLOUR_WEIGHT * (1.0 - agreement))
+    return out
+
+
+def _softened(chroma: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """(P, 2, side, side) chroma smoothed by [1, 2, 1] / 4 down and across (edges repeated):
+    a colour that falls near a cell's edge (a thin highlight, an icon's badge, JPEG's colour
+    kept at half the resolution) is split between cells by the slightest shift, which says
+    nothing of which colours a picture holds."""
+    padded = np.pad(chroma, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="edge")
+    down = padded[:, :, :-2] + 2.0 * padded[:, :, 1:-1] + padded[:, :, 2:]
+    out: npt.NDArray[np.float64] = (
+        down[:, :, :, :-2] + 2.0 * down[:, :, :, 1:-1] + down[:, :, :, 2:]
+    ) / 16.0
     return out
 
 
