@@ -30,12 +30,12 @@ that holds the other), the better way kept:
 4. **Colour.** When both pictures hold colours of more than one hue, the cosine of their
    aligned chroma thumbnails, each softened by a cell either way (a thin colour on a cell's
    edge moves into the next with the slightest shift), says whether the colours agree
-   (brightness and saturation scale chroma and keep the cosine); a greyscale copy has no colours to compare, nor does a tint
-   (one weak hue: sepia, a faded print), which may be made of a picture of any colours. A
-   graphic of one strong hue (a drawing in one colour: a red badge, a green button) must
-   agree on that hue with the other graphic, whether that one holds one hue or many: a
-   green button and its pink-and-orange twin are two icons. Photos of one hue (a tint, a
-   green meadow) need not agree.
+   (brightness and saturation scale chroma and keep the cosine); a greyscale copy has no
+   colours to compare, nor does a tint (one weak hue: sepia, a faded print), which may be
+   made of a picture of any colours. A graphic of one strong hue (a drawing in one colour:
+   a red badge, a green button) must agree on that hue with the other graphic, whether that
+   one holds one hue or many: a green button and its pink-and-orange twin are two icons.
+   Photos of one hue (a tint, a green meadow) need not agree.
 
 The similarity of a pair is the lowest of these, 0..1: what a person is shown and what the
 scan's picture threshold is compared with. ``check_kernels`` is the same computation compiled
