@@ -733,6 +733,13 @@ cdef int _hues(const double *chroma, Constants *k, double *resultant) noexcept n
     return 3 if strongest <= k.tint_strength else 1
 
 
+cdef inline double _hue_cosine(const double *ra, const double *rb) noexcept nogil:
+    """The cosine of two summed chromas (Cb, Cr): whether two pictures are of one hue (0
+    where either has none), as ``check._cosine`` of theirs."""
+    cdef double norms = sqrt((ra[0] * ra[0] + ra[1] * ra[1]) * (rb[0] * rb[0] + rb[1] * rb[1]))
+    return (ra[0] * rb[0] + ra[1] * rb[1]) / norms if norms > 0 else 0.0
+
+
 cdef void _softened(const double *chroma, double *out) noexcept nogil:
     """As ``check._softened`` for one pair's (2, CHROMA, CHROMA) chroma: [1, 2, 1] / 4 down,
     then across, edges repeated."""
@@ -787,11 +794,7 @@ cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
         if hues_a == 3 or hues_b == 3:  # a tint may be made of a drawing of any colours
             return 1.0
         if hues_a == 1 or hues_b == 1:  # a drawing of one hue: the hues must agree
-            dot = resultant_a[0] * resultant_b[0] + resultant_a[1] * resultant_b[1]
-            norms = sqrt((resultant_a[0] * resultant_a[0] + resultant_a[1] * resultant_a[1])
-                         * (resultant_b[0] * resultant_b[0] + resultant_b[1] * resultant_b[1]))
-            cosine = dot / norms if norms > 0 else 0.0
-            return 1.0 - k.colour_weight * (1.0 - cosine)
+            return 1.0 - k.colour_weight * (1.0 - _hue_cosine(resultant_a, resultant_b))
     elif hues_a != 2 or hues_b != 2:  # a photo of one hue: a tint, a green meadow
         return 1.0
     for plane in range(2):
@@ -862,14 +865,12 @@ cdef bint _tonal(const unsigned char *x, const unsigned char *y, Constants *k) n
     """As ``check._tonal`` for one pair."""
     cdef double ra[2]
     cdef double rb[2]
-    cdef double norms
     cdef int held_x = _colours_held(x, k, ra), held_y = _colours_held(y, k, rb)
     if held_x == held_y and held_x != 2:
         return True
     if held_x == 0 or held_y == 0:
         return False
-    norms = sqrt((ra[0] * ra[0] + ra[1] * ra[1]) * (rb[0] * rb[0] + rb[1] * rb[1]))
-    return (ra[0] * rb[0] + ra[1] * rb[1]) / norms >= k.tonal_hue if norms > 0 else False
+    return _hue_cosine(ra, rb) >= k.tonal_hue
 
 
 cdef double *_shared(const double *opacity, bint container, const double *align,
