@@ -21,12 +21,17 @@ that holds the other), the better way kept:
    level clipped at white is a bound, not a level: it is left out of the fit and agrees
    wherever the curve reaches it, so a light picture brightened past white is still its
    copy. The mean difference left, over the other's deviation and that of unrelated
-   pictures (``_UNRELATED``), is the *layout* figure.
+   pictures (``_UNRELATED``), is the *layout* figure. Two drawings in colour of sizes far
+   apart may be one icon that a theme drew at each size, each size's soft edges where its
+   own pixel grid puts them: cells where one is partly opaque and the other differs by less
+   than half are left out of this fit and agree (``_redrawn_edges``; not for a glyph in one
+   grey, which is drawn by its edges).
 3. **Detail.** When both pictures are graphics (small, or transparent: icons and clip art) the
    toned thumbnails are also compared at the smaller picture's own resolution, block by block
    with a one-pixel shift for resampling, and the **worst** block decides: the badge or emblem
-   that tells two icons of one theme apart is never averaged away. Photos keep the mean: a
-   caption on a photo does not make it another photo.
+   that tells two icons of one theme apart is never averaged away (an edge redrawn at the
+   other size agrees here too: the worst block is the drawing's, not its rim). Photos keep
+   the mean: a caption on a photo does not make it another photo.
 4. **Colour.** When both pictures hold colours of more than one hue, the cosine of their
    aligned chroma thumbnails, each softened by a cell either way (a thin colour on a cell's
    edge moves into the next with the slightest shift), says whether the colours agree
@@ -139,6 +144,18 @@ _DETAIL_UNRELATED = 4.0
 #: Two pictures' summed chroma whose cosine is at least this are of one hue: a tint of it is
 #: the other's colours made weaker (darker, duller), still fitted through one tone curve.
 _TONAL_HUE = 0.9
+#: Two graphics whose short sides differ by this factor or more may be one icon drawn at two
+#: sizes: a theme draws each size's soft edges anew, so where one's opacity is partial and
+#: the other's differs by less than ``_EDGE_CHANGE`` (and more than rounding,
+#: ``_EDGE_LEAST``), the cell is an edge redrawn, left out of the layout's fit and agreeing
+#: there and in the detail; unless such cells are more than ``_EDGE_SHARE`` of all (then the silhouettes differ) or
+#: more than ``_EDGE_SOLID`` times the cells opaque in both: a glyph of thin strokes (a
+#: battery's level, a status dot) is all edges, and its edges are its drawing.
+_REDRAWN_RATIO = 1.5
+_EDGE_CHANGE = 0.5
+_EDGE_LEAST = 0.02
+_EDGE_SHARE = 0.25
+_EDGE_SOLID = 0.5
 #: A chroma thumbnail whose strongest cell is below this (of 127) holds no colour.
 _COLOURLESS = 8.0
 #: Chroma whose cells point one way (mean resultant length of their directions, weighted by
@@ -480,6 +497,7 @@ def _tone_fit(
     b: npt.NDArray[np.float64],
     graphic: npt.NDArray[np.bool_],
     opacity: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
+    redrawn: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``a`` mapped through the cubic tone curve that best gives ``b`` (least squares), and
     ``b``, both divided by ``b``'s deviation; and their mean absolute difference. (P, N)
@@ -500,13 +518,19 @@ def _tone_fit(
     (``_censored_fit``): brightening a light picture takes its page or its window past
     white, where one curve of the levels left cannot follow. The fit by colour is not
     censored: on the picture benchmark that found no more copies and lost some with more
-    contrast (a colour read back from a part-opaque cell is clipped only to rounding)."""
+    contrast (a colour read back from a part-opaque cell is clipped only to rounding).
+
+    ``redrawn``: pairs whose soft edges may have been drawn anew at another size; those
+    cells are left out of both fits and agree (``_redrawn_edges``)."""
     fa = a / 255.0
     fb = b / 255.0
     # for two graphics, white in both (the background an icon was drawn on, which every tone
     # edit keeps) is left out of the fit and agrees: a darker icon has a darker drawing, not
     # a grey background (a screenshot's white is its content: it is fitted)
     fit = ~((a >= _WHITE) & (b >= _WHITE) & graphic[:, None])
+    edges = _redrawn_edges(opacity, redrawn)
+    if edges is not None:
+        fit &= ~edges
     fitted = _censored_fit(fa, fb, fit, (a >= _CLIPPED) & fit, (b >= _CLIPPED) & fit)
     centred = fb - fb.mean(axis=1, keepdims=True)
     spread = np.sqrt((centred * centred).mean(axis=1, keepdims=True))
@@ -519,10 +543,44 @@ def _tone_fit(
     colours = np.divide(fa - (1.0 - own), own, out=np.ones_like(fa), where=own > _CLEAR)
     curve = _curve(fa, fb, fit, own, np.clip(colours, 0.0, 1.0))
     shown = np.where(fit, curve, fb) / scale
-    changed = np.abs(own - other).mean(axis=1) / scale[:, 0]
+    change = np.abs(own - other)
+    if edges is not None:
+        change = np.where(edges, 0.0, change)
+    changed = change.mean(axis=1) / scale[:, 0]
     by_colour = np.abs(shown - tb).mean(axis=1) + changed
     better = (by_colour < difference) & (own < _OPAQUE).any(axis=1)
     return np.where(better[:, None], shown, ta), tb, np.where(better, by_colour, difference)
+
+
+def _redrawn_edges(
+    opacity: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None,
+    redrawn: npt.NDArray[np.bool_] | None,
+) -> npt.NDArray[np.bool_] | None:
+    """(P, N) cells that are an edge drawn anew at another size, for the ``redrawn`` pairs
+    (``_redrawn``) of two sides' ``opacity``: left out of the layout's tone fit and of its
+    charge for opacity, equal in the detail; None where no pair has any."""
+    if opacity is None or redrawn is None or not redrawn.any():
+        return None
+    own, other = opacity
+    change = np.abs(own - other)
+    edges = ((own < 1.0) | (other < 1.0)) & (change < _EDGE_CHANGE) & (change > _EDGE_LEAST)
+    count = edges.sum(axis=1)
+    solid = (np.minimum(own, other) >= 1.0 - _EDGE_LEAST).sum(axis=1)
+    few = (count <= _EDGE_SHARE * edges.shape[1]) & (count <= _EDGE_SOLID * solid)
+    out: npt.NDArray[np.bool_] = edges & (few & redrawn)[:, None]
+    return out
+
+
+def _redrawn(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+    """Pairs of two graphics in colour whose short sides differ by ``_REDRAWN_RATIO`` or
+    more. A drawing without colours (a symbolic glyph in one grey, a pictogram) is drawn by
+    its edges: they are not left out."""
+    sides_x, sides_y = x[:, 3].astype(np.float64), y[:, 3].astype(np.float64)
+    graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
+    larger, smaller = np.maximum(sides_x, sides_y), np.maximum(np.minimum(sides_x, sides_y), 1.0)
+    coloured = ~_colourless_rows(x) & ~_colourless_rows(y)
+    out: npt.NDArray[np.bool_] = graphic & (larger >= _REDRAWN_RATIO * smaller) & coloured
+    return out
 
 
 def _censored_fit(
@@ -645,6 +703,9 @@ class Comparison:
 
     similarity: npt.NDArray[np.float64]
     layout: npt.NDArray[np.float64]
+    #: The layout with every cell counted: the soft edges an icon's drawing at another size
+    #: redraws, which ``layout`` leaves out, too (the mark in ``edits`` is told against it).
+    whole_layout: npt.NDArray[np.float64]
     #: The detail figure of every pair (the similarity counts it for graphics only).
     detail: npt.NDArray[np.float64]
     colour: npt.NDArray[np.float64]
@@ -669,6 +730,7 @@ def _one_way(
     inner: npt.NDArray[np.float64],
     graphic: npt.NDArray[np.bool_],
     opacity: tuple[npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None],
+    redrawn: npt.NDArray[np.bool_],
 ) -> tuple[npt.NDArray[np.float64], tuple[npt.NDArray[np.float64], ...], npt.NDArray[np.float64]]:
     """``inner`` found in ``container``: its layout difference, the alignment (sy, oy, sx, ox)
     and the container's region on the inner's grid (``opacity``: the container's and the
@@ -680,10 +742,10 @@ def _one_way(
     # the layout's cells are the opacity thumbnail's: its region is taken at its own size
     region_clear = None if clear is None else _flat_rows(_region(clear, sy, oy, sx, ox))
     coarse_inner = _coarse(inner), _flat_rows(inner_clear)
-    aligned = _layout_cost((_coarse(region), region_clear), coarse_inner, graphic)
+    aligned = _layout_cost((_coarse(region), region_clear), coarse_inner, graphic, redrawn)
     # the profiles propose; the whole thumbnails decide whether the pair was aligned already
     # (a tone change moves the profiles of a drawing over a plain background)
-    unmoved = _layout_cost((_coarse(container), _flat_rows(clear)), coarse_inner, graphic)
+    unmoved = _layout_cost((_coarse(container), _flat_rows(clear)), coarse_inner, graphic, redrawn)
     still = unmoved <= aligned
     one, zero = np.ones(len(inner)), np.zeros(len(inner))
     alignment = tuple(
@@ -700,11 +762,11 @@ _Shown = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None]
 
 
 def _layout_cost(
-    region: _Shown, inner: _Shown, graphic: npt.NDArray[np.bool_]
+    region: _Shown, inner: _Shown, graphic: npt.NDArray[np.bool_], redrawn: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.float64]:
     """The worse of the tone fits either way of two (P, N) coarse thumbnails."""
-    _, _, there = _tone_fit(region[0], inner[0], graphic, _both(region[1], inner[1]))
-    _, _, back = _tone_fit(inner[0], region[0], graphic, _both(inner[1], region[1]))
+    _, _, there = _tone_fit(region[0], inner[0], graphic, _both(region[1], inner[1]), redrawn)
+    _, _, back = _tone_fit(inner[0], region[0], graphic, _both(inner[1], region[1]), redrawn)
     out: npt.NDArray[np.float64] = np.maximum(there, back)
     return out
 
@@ -809,8 +871,9 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
     graphic = ((x[:, 0] & y[:, 0]) & _GRAPHIC).astype(bool)
     tonal = _tonal(x, y)
     clear_a, clear_b = _opacity(x, tonal), _opacity(y, tonal)
-    cost_ab, p_ab, region_ab = _one_way(ga, gb, graphic, (clear_a, clear_b))
-    cost_ba, p_ba, region_ba = _one_way(gb, ga, graphic, (clear_b, clear_a))
+    redrawn = _redrawn(x, y)
+    cost_ab, p_ab, region_ab = _one_way(ga, gb, graphic, (clear_a, clear_b), redrawn)
+    cost_ba, p_ba, region_ba = _one_way(gb, ga, graphic, (clear_b, clear_a), redrawn)
     b_in_a = cost_ab <= cost_ba
     sy, oy, sx, ox = (np.where(b_in_a, u, v) for u, v in zip(p_ab, p_ba, strict=True))
     inside = b_in_a[:, None, None]
@@ -825,8 +888,13 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
     ta, tb, there = _tone_fit(flat_a, flat_b, graphic, _both(opacity_a, opacity_b))
     ub, ua, back = _tone_fit(flat_b, flat_a, graphic, _both(opacity_b, opacity_a))
     forward = (there <= back)[:, None]
-    da = np.where(forward, ta, ua).reshape(n, GREY_SIDE, GREY_SIDE)
-    db = np.where(forward, tb, ub).reshape(n, GREY_SIDE, GREY_SIDE)
+    da = np.where(forward, ta, ua)
+    db = np.where(forward, tb, ub)
+    # an edge redrawn at the other size agrees: the worst block is the drawing's, not its rim
+    edges = _redrawn_edges(_both(opacity_a, opacity_b), redrawn)
+    if edges is not None:
+        db = np.where(edges, da, db)
+    da, db = da.reshape(n, GREY_SIDE, GREY_SIDE), db.reshape(n, GREY_SIDE, GREY_SIDE)
     side = np.clip(np.minimum(x[:, 3], y[:, 3]).astype(np.int64), 1, GREY_SIDE)
     detail = np.ones(n)
     worst_x = np.full(n, 0.5)
@@ -841,11 +909,13 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
         )
         worst_x[rows], worst_y[rows] = _worst_position(sa, sb)
     colour = _colour_agreement(x, y, b_in_a, (sy, oy, sx, ox))
+    whole = _whole_layout(ga, gb, graphic, (clear_a, clear_b), redrawn, layout)
     missing = ~x.any(axis=1) | ~y.any(axis=1)
     lowest = np.minimum(np.minimum(layout, np.where(graphic, detail, 1.0)), colour)
     return Comparison(
         similarity=np.where(missing, 0.0, np.clip(lowest, 0.0, 1.0)),
         layout=layout,
+        whole_layout=whole,
         detail=detail,
         colour=colour,
         b_in_a=b_in_a,
@@ -860,6 +930,29 @@ def _compare(x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]) -> Comparison:
         worst_x=worst_x,
         worst_y=worst_y,
     )
+
+
+def _whole_layout(
+    ga: npt.NDArray[np.float64],
+    gb: npt.NDArray[np.float64],
+    graphic: npt.NDArray[np.bool_],
+    opacity: tuple[npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None],
+    redrawn: npt.NDArray[np.bool_],
+    layout: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """The layout figure with every cell counted, redrawn edges too, where a pair's were
+    left out (``layout`` elsewhere): what the detail is held against to tell a mark from an
+    icon's own drawing at another size, whose soft edges differ all round."""
+    rows = np.flatnonzero(redrawn)
+    if len(rows) == 0:
+        return layout
+    clear_a, clear_b = (None if c is None else c[rows] for c in opacity)
+    counted = np.zeros(len(rows), dtype=np.bool_)
+    ab, _, _ = _one_way(ga[rows], gb[rows], graphic[rows], (clear_a, clear_b), counted)
+    ba, _, _ = _one_way(gb[rows], ga[rows], graphic[rows], (clear_b, clear_a), counted)
+    out = layout.copy()
+    out[rows] = 1.0 - np.minimum(ab, ba) / _UNRELATED
+    return out
 
 
 def _shared(
@@ -1086,6 +1179,11 @@ def _constants() -> dict[str, float]:
         "clear": _CLEAR,
         "opaque": _OPAQUE,
         "tonal_hue": _TONAL_HUE,
+        "redrawn_ratio": _REDRAWN_RATIO,
+        "edge_change": _EDGE_CHANGE,
+        "edge_least": _EDGE_LEAST,
+        "edge_share": _EDGE_SHARE,
+        "edge_solid": _EDGE_SOLID,
     }
 
 
@@ -1234,7 +1332,7 @@ def edits_of(
         getattr(found, name).tolist()
         for name in (
             "scale_x", "offset_x", "scale_y", "offset_y", "b_in_a", "mean_a", "mean_b",
-            "spread_a", "spread_b", "detail", "layout", "worst_x", "worst_y",
+            "spread_a", "spread_b", "detail", "whole_layout", "worst_x", "worst_y",
         )
     ]  # fmt: skip
     colours = _colour_changes(kept, others)
@@ -1267,6 +1365,7 @@ class _Figures:
     spread_a: float
     spread_b: float
     detail: float
+    #: ``Comparison.whole_layout``: the layout with every cell counted.
     layout: float
     worst_x: float
     worst_y: float

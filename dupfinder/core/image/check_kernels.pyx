@@ -51,6 +51,15 @@ cdef struct Constants:
     double clear
     double opaque
     double tonal_hue
+    double redrawn_ratio
+    double edge_change
+    double edge_least
+    double edge_share
+    double edge_solid
+    # Whether the pair at hand is two graphics in colour of sides ``redrawn_ratio`` apart
+    # (``check._redrawn``, set by ``_pair`` for each pair: a run's pairs are taken one after
+    # another)
+    bint redrawn
     # Where the grid's alignments sample a profile (the same for every pair: ``_grid_plan``),
     # (alignment, sample) in rows of SIDE: the lower index, the upper, the upper's weight.
     const int *grid_low
@@ -327,7 +336,7 @@ DEF BOUND_B = 3  # ``b`` clipped: the curve at least ``b``
 
 
 cdef void _cell_roles(const double *a, const double *b, int n, Constants *k, bint graphic,
-                      unsigned char *role) noexcept nogil:
+                      unsigned char *role, const unsigned char *edge) noexcept nogil:
     """Each cell's ``LEVEL``, ``AGREES``, ``BOUND_A`` or ``BOUND_B``: of the cells clipped at
     white on one side only, those of the side clipped in more cells are bounds, the other's
     are levels (all are levels where bounds would cover more than ``most_bounds`` of the
@@ -337,7 +346,7 @@ cdef void _cell_roles(const double *a, const double *b, int n, Constants *k, bin
     for i in range(n):
         ca = a[i] >= k.clipped
         cb = b[i] >= k.clipped
-        if graphic and a[i] >= k.white and b[i] >= k.white:
+        if (graphic and a[i] >= k.white and b[i] >= k.white) or (edge != NULL and edge[i]):
             role[i] = AGREES
             continue
         fitted += 1
@@ -375,7 +384,8 @@ cdef double _light_level(const double *sb, const unsigned char *role, int n, Con
 
 cdef double _tone_fit(const double *a, const double *b, const double *sa, const double *sb,
                       int n, Constants *k, double *ta, double *tb, bint graphic,
-                      const double *clear, const double *other, double scale) noexcept nogil:
+                      const double *clear, const double *other, double scale,
+                      const unsigned char *edge) noexcept nogil:
     """As ``check._tone_fit`` for one pair of ``n`` values, ``sa`` and ``sb`` being them
     ``_scaled`` and ``scale`` one over ``sb``'s deviation (``_inverse_spread``); ``ta``/``tb``
     may be NULL; ``graphic``: a pair of graphics, whose cells white in both are left out;
@@ -389,7 +399,7 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
         power[i] = 0.0
     for i in range(4):
         rhs[i] = 0.0
-    _cell_roles(a, b, n, k, graphic, role)
+    _cell_roles(a, b, n, k, graphic, role, edge)
     cdef double count = 0.0
     for i in range(n):  # the normal equations from power sums: gram[r][c] = sum fa^(r + c)
         if role[i] != LEVEL:
@@ -431,7 +441,7 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
     diff /= n
     if clear == NULL:
         return diff
-    return _by_colour(a, b, sa, sb, n, k, ta, graphic, clear, other, scale, diff)
+    return _by_colour(a, b, sa, sb, n, k, ta, graphic, clear, other, scale, diff, edge)
 
 
 cdef void _mean_spread(const double *values, int n, double *mean, double *spread
@@ -467,7 +477,8 @@ cdef inline double _colour_of(double shown, double opacity, Constants *k) noexce
 
 cdef double _by_colour(const double *a, const double *b, const double *sa, const double *sb,
                        int n, Constants *k, double *ta, bint graphic, const double *clear,
-                       const double *other, double scale, double composite) noexcept nogil:
+                       const double *other, double scale, double composite,
+                       const unsigned char *edge) noexcept nogil:
     """The tone fit of ``check._tone_fit`` by ``a``'s colours under its opacity ``clear``
     (charged where ``b``'s, ``other``, differs; NULL: opaque), where it is transparent
     somewhere and fits better than ``composite`` (the difference of the fit of what is
@@ -485,7 +496,8 @@ cdef double _by_colour(const double *a, const double *b, const double *sa, const
     if not transparent:
         return composite
     for i in range(n):
-        changed += fabs(clear[i] - (1.0 if other == NULL else other[i]))
+        if edge == NULL or not edge[i]:
+            changed += fabs(clear[i] - (1.0 if other == NULL else other[i]))
     changed = changed / n * scale
     if not changed < composite:  # the charge alone is no better: the fit cannot be
         return composite
@@ -494,7 +506,7 @@ cdef double _by_colour(const double *a, const double *b, const double *sa, const
     for i in range(4):
         rhs[i] = 0.0
     for i in range(n):  # basis o u^r: gram[r][c] = sum o^2 u^(r + c)
-        if graphic and a[i] >= k.white and b[i] >= k.white:
+        if (graphic and a[i] >= k.white and b[i] >= k.white) or (edge != NULL and edge[i]):
             continue
         o = clear[i]
         u = _colour_of(sa[i], o, k)
@@ -516,7 +528,7 @@ cdef double _by_colour(const double *a, const double *b, const double *sa, const
         rhs[3] += u3 * target
     _curve(power, rhs, k)
     for i in range(n):  # the colours' fitted values shown, over ``b``'s deviation
-        if graphic and a[i] >= k.white and b[i] >= k.white:
+        if (graphic and a[i] >= k.white and b[i] >= k.white) or (edge != NULL and edge[i]):
             colours[i] = sb[i] * scale  # left out: agrees, as ``_tone_fit`` has it
             continue
         o = clear[i]
@@ -567,19 +579,42 @@ cdef double _one_way(const double *container, const double *inner, const double 
     return aligned
 
 
+cdef const unsigned char *_redrawn_edges(const double *own, const double *other, int n,
+                                        Constants *k, unsigned char *edge) noexcept nogil:
+    """As ``check._redrawn_edges`` for one pair's ``n`` cells (``own`` and ``other``: the
+    opacities, NULL where opaque), into ``edge``; NULL where none is left out."""
+    cdef int i, count = 0, solid = 0
+    cdef double o, t, change
+    if not k.redrawn or (own == NULL and other == NULL):
+        return NULL
+    for i in range(n):
+        o = 1.0 if own == NULL else own[i]
+        t = 1.0 if other == NULL else other[i]
+        change = fabs(o - t)
+        edge[i] = (o < 1.0 or t < 1.0) and change < k.edge_change and change > k.edge_least
+        count += edge[i]
+        solid += (o if o < t else t) >= 1.0 - k.edge_least
+    if count == 0 or count > k.edge_share * n or count > k.edge_solid * solid:
+        return NULL
+    return edge
+
+
 cdef double _layout_cost(const double *region, const double *inner, Constants *k,
                          bint graphic, const double *region_clear,
                          const double *inner_clear) noexcept nogil:
     cdef double scaled_region[CELLS * CELLS]
     cdef double scaled_inner[CELLS * CELLS]
+    cdef unsigned char edge_cells[CELLS * CELLS]
+    cdef const unsigned char *edge = _redrawn_edges(region_clear, inner_clear, CELLS * CELLS, k,
+                                                    edge_cells)
     _scaled(region, CELLS * CELLS, scaled_region)
     _scaled(inner, CELLS * CELLS, scaled_inner)
     cdef double over_inner = _inverse_spread(scaled_inner, CELLS * CELLS, k)
     cdef double over_region = _inverse_spread(scaled_region, CELLS * CELLS, k)
     cdef double there = _tone_fit(region, inner, scaled_region, scaled_inner, CELLS * CELLS, k,
-                                  NULL, NULL, graphic, NULL, NULL, over_inner)
+                                  NULL, NULL, graphic, NULL, NULL, over_inner, edge)
     cdef double back = _tone_fit(inner, region, scaled_inner, scaled_region, CELLS * CELLS, k,
-                                 NULL, NULL, graphic, NULL, NULL, over_region)
+                                 NULL, NULL, graphic, NULL, NULL, over_region, edge)
     # the worse way round, each way the better of its two fits: a fit by colour is made only
     # where it could lower the worse (the same figure as making both, at a fraction of it)
     cdef bint try_there = region_clear != NULL, try_back = inner_clear != NULL
@@ -587,11 +622,11 @@ cdef double _layout_cost(const double *region, const double *inner, Constants *k
         if there >= back and try_there:
             try_there = False
             there = _by_colour(region, inner, scaled_region, scaled_inner, CELLS * CELLS, k,
-                               NULL, graphic, region_clear, inner_clear, over_inner, there)
+                               NULL, graphic, region_clear, inner_clear, over_inner, there, edge)
         elif back >= there and try_back:
             try_back = False
             back = _by_colour(inner, region, scaled_inner, scaled_region, CELLS * CELLS, k,
-                              NULL, graphic, inner_clear, region_clear, over_region, back)
+                              NULL, graphic, inner_clear, region_clear, over_region, back, edge)
         else:
             return there if there > back else back
 
@@ -647,18 +682,24 @@ cdef double _detail(const double *shared_a, const double *shared_b, int side,
     cdef double *da
     cdef double *db
     cdef int i, j, t, c
+    cdef unsigned char edge_cells[GREY_BYTES]
+    cdef const unsigned char *edge = _redrawn_edges(clear_a, clear_b, GREY_BYTES, k, edge_cells)
     _scaled(shared_a, GREY_BYTES, scaled_a)
     _scaled(shared_b, GREY_BYTES, scaled_b)
     there = _tone_fit(shared_a, shared_b, scaled_a, scaled_b, GREY_BYTES, k, ta, tb, graphic,
-                      clear_a, clear_b, _inverse_spread(scaled_b, GREY_BYTES, k))
+                      clear_a, clear_b, _inverse_spread(scaled_b, GREY_BYTES, k), NULL)
     back = _tone_fit(shared_b, shared_a, scaled_b, scaled_a, GREY_BYTES, k, ub, ua, graphic,
-                     clear_b, clear_a, _inverse_spread(scaled_a, GREY_BYTES, k))
+                     clear_b, clear_a, _inverse_spread(scaled_a, GREY_BYTES, k), NULL)
     if there <= back:
         da = ta
         db = tb
     else:
         da = ua
         db = ub
+    if edge != NULL:  # an edge redrawn agrees (as ``check._compare``)
+        for i in range(GREY_BYTES):
+            if edge[i]:
+                db[i] = da[i]
     if side < SIDE:  # box-average down to the smaller picture's side: W @ d @ W.T
         for t in range(2):
             for i in range(side):
@@ -826,8 +867,9 @@ cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
 FIELDS = (
     "similarity", "layout", "detail", "colour", "b_in_a", "scale_x", "offset_x", "scale_y",
     "offset_y", "mean_a", "mean_b", "spread_a", "spread_b", "worst_x", "worst_y",
+    "whole_layout",
 )
-DEF NFIELDS = 15
+DEF NFIELDS = 16
 
 
 cdef double *_opacity(const unsigned char *row, double *out) noexcept nogil:
@@ -916,6 +958,7 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     cdef double align_ab[4]
     cdef double align_ba[4]
     cdef double where[2]
+    cdef double hue[2]
     cdef double cost_ab, cost_ba, layout, detail = 1.0, colour, lowest, still
     cdef double coarse_a[CELLS * CELLS]
     cdef double coarse_b[CELLS * CELLS]
@@ -953,6 +996,11 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         col_b[j] /= SIDE
         row_b[j] /= SIDE
     graphic = (x[0] & y[0] & GRAPHIC) != 0
+    side = x[3] if x[3] > y[3] else y[3]  # the larger short side, against the smaller
+    k.redrawn = graphic and side >= k.redrawn_ratio * (
+        1 if (x[3] if x[3] < y[3] else y[3]) < 1 else (x[3] if x[3] < y[3] else y[3]))
+    if k.redrawn:  # as ``check._redrawn``: two drawings in colour
+        k.redrawn = _colours_held(x, k, hue) != 0 and _colours_held(y, k, hue) != 0
     clear_a = _opacity(x, opacity_a)
     clear_b = _opacity(y, opacity_b)
     if (clear_a != NULL or clear_b != NULL) and not _tonal(x, y, k):
@@ -1008,6 +1056,17 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         _mean_spread(shared_b, GREY_BYTES, &fields[10], &fields[12])
     fields[13] = where[0]
     fields[14] = where[1]
+    fields[15] = layout
+    if full and k.redrawn:  # as ``check._whole_layout``: every cell counted, edges too
+        k.redrawn = False
+        still = _layout_cost(coarse_a, coarse_b, k, graphic, clear_a, clear_b)
+        cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, edges, k,
+                           align_ab, region_ab, scratch, graphic, coarse_b, still, clear_a,
+                           clear_b)
+        cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, edges, k,
+                           align_ba, region_ba, scratch, graphic, coarse_a, still, clear_b,
+                           clear_a)
+        fields[15] = 1.0 - (cost_ab if cost_ab < cost_ba else cost_ba) / k.unrelated
 
 
 cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
@@ -1039,6 +1098,12 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.clear = constants["clear"]
     k.opaque = constants["opaque"]
     k.tonal_hue = constants["tonal_hue"]
+    k.redrawn_ratio = constants["redrawn_ratio"]
+    k.edge_change = constants["edge_change"]
+    k.edge_least = constants["edge_least"]
+    k.edge_share = constants["edge_share"]
+    k.edge_solid = constants["edge_solid"]
+    k.redrawn = False
     grid_low = np.empty(scales.shape[0] * SIDE, np.intc)
     grid_high = np.empty(scales.shape[0] * SIDE, np.intc)
     grid_frac = np.empty(scales.shape[0] * SIDE, np.float64)

@@ -467,6 +467,76 @@ def test_a_darker_or_duller_copy_whose_colours_fall_to_a_tint_is_a_copy(
     assert similarity(descriptor_of(path), descriptor_of(b)) >= DEFAULT_IMAGE_SIMILARITY
 
 
+def _drawn_at(tmp_path: Path, size: str, relative: str) -> Path:
+    """Oxygen's own drawing of an icon at ``size`` (e.g. "48x48"), copied."""
+    source = OXYGEN.parent / size / relative
+    if not source.is_file():
+        pytest.skip(f"{source} is not installed")
+    copy = tmp_path / f"{size}-{source.name}"
+    copy.write_bytes(source.read_bytes())
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("small", "large", "relative"),
+    [
+        ("64x64", "256x256", "places/folder-green.png"),
+        ("48x48", "128x128", "categories/applications-all.png"),
+        ("22x22", "48x48", "actions/application-exit.png"),
+    ],
+)
+def test_an_icons_own_drawing_at_another_size_is_its_copy(
+    tmp_path: Path, small: str, large: str, relative: str, check_engine: str
+) -> None:
+    """A theme draws each size of an icon anew, its soft edges where that size's pixel grid
+    puts them: those cells are left out of the layout's fit and agree in the detail, so the
+    drawing is found at its other sizes (these were 73 % to 78 % alike)."""
+    a = descriptor_of(_drawn_at(tmp_path, small, relative))
+    b = descriptor_of(_drawn_at(tmp_path, large, relative))
+    assert similarity(a, b) >= DEFAULT_IMAGE_SIMILARITY
+
+
+@pytest.mark.parametrize(
+    ("small", "large", "first", "second"),
+    [
+        ("48x48", "128x128", "emotes/face-smile.png", "emotes/face-wink.png"),
+        ("32x32", "64x64", "emotes/face-smile.png", "emotes/face-wink.png"),
+        ("48x48", "128x128", "devices/drive-harddisk.png", "devices/drive-optical.png"),
+        ("64x64", "256x256", "places/folder-grey.png", "places/folder-green.png"),
+    ],
+)
+def test_look_alike_icons_drawn_at_two_sizes_stay_apart(
+    tmp_path: Path, small: str, large: str, first: str, second: str, check_engine: str
+) -> None:
+    """Only the soft edges are let off: a wink where the other smiles is inside the drawing,
+    whatever the sizes."""
+    a = descriptor_of(_drawn_at(tmp_path, small, first))
+    b = descriptor_of(_drawn_at(tmp_path, large, second))
+    assert similarity(a, b) < DEFAULT_IMAGE_SIMILARITY
+
+
+def test_the_soft_edges_of_a_drawing_without_colours_are_its_drawing(
+    tmp_path: Path, check_engine: str
+) -> None:
+    """A glyph in one grey (a battery's level, a padlock open or shut) is drawn by its edges,
+    so they count at any size; the same drawing in colour has them left out."""
+    small = _drawn_at(tmp_path, "64x64", "places/folder-green.png")
+    large = _drawn_at(tmp_path, "256x256", "places/folder-green.png")
+    coloured = imagecheck.compare(
+        np.frombuffer(descriptor_of(small), np.uint8), np.frombuffer(descriptor_of(large), np.uint8)
+    )
+    assert coloured.layout[0] > coloured.whole_layout[0] + 0.01
+    greys = []
+    for path in (small, large):
+        with Image.open(path) as im:
+            greys.append(saved(im.convert("LA"), tmp_path / f"grey-{path.name}"))
+    grey = imagecheck.compare(
+        np.frombuffer(descriptor_of(greys[0]), np.uint8),
+        np.frombuffer(descriptor_of(greys[1]), np.uint8),
+    )
+    assert grey.layout[0] == pytest.approx(grey.whole_layout[0])
+
+
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 

@@ -144,3 +144,32 @@ def test_a_scan_names_each_members_edits_against_its_keeper(tmp_path: Path) -> N
     named = {m.path.rsplit("/", 1)[-1]: _codes(m.edits) for m in others}
     assert named["grey.png"] == {EditCode.GREYSCALE}
     assert {EditCode.SMALLER, EditCode.REENCODED} <= named["small.jpg"]
+
+
+@pytest.mark.parametrize(
+    ("large", "small", "relative"),
+    [
+        ("256x256", "128x128", "devices/computer-laptop.png"),
+        ("128x128", "48x48", "apps/kthesaurus.png"),
+        ("64x64", "32x32", "apps/ark.png"),
+    ],
+)
+def test_an_icons_own_drawing_at_another_size_is_smaller_not_marked(
+    large: str, small: str, relative: str
+) -> None:
+    """A theme's smaller drawing of an icon differs from the larger one all round its soft
+    edges: that is its size, not a mark (the mark is told against the layout with those
+    edges counted)."""
+    theme = ICON.parents[2]
+    paths = [theme / size / relative for size in (large, small)]
+    if not all(path.is_file() for path in paths):
+        pytest.skip(f"{relative} is not installed at {large} and {small}")
+    a, b = (imagesim.image_fingerprint(path) for path in paths)
+    named = imagecheck.edits(
+        np.frombuffer(a.descriptor, np.uint8),
+        np.frombuffer(b.descriptor, np.uint8),
+        (a.width, a.height),
+        (b.width, b.height),
+    )
+    assert EditCode.SMALLER in _codes(named)
+    assert EditCode.MARKED not in _codes(named)
