@@ -28,6 +28,7 @@ DEF ALPHA_BYTES = 256
 DEF CHROMA_END = 1160
 DEF WIDTH = 1416
 DEF DETAIL_BLOCK = 4
+DEF MOST_BLOCKS = 64  # (SIDE / DETAIL_BLOCK) squared: the detail's blocks at most
 DEF COLOUR = 1
 DEF GRAPHIC = 4
 #: Added to the upper bound a pair that stopped early answers (``check.STOPPED``).
@@ -631,10 +632,11 @@ cdef double _layout_cost(const double *region, const double *inner, Constants *k
             return there if there > back else back
 
 
-cdef double _best_shift_worst(const double *x, const double *y, int side, double *padded
-                              ) noexcept nogil:
+cdef double _best_shift_worst(const double *x, const double *y, int side, double *padded,
+                              double *typical) noexcept nogil:
     """The largest over x's blocks of its smallest summed absolute difference from y shifted
-    by up to one pixel (edges repeated), over the block's pixels."""
+    by up to one pixel (edges repeated), over the block's pixels; ``typical`` (unless NULL)
+    gets the median block's (``check._block_differences``, numpy's median)."""
     cdef int blocks = side // DETAIL_BLOCK
     if blocks < 1:
         blocks = 1
@@ -642,6 +644,7 @@ cdef double _best_shift_worst(const double *x, const double *y, int side, double
     cdef int wide = side + 2
     cdef int i, j, by, bx, dy, dx, ii, jj
     cdef double total, best, worst = -INFINITY
+    cdef double found[MOST_BLOCKS]
     for i in range(wide):
         ii = 0 if i - 1 < 0 else (side - 1 if i - 1 >= side else i - 1)
         for j in range(wide):
@@ -658,16 +661,29 @@ cdef double _best_shift_worst(const double *x, const double *y, int side, double
                             total += fabs(x[i * side + j] - padded[(i + dy) * wide + j + dx])
                     if total < best:
                         best = total
+            found[by * blocks + bx] = best
             if best > worst:
                 worst = best
+    if typical != NULL:
+        typical[0] = _median(found, blocks * blocks) / (block * block)
     return worst / (block * block)
+
+
+cdef double _median(double *values, int n) noexcept nogil:
+    """The median of ``n`` values (reordered in place), the mean of the middle two for an
+    even ``n``, as numpy's."""
+    if n % 2:
+        return select_rank(values, n, n // 2)
+    return 0.5 * (select_rank(values, n, n // 2 - 1) + select_rank(values, n, n // 2))
 
 
 cdef double _detail(const double *shared_a, const double *shared_b, int side,
                     const double *weights, Constants *k, double *work, double *where,
-                    bint graphic, const double *clear_a, const double *clear_b) noexcept nogil:
+                    bint graphic, const double *clear_a, const double *clear_b,
+                    double *typical) noexcept nogil:
     """As the detail figure of ``check.compare`` for one pair; ``where`` gets the centre of
-    the block where the two differ most (x, y shares), as ``check._worst_position``."""
+    the block where the two differ most (x, y shares), as ``check._worst_position``, and
+    ``typical`` (unless NULL) the median block's difference, the larger way round."""
     cdef double *ta = work
     cdef double *tb = work + GREY_BYTES
     cdef double *ua = work + 2 * GREY_BYTES
@@ -722,8 +738,11 @@ cdef double _detail(const double *shared_a, const double *shared_b, int side,
                         sb[i * side + j] = total
         da = sa
         db = sb
-    first = _best_shift_worst(da, db, side, padded)
-    second = _best_shift_worst(db, da, side, padded)
+    cdef double typical_there = 0.0, typical_back = 0.0
+    first = _best_shift_worst(da, db, side, padded, NULL if typical == NULL else &typical_there)
+    second = _best_shift_worst(db, da, side, padded, NULL if typical == NULL else &typical_back)
+    if typical != NULL:
+        typical[0] = typical_there if typical_there > typical_back else typical_back
     _worst_position(da, db, side, where)
     return 1.0 - (first if first > second else second) / k.detail_unrelated
 
@@ -867,9 +886,9 @@ cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
 FIELDS = (
     "similarity", "layout", "detail", "colour", "b_in_a", "scale_x", "offset_x", "scale_y",
     "offset_y", "mean_a", "mean_b", "spread_a", "spread_b", "worst_x", "worst_y",
-    "whole_layout",
+    "whole_layout", "typical_block",
 )
-DEF NFIELDS = 16
+DEF NFIELDS = 17
 
 
 cdef double *_opacity(const unsigned char *row, double *out) noexcept nogil:
@@ -1033,7 +1052,8 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         side = 1 if side < 1 else (SIDE if side > SIDE else side)
         detail = _detail(shared_a, shared_b, side, &weights[side, 0, 0], k, work, where, graphic,
                          _shared(clear_a, b_in_a, align, scratch, shared_clear_a),
-                         _shared(clear_b, not b_in_a, align, scratch, shared_clear_b))
+                         _shared(clear_b, not b_in_a, align, scratch, shared_clear_b),
+                         &fields[16] if full else NULL)
         if graphic and detail < lowest:
             lowest = detail
             if not full and lowest < below:

@@ -173,3 +173,40 @@ def test_an_icons_own_drawing_at_another_size_is_smaller_not_marked(
     )
     assert EditCode.SMALLER in _codes(named)
     assert EditCode.MARKED not in _codes(named)
+
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def _screenshot(name: str) -> Image.Image:
+    with Image.open(DOCS / name) as im:
+        return im.convert("RGB")
+
+
+@pytest.mark.parametrize(
+    ("name", "box"),
+    [
+        ("screenshot-zh.png", (0.0, 0.0, 0.9, 0.9)),
+        ("xvfb-music.png", (0.0, 0.0, 0.9, 0.9)),
+        ("xvfb-music.png", (0.0, 0.025, 1.0, 0.975)),
+        ("xvfb-plan-links.png", (0.025, 0.025, 1.0, 1.0)),
+        ("screenshot-similar.png", (0.025, 0.025, 1.0, 1.0)),
+    ],
+)
+def test_a_cut_screenshot_is_cropped_not_marked(
+    tmp_path: Path, name: str, box: tuple[float, float, float, float]
+) -> None:
+    """A cut moves every block of a busy window a little; a mark is a few blocks far above
+    the rest (these cuts of the app's own screenshots were named marked)."""
+    shot = _screenshot(name)
+    w, h = shot.size
+    cut = shot.crop((int(box[0] * w), int(box[1] * h), int(box[2] * w), int(box[3] * h)))
+    codes = _codes(_edits(tmp_path, shot, cut, "cut.png"))
+    assert EditCode.CROPPED in codes
+    assert EditCode.MARKED not in codes
+
+
+@pytest.mark.parametrize("name", ["screenshot-2x.png", "xvfb-undo.png", "xvfb-plan.png"])
+def test_a_caption_on_a_screenshot_is_a_mark(tmp_path: Path, name: str) -> None:
+    shot = _screenshot(name)
+    assert EditCode.MARKED in _codes(_edits(tmp_path, shot, _caption(shot), "caption.png"))
