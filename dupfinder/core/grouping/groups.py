@@ -472,16 +472,19 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     pixels), so a member whose edits against the keeper say it is the original takes its
     place: never over a keeper in a reference folder, nor one ranked before it on reference
     folders and copy marks, nor when it has less than half the keeper's pixels (a preview
-    that shows more of the scene is still a reduced copy). The members' figures and edits are the old keeper's until
-    ``_with_edits`` names them again."""
+    that shows more of the scene is still a reduced copy). Nor can it see a caption or a
+    logo, whose own bytes make the marked copy the larger file: of two pictures a mark
+    apart, the older is the original (``_is_original``). The members' figures and edits are
+    the old keeper's until ``_with_edits`` names them again."""
     if KeepReason.REFERENCE in group.reasons:
         return group
     rank = member_key(group.members[0], references)[:2]
     least = pixels(group.members[0]) / _ORIGINAL_SHRINK
+    keeper = group.members[0]
     originals = [
         m
         for m in group.members[1:]
-        if any(edit.code in _ORIGINAL_SIGNS for edit in m.edits)
+        if _is_original(m, keeper)
         and member_key(m, references)[:2] <= rank
         and pixels(m) >= least
     ]
@@ -494,6 +497,27 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     return dataclasses.replace(
         group, members=members, reasons=(KeepReason.ORIGINAL_PICTURE, *found)
     )
+
+
+def _is_original(member: Member, keeper: Member) -> bool:
+    """Whether ``member``'s edits against ``keeper`` say that the keeper was made from it.
+    Of two pictures a mark apart (text or a logo added on one of them; ``_margin_marked``
+    where it sits in a plain border) the older is the original, when it has the keeper's
+    pixels: the framing a caption in a margin moves (the plain border it fills) is the
+    mark's, not a crop's."""
+    codes = {edit.code for edit in member.edits}
+    if EditCode.MARKED in codes or _margin_marked(member.edits):
+        return member.mtime_ns < keeper.mtime_ns and pixels(member) >= pixels(keeper)
+    return bool(codes & _ORIGINAL_SIGNS)
+
+
+def _margin_marked(edits: Sequence[Edit]) -> bool:
+    """Whether the keeper reaches into the member's plain border: the member is a crop of it
+    with more border on those very sides, as a caption put in an icon's empty corner leaves
+    them (on the keeper or the member: the edits do not say which)."""
+    cropped = {side for e in edits if e.code is EditCode.CROPPED for side in e.sides}
+    padded = {side for e in edits if e.code is EditCode.PADDED for side in e.sides}
+    return bool(cropped & padded)
 
 
 def _keeper_pairs(

@@ -4,11 +4,12 @@ but the edits named against the keeper tell them, and the original takes its pla
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image, ImageOps
+from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
@@ -121,3 +122,55 @@ def test_a_keeper_taken_over_must_still_reach_every_member(tmp_path: Path) -> No
     assert result.groups
     for group in result.groups:
         assert all(m.similarity >= DEFAULT_IMAGE_SIMILARITY for m in group.members[1:])
+
+
+FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+ICON = Path("/usr/share/icons/oxygen/base/256x256/places/folder-green.png")
+
+
+def _captioned(im: Image.Image, where: tuple[float, float], share: int = 10) -> Image.Image:
+    """``im`` with "DRAFT" written at ``where`` (shares of its size), a ``share``-th of its
+    height, as people stamp a copy."""
+    if not FONT.is_file():
+        pytest.skip(f"{FONT} is not installed")
+    out = im.copy()
+    font = ImageFont.truetype(str(FONT), out.height // share)
+    ImageDraw.Draw(out).text(
+        (where[0] * out.width, where[1] * out.height), "DRAFT", fill=(230, 20, 20), font=font
+    )
+    return out
+
+
+def _older(path: Path, seconds: int) -> None:
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - seconds * 1_000_000_000))
+
+
+def test_the_original_is_kept_over_its_newer_copy_with_a_caption(tmp_path: Path) -> None:
+    """The caption's own bytes make the copy the larger file of the same size: of two
+    pictures a mark apart, the older is the original."""
+    photo = _photo()
+    photo.save(tmp_path / "ladybird.png", compress_level=9)
+    _captioned(photo, (0.55, 0.8)).save(tmp_path / "ladybird-stamped.png", compress_level=1)
+    _older(tmp_path / "ladybird.png", 3600)
+    assert (tmp_path / "ladybird-stamped.png").stat().st_size > (
+        tmp_path / "ladybird.png"
+    ).stat().st_size
+    result = _scan(tmp_path)
+    assert _kept(result) == "ladybird.png"
+
+
+def test_an_icon_is_kept_over_its_newer_copy_captioned_in_an_empty_corner(
+    tmp_path: Path,
+) -> None:
+    """A caption in an icon's transparent corner fills part of its plain border: the copy
+    reaches further than the icon, which is no sign that the icon was cut from it."""
+    if not ICON.is_file():
+        pytest.skip(f"{ICON} is not installed")
+    with Image.open(ICON) as im:
+        icon = im.convert("RGBA")
+    icon.save(tmp_path / "folder.png")
+    _captioned(icon, (0.04, 0.88), 12).save(tmp_path / "folder-stamped.png")
+    _older(tmp_path / "folder.png", 3600)
+    result = _scan(tmp_path)
+    assert _kept(result) == "folder.png"
