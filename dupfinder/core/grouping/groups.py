@@ -52,6 +52,7 @@ from dupfinder.core.model import (
     Progress,
     ProgressCallback,
     ScanOptions,
+    Side,
     no_progress,
 )
 from dupfinder.core.text import sketch
@@ -484,9 +485,7 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     originals = [
         m
         for m in group.members[1:]
-        if _is_original(m, keeper)
-        and member_key(m, references)[:2] <= rank
-        and pixels(m) >= least
+        if _is_original(m, keeper) and member_key(m, references)[:2] <= rank and pixels(m) >= least
     ]
     if not originals:
         return group
@@ -512,12 +511,18 @@ def _is_original(member: Member, keeper: Member) -> bool:
 
 
 def _margin_marked(edits: Sequence[Edit]) -> bool:
-    """Whether the keeper reaches into the member's plain border: the member is a crop of it
-    with more border on those very sides, as a caption put in an icon's empty corner leaves
-    them (on the keeper or the member: the edits do not say which)."""
-    cropped = {side for e in edits if e.code is EditCode.CROPPED for side in e.sides}
-    padded = {side for e in edits if e.code is EditCode.PADDED for side in e.sides}
-    return bool(cropped & padded)
+    """Whether one picture reaches into the other's plain border: the member is a crop of
+    the keeper with more border on those very sides, or shows more around the keeper with
+    less border there, as a caption put in an icon's empty corner leaves them (the edits do
+    not say which of the two was written on)."""
+
+    def sides(*codes: EditCode) -> set[Side]:
+        return {side for e in edits if e.code in codes for side in e.sides}
+
+    return bool(
+        sides(EditCode.CROPPED) & sides(EditCode.PADDED)
+        or sides(EditCode.UNCROPPED) & sides(EditCode.BORDER_REMOVED)
+    )
 
 
 def _keeper_pairs(

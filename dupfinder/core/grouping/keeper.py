@@ -15,8 +15,9 @@ The order, criterion by criterion (the first difference decides):
    ``MediaFacts``);
 4. for pictures, more pixels (the full-size original over its resize);
 5. for pictures of the same size, higher quality: a lossless format before a lossy one, then
-   more bytes per pixel (the original before its recompressed copy: a 183 KB photo before
-   its 57 KB ``_q40`` copy);
+   for lossy ones more bytes per pixel (the original before its recompressed copy: a 183 KB
+   photo before its 57 KB ``_q40`` copy); a lossless file keeps every pixel whatever its
+   bytes, and a copy's extra bytes are its edit's (a caption, more contrast, more colour);
 6. the older modification time (the copy is made after the original);
 7. a shallower path (the file in the main folder over the one filed away deeper);
 8. the larger file; only then the path, so the choice never depends on the order files were
@@ -203,7 +204,7 @@ def keeper_key(
         seconds,
         -pixels,
         _lossy(path) if picture else 0,
-        -size / pixels if picture else 0.0,
+        -size / pixels if picture and _lossy(path) else 0.0,
         mtime_ns,
         path.count(os.sep),
         -size,
