@@ -507,6 +507,10 @@ def _is_original(member: Member, keeper: Member) -> bool:
     codes = {edit.code for edit in member.edits}
     if EditCode.MARKED in codes or _margin_marked(member.edits):
         return member.mtime_ns < keeper.mtime_ns and pixels(member) >= pixels(keeper)
+    if codes & _ORIGINAL_SIGNS == {EditCode.BORDER_REMOVED}:
+        # a border the keeper has and the member lacks, alone, is a padding of the keeper
+        # or a cut of the member into its plain margin: the older is the original
+        return member.mtime_ns <= keeper.mtime_ns
     return bool(codes & _ORIGINAL_SIGNS)
 
 

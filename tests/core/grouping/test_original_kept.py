@@ -174,3 +174,18 @@ def test_an_icon_is_kept_over_its_newer_copy_captioned_in_an_empty_corner(
     _older(tmp_path / "folder.png", 3600)
     result = _scan(tmp_path)
     assert _kept(result) == "folder.png"
+
+
+def test_an_icon_is_kept_over_its_newer_copy_cut_into_its_margin(tmp_path: Path) -> None:
+    """Cutting an icon's transparent margin leaves the copy less plain border, as padding the
+    icon would leave the icon: the border alone does not say which came first, and the
+    older is the original."""
+    if not ICON.is_file():
+        pytest.skip(f"{ICON} is not installed")
+    with Image.open(ICON) as im:
+        icon = im.convert("RGBA")
+    icon.save(tmp_path / "folder.png")
+    icon.crop((20, 20, 256, 256)).save(tmp_path / "folder-cut.png")
+    _older(tmp_path / "folder.png", 3600)
+    result = _scan(tmp_path)
+    assert _kept(result) == "folder.png"
