@@ -1407,7 +1407,10 @@ def _named(
 ) -> tuple[Edit, ...]:
     out: list[Edit] = []
     (wa, hta), (wb, htb) = kept_size, other_size
-    if wa and hta and wb and htb and _scaled(ha, (wa, hta), hb, (wb, htb)):
+    # the picture inside the border is compared, but a file of the very same size is not
+    # "larger" (a caption in a margin moves the border: that is the mark's, named below)
+    sized = all((wa, hta, wb, htb)) and (wa, hta) != (wb, htb)
+    if sized and _scaled(ha, (wa, hta), hb, (wb, htb)):
         code = EditCode.SMALLER if wb * htb < wa * hta else EditCode.LARGER
         out.append(Edit(code, width=wb, height=htb, of_width=wa, of_height=hta))
     sx, ox, sy, oy = c.scale_x, c.offset_x, c.scale_y, c.offset_y

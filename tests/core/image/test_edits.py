@@ -210,3 +210,16 @@ def test_a_cut_screenshot_is_cropped_not_marked(
 def test_a_caption_on_a_screenshot_is_a_mark(tmp_path: Path, name: str) -> None:
     shot = _screenshot(name)
     assert EditCode.MARKED in _codes(_edits(tmp_path, shot, _caption(shot), "caption.png"))
+
+
+def test_a_caption_in_an_icons_empty_corner_does_not_make_it_larger(tmp_path: Path) -> None:
+    """The caption moves the icon's plain border; the file is the very same size, and a
+    "larger: 256 × 256 of 256 × 256" would say nothing."""
+    icon = _icon()
+    stamped = icon.copy()
+    font = ImageFont.truetype(str(FONT), icon.height // 12) if FONT.is_file() else None
+    ImageDraw.Draw(stamped).text(
+        (0.04 * icon.width, 0.88 * icon.height), "DRAFT", fill=(230, 20, 20), font=font
+    )
+    codes = _codes(_edits(tmp_path, icon, stamped, "stamped.png"))
+    assert not codes & {EditCode.SMALLER, EditCode.LARGER}
