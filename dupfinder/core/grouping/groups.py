@@ -479,9 +479,9 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     the old keeper's until ``_with_edits`` names them again."""
     if KeepReason.REFERENCE in group.reasons:
         return group
-    rank = member_key(group.members[0], references)[:2]
-    least = pixels(group.members[0]) / _ORIGINAL_SHRINK
     keeper = group.members[0]
+    rank = member_key(keeper, references)[:2]
+    least = pixels(keeper) / _ORIGINAL_SHRINK
     originals = [
         m
         for m in group.members[1:]

@@ -148,9 +148,9 @@ _TONAL_HUE = 0.9
 #: sizes: a theme draws each size's soft edges anew, so where one's opacity is partial and
 #: the other's differs by less than ``_EDGE_CHANGE`` (and more than rounding,
 #: ``_EDGE_LEAST``), the cell is an edge redrawn, left out of the layout's fit and agreeing
-#: there and in the detail; unless such cells are more than ``_EDGE_SHARE`` of all (then the silhouettes differ) or
-#: more than ``_EDGE_SOLID`` times the cells opaque in both: a glyph of thin strokes (a
-#: battery's level, a status dot) is all edges, and its edges are its drawing.
+#: there and in the detail; unless such cells are more than ``_EDGE_SHARE`` of all (then the
+#: silhouettes differ) or more than ``_EDGE_SOLID`` times the cells opaque in both: a glyph
+#: of thin strokes (a battery's level, a status dot) is all edges, and they are its drawing.
 _REDRAWN_RATIO = 1.5
 _EDGE_CHANGE = 0.5
 _EDGE_LEAST = 0.02
