@@ -1274,20 +1274,30 @@ _FORMAT_NAMES = {
 }
 
 
-#: Relative change of the pixels inside the border that reads as another size.
-_RESIZED = 0.03
+#: Ratio (either way) of the pixels given to what both pictures show, beyond which a copy
+#: reads as resized. A crop or a padding keeps the pixels' scale and changes only the file's
+#: size: on the picture benchmark's tuning half every resize is 0.26 or under, and 2,145 of
+#: 2,169 copies made without resizing are within 1.05 (the rest, within 1.2, are alignments
+#: a step off).
+_RESIZED = 1.2
 
 
-def _scaled(ha: Header, size_a: tuple[int, int], hb: Header, size_b: tuple[int, int]) -> bool:
-    """Whether the picture inside its border has another number of pixels: a border added or
-    taken away changes the size of the file's picture, not of what it shows."""
+def _pixel_scale(
+    c: _Figures, ha: Header, size_a: tuple[int, int], hb: Header, size_b: tuple[int, int]
+) -> float:
+    """The pixels ``b`` gives to what both pictures show, against ``a``'s (1: the same scale;
+    0.25: half the width and height). The border is trimmed from each, and the alignment
+    says what share of one's picture the other shows."""
 
     def inside(head: Header, size: tuple[int, int]) -> float:
         left, top, right, bottom = head.margins
         return size[0] * max(1.0 - left - right, 0.0) * size[1] * max(1.0 - top - bottom, 0.0)
 
+    shown = max(c.scale_x * c.scale_y, 1e-6)  # the inner picture's share of the container
     a, b = inside(ha, size_a), inside(hb, size_b)
-    return a > 0 and abs(b / a - 1.0) > _RESIZED
+    if a <= 0 or b <= 0:
+        return 1.0
+    return b / (a * shown) if c.b_in_a else b * shown / a
 
 
 def _sides(left: float, top: float, right: float, bottom: float) -> tuple[Side, ...]:
@@ -1407,12 +1417,14 @@ def _named(
 ) -> tuple[Edit, ...]:
     out: list[Edit] = []
     (wa, hta), (wb, htb) = kept_size, other_size
-    # the picture inside the border is compared, but a file of the very same size is not
-    # "larger" (a caption in a margin moves the border: that is the mark's, named below)
-    sized = all((wa, hta, wb, htb)) and (wa, hta) != (wb, htb)
-    if sized and _scaled(ha, (wa, hta), hb, (wb, htb)):
-        code = EditCode.SMALLER if wb * htb < wa * hta else EditCode.LARGER
-        out.append(Edit(code, width=wb, height=htb, of_width=wa, of_height=hta))
+    # resized: what both show has more or fewer pixels (a crop or a padding changes only
+    # the file's size); a file of the very same size is not "larger" (a caption in a margin
+    # moves the border: that is the mark's, named below)
+    if all((wa, hta, wb, htb)) and (wa, hta) != (wb, htb):
+        scale = _pixel_scale(c, ha, (wa, hta), hb, (wb, htb))
+        if scale > _RESIZED or scale < 1.0 / _RESIZED:
+            code = EditCode.SMALLER if scale < 1.0 else EditCode.LARGER
+            out.append(Edit(code, width=wb, height=htb, of_width=wa, of_height=hta))
     sx, ox, sy, oy = c.scale_x, c.offset_x, c.scale_y, c.offset_y
     sides = _sides(ox, oy, 1.0 - sx - ox, 1.0 - sy - oy)
     if sides:

@@ -110,6 +110,19 @@ def test_the_numbers_of_an_edit_are_given(tmp_path: Path) -> None:
     assert 7 <= cropped.percent <= 13
 
 
+def test_a_crop_is_not_named_smaller_and_a_resized_crop_is(tmp_path: Path) -> None:
+    """A crop or a padding changes the file's size, not the scale of what it shows: only a
+    copy whose pixels show the picture larger or smaller is named so."""
+    master = _photo()
+    w, h = master.size
+    crop = master.crop((0, 0, int(0.85 * w), h))
+    assert _codes(_edits(tmp_path, master, crop, "crop.png")) == {EditCode.CROPPED}
+    padded = ImageOps.expand(master, 40, "white")
+    assert EditCode.LARGER not in _codes(_edits(tmp_path, master, padded, "pad.png"))
+    both = _codes(_edits(tmp_path, master, crop.resize((crop.width // 2, h // 2)), "both.png"))
+    assert {EditCode.CROPPED, EditCode.SMALLER} <= both
+
+
 def test_an_unedited_copy_has_no_edits(tmp_path: Path) -> None:
     master = _photo()
     assert _edits(tmp_path, master, master.copy(), "same.png") == ()
