@@ -1399,6 +1399,58 @@ class _Figures:
     typical_block: float
 
 
+def _framing(c: _Figures, ha: Header, hb: Header) -> list[Edit]:
+    """Cropped or uncropped (the alignment), then a plain border added or removed (the
+    trimmed margins)."""
+    out: list[Edit] = []
+    sx, ox, sy, oy = c.scale_x, c.offset_x, c.scale_y, c.offset_y
+    sides = _sides(ox, oy, 1.0 - sx - ox, 1.0 - sy - oy)
+    if sides:
+        code = EditCode.CROPPED if c.b_in_a else EditCode.UNCROPPED
+        out.append(Edit(code, percent=max(round(100 * (1.0 - sx * sy)), 1), sides=sides))
+    added = [mb - ma for ma, mb in zip(ha.margins, hb.margins, strict=True)]
+    if any(abs(d) > _EDGE for d in added):
+        grew = sum(added) > 0
+        code = EditCode.PADDED if grew else EditCode.BORDER_REMOVED
+        where = _sides(*(d if grew else -d for d in added))
+        out.append(Edit(code, percent=round(100 * max(abs(d) for d in added)), sides=where))
+    return out
+
+
+#: Canvases whose width-to-height ratios differ by less than this (relative) are one shape.
+_SAME_SHAPE = 0.02
+
+
+def _mark_in_margin(
+    framing: Sequence[Edit],
+    ha: Header,
+    hb: Header,
+    kept_size: tuple[int, int],
+    other_size: tuple[int, int],
+) -> tuple[Side, ...] | None:
+    """The sides (top or bottom first, as a mark's) where one picture reaches into the
+    other's plain border on a canvas of the same shape, or None. A caption or a logo put in
+    an icon's empty corner leaves exactly that: the picture shows more than the other on
+    those sides (uncropped) and has less border there (border removed); a mark taken away
+    leaves the reverse (cropped, padded). A crop of the canvas shrinks picture and border
+    together, and padding grows the border alone. A lossy copy's border is blurred and
+    says nothing, so neither file may be lossy."""
+    (wa, ha_), (wb, hb_) = kept_size, other_size
+    if not all((wa, ha_, wb, hb_)) or ha.format in _LOSSY or hb.format in _LOSSY:
+        return None
+    if abs(wa * hb_ / (ha_ * wb) - 1.0) > _SAME_SHAPE:
+        return None
+    found = {edit.code: set(edit.sides) for edit in framing}
+    reached = found.get(EditCode.UNCROPPED, set()) & found.get(EditCode.BORDER_REMOVED, set())
+    if not reached:
+        return None
+    return tuple(side for side in _MARK_SIDES if side in found[EditCode.BORDER_REMOVED])
+
+
+#: The order a mark's sides are said in.
+_MARK_SIDES = (Side.TOP, Side.BOTTOM, Side.LEFT, Side.RIGHT)
+
+
 def _marked(c: _Figures, graphics: bool) -> bool:
     """Whether a small part of the picture differs: text or a mark added."""
     if graphics:
@@ -1425,17 +1477,10 @@ def _named(
         if scale > _RESIZED or scale < 1.0 / _RESIZED:
             code = EditCode.SMALLER if scale < 1.0 else EditCode.LARGER
             out.append(Edit(code, width=wb, height=htb, of_width=wa, of_height=hta))
-    sx, ox, sy, oy = c.scale_x, c.offset_x, c.scale_y, c.offset_y
-    sides = _sides(ox, oy, 1.0 - sx - ox, 1.0 - sy - oy)
-    if sides:
-        code = EditCode.CROPPED if c.b_in_a else EditCode.UNCROPPED
-        out.append(Edit(code, percent=max(round(100 * (1.0 - sx * sy)), 1), sides=sides))
-    added = [mb - ma for ma, mb in zip(ha.margins, hb.margins, strict=True)]
-    if any(abs(d) > _EDGE for d in added):
-        grew = sum(added) > 0
-        code = EditCode.PADDED if grew else EditCode.BORDER_REMOVED
-        where = _sides(*(d if grew else -d for d in added))
-        out.append(Edit(code, percent=round(100 * max(abs(d) for d in added)), sides=where))
+    framing = _framing(c, ha, hb)
+    in_margin = _mark_in_margin(framing, ha, hb, kept_size, other_size)
+    if in_margin is None:
+        out.extend(framing)
     if colour is not None:
         out.append(Edit(colour))
     shift = c.mean_b - c.mean_a
@@ -1448,9 +1493,11 @@ def _named(
         if ratio >= _CONTRAST_RATIO or ratio <= 1 / _CONTRAST_RATIO:
             code = EditCode.MORE_CONTRAST if ratio > 1 else EditCode.LESS_CONTRAST
             out.append(Edit(code, percent=round(100 * abs(ratio - 1))))
-    if _marked(c, ha.graphic and hb.graphic):
+    if in_margin is not None:
+        out.append(Edit(EditCode.MARKED, sides=in_margin))
+    elif _marked(c, ha.graphic and hb.graphic):
         x, y = c.worst_x, c.worst_y
-        where = (Side.TOP,) if y < 0.4 else (Side.BOTTOM,) if y > 0.6 else ()
+        where: tuple[Side, ...] = (Side.TOP,) if y < 0.4 else (Side.BOTTOM,) if y > 0.6 else ()
         where += (Side.LEFT,) if x < 0.4 else (Side.RIGHT,) if x > 0.6 else ()
         out.append(Edit(EditCode.MARKED, sides=where))
     if ha.transparent and not hb.transparent:

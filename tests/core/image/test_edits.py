@@ -236,3 +236,41 @@ def test_a_caption_in_an_icons_empty_corner_does_not_make_it_larger(tmp_path: Pa
     )
     codes = _codes(_edits(tmp_path, icon, stamped, "stamped.png"))
     assert not codes & {EditCode.SMALLER, EditCode.LARGER}
+
+
+@pytest.mark.parametrize(
+    ("relative", "corner", "word"),
+    [
+        ("places/folder-green.png", (0.04, 0.88), "DRAFT"),
+        ("apps/accessories-calculator.png", (0.6, 0.04), "v2"),
+        ("devices/computer-laptop.png", (0.04, 0.04), "© Ana"),
+    ],
+)
+def test_a_caption_in_an_icons_empty_margin_is_a_mark_not_a_framing(
+    tmp_path: Path, relative: str, corner: tuple[float, float], word: str
+) -> None:
+    """Text put in an icon's transparent margin makes the picture reach into its border on
+    those sides: that is the caption, not "more around the edges" and "border removed"."""
+    path = ICON.parents[1] / relative
+    if not path.is_file() or not FONT.is_file():
+        pytest.skip(f"{path} or {FONT} is not installed")
+    with Image.open(path) as im:
+        icon = im.convert("RGBA")
+    stamped = icon.copy()
+    font = ImageFont.truetype(str(FONT), icon.height // 10)
+    where = (corner[0] * icon.width, corner[1] * icon.height)
+    ImageDraw.Draw(stamped).text(where, word, fill=(230, 20, 20), font=font)
+    found = _edits(tmp_path, icon, stamped, "stamped.png")
+    assert EditCode.MARKED in _codes(found)
+    assert not _codes(found) & {EditCode.UNCROPPED, EditCode.BORDER_REMOVED}
+
+
+def test_an_icon_and_its_tight_crop_are_framed_not_marked(tmp_path: Path) -> None:
+    """The whole icon against a crop of it into its drawing (a canvas of the same shape):
+    it shows more on every side with more border, which is no mark."""
+    icon = _icon()
+    w, h = icon.size
+    tight = icon.crop((round(0.12 * w), round(0.12 * h), round(0.88 * w), round(0.88 * h)))
+    codes = _codes(_edits(tmp_path, tight, icon, "whole.png"))
+    assert EditCode.UNCROPPED in codes
+    assert EditCode.MARKED not in codes
