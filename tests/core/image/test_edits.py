@@ -274,3 +274,27 @@ def test_an_icon_and_its_tight_crop_are_framed_not_marked(tmp_path: Path) -> Non
     codes = _codes(_edits(tmp_path, tight, icon, "whole.png"))
     assert EditCode.UNCROPPED in codes
     assert EditCode.MARKED not in codes
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "mimetypes/text-x-po.png",
+        "mimetypes/text-xml.png",
+        "mimetypes/libreoffice-database.png",
+        "mimetypes/audio-x-monkey.png",
+    ],
+)
+def test_a_cut_icon_is_cropped_not_marked(tmp_path: Path, relative: str) -> None:
+    """A cut into an icon's drawing lowers its detail figure over many blocks; a mark is a few
+    blocks far above the rest (these cuts of oxygen's icons were named marked)."""
+    path = ICON.parents[1] / relative
+    if not path.is_file():
+        pytest.skip(f"{path} is not installed")
+    with Image.open(path) as im:
+        icon = im.convert("RGBA")
+    w, h = icon.size
+    for box in ((w // 10, h // 10, w, h), (0, 0, w - w // 10, h - h // 10)):
+        codes = _codes(_edits(tmp_path, icon, icon.crop(box), "cut.png"))
+        assert EditCode.MARKED not in codes
+        assert codes & {EditCode.CROPPED, EditCode.BORDER_REMOVED}
