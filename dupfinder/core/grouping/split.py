@@ -33,7 +33,7 @@ from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.model import Grouping
 
-__all__ = ["CROSS_PASSES", "DENSER", "DEPTH", "split_mixed"]
+__all__ = ["CROSS_PASSES", "DENSER", "DEPTH", "LONE_PASSES", "split_mixed"]
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -46,6 +46,12 @@ ColouredOf = Callable[[I64], npt.NDArray[np.bool_]]
 CROSS_PASSES = 0.5
 #: ...and the share inside each part (with any checked) is higher by at least this.
 DENSER = 0.2
+#: A part of one picture (copies of one file) is cut off only when at most this share of its
+#: checked pairs with the rest passed. It passed against the star's centre, or it would not
+#: be in the star; a copy made by one strong edit (a JPEG of an icon, a cut) fails against
+#: the copies made by other edits as often as it passes, where a look-alike that met the
+#: centre fails against nearly all of its copies.
+LONE_PASSES = 1 / 3
 #: Cuts made in one group at most, one inside another.
 DEPTH = 3
 #: Eigenvector components this small against the largest are zero (LAPACK's rounding).
@@ -121,6 +127,8 @@ def _parts(
         return [members]
     across = _share(passed[np.ix_(first, second)], checked[np.ix_(first, second)])
     if across is None or across > CROSS_PASSES:
+        return [members]
+    if min(len(first), len(second)) == 1 and across > LONE_PASSES:
         return [members]
     for part in (first, second):
         inside = _share(passed[np.ix_(part, part)], checked[np.ix_(part, part)])

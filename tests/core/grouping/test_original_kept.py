@@ -189,3 +189,50 @@ def test_an_icon_is_kept_over_its_newer_copy_cut_into_its_margin(tmp_path: Path)
     _older(tmp_path / "folder.png", 3600)
     result = _scan(tmp_path)
     assert _kept(result) == "folder.png"
+
+
+OXYGEN = Path("/usr/share/icons/oxygen/base/256x256")
+
+
+def _oxygen(relative: str) -> Image.Image:
+    path = OXYGEN / relative
+    if not path.is_file():
+        pytest.skip(f"{path} is not installed")
+    with Image.open(path) as im:
+        return im.convert("RGBA")
+
+
+def _flattened(icon: Image.Image) -> Image.Image:
+    return Image.alpha_composite(Image.new("RGBA", icon.size, "white"), icon).convert("RGB")
+
+
+def test_a_jpeg_of_an_icon_is_never_kept_over_the_icon(tmp_path: Path) -> None:
+    """A JPEG's blurred border reads as 'more around the edges' against the icon, which was
+    taken for the sign of an original: the flattened copy was kept over the transparent
+    PNG it was made from."""
+    icon = _oxygen("apps/preferences-desktop-display.png")
+    icon.save(tmp_path / "a.png")
+    _flattened(icon).save(tmp_path / "b.jpg", quality=60)
+    os.utime(tmp_path / "b.jpg", ns=(1, 1))  # older, even
+    result = _scan(tmp_path)
+    assert _kept(result) == "a.png"
+
+
+def test_the_icon_is_kept_when_its_jpeg_links_every_copy(tmp_path: Path) -> None:
+    """Flattened over white, the JPEG of an icon passes against every other copy and becomes
+    the group's centre, while a cut of the icon does not reach the icon itself. The icon is
+    kept (it has the transparency the JPEG lost); the cut, checked around the JPEG only, is
+    left out rather than called a copy of the icon."""
+    icon = _oxygen("apps/accessories-calculator.png")
+    icon.save(tmp_path / "calculator.png")
+    _flattened(icon).save(tmp_path / "calculator-flat.jpg", quality=85)
+    icon.resize((128, 128), Image.Resampling.LANCZOS).save(tmp_path / "calculator-128.png")
+    icon.convert("LA").save(tmp_path / "calculator-grey.png")
+    icon.crop((20, 20, icon.width, icon.height)).save(tmp_path / "calculator-cut.png")
+    result = _scan(tmp_path)
+    kept = [Path(g.members[0].path).name for g in result.groups]
+    assert "calculator.png" in kept
+    assert not any(name.endswith(".jpg") for name in kept)
+    (group,) = (g for g in result.groups if Path(g.members[0].path).name == "calculator.png")
+    threshold = DEFAULT_IMAGE_SIMILARITY
+    assert all(m.similarity >= threshold for m in group.members)

@@ -184,3 +184,24 @@ def test_splitting_only_removes_links_and_keeps_stars(
             known, similarity = outcomes.similarity_of(np.array([group[0]]), np.array([member]))
             assert known[0]
             assert similarity[0] >= THRESHOLD
+
+
+def test_a_copy_that_passes_against_half_its_group_is_not_cut_off() -> None:
+    """A copy made by one strong edit (a JPEG of an icon) passes against the original and
+    some copies and fails against the copies made by other edits: it is no second family."""
+    similarities = {(a, b): 0.95 for a, b in itertools.combinations(range(4), 2)}
+    similarities |= {(0, 4): 0.9, (1, 4): 0.88, (2, 4): 0.8, (3, 4): 0.7}
+    outcomes = Outcomes(similarities)
+    groups, keys = _groups(outcomes, 5)
+    assert groups == [(0, 1, 2, 3, 4)]
+    assert split_mixed(groups, np.arange(5), outcomes.similarity_of, THRESHOLD, keys) == groups
+
+
+def test_a_look_alike_that_met_only_the_centre_is_cut_off() -> None:
+    """A look-alike that passes against a family's centre and fails against its copies."""
+    similarities = {(a, b): 0.95 for a, b in itertools.combinations(range(6), 2)}
+    similarities |= {(0, 6): 0.9} | {(b, 6): 0.6 for b in range(1, 6)}
+    outcomes = Outcomes(similarities)
+    groups, keys = _groups(outcomes, 7)
+    parted = split_mixed(groups, np.arange(7), outcomes.similarity_of, THRESHOLD, keys)
+    assert parted == [(0, 1, 2, 3, 4, 5)]
