@@ -545,7 +545,8 @@ def _is_original(member: Member, keeper: Member) -> bool:
 
 
 def _flattened(old: Group, new: Group) -> bool:
-    """Whether the keeper ``old`` kept is the one ``new`` keeps without its transparency."""
+    """Whether ``old``'s keeper is a flattened copy of ``new``'s: ``new``'s keeper has the
+    transparency it lacks."""
     keeper = new.members[0]
     found = next((m for m in old.members if m.path == keeper.path), None)
     return found is not None and any(e.code is EditCode.TRANSPARENCY_ADDED for e in found.edits)
