@@ -238,6 +238,10 @@ def _load_pair(
 class _ImageView(QGraphicsView):
     """One image, drawn at ``scale`` original pixels per screen pixel."""
 
+    #: The view's size changed (a line shown or hidden below it, the splitter moved): a
+    #: fitted zoom is fitted again, or it would leave scroll bars on a picture that fitted.
+    resized = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setScene(QGraphicsScene(self))
@@ -261,6 +265,10 @@ class _ImageView(QGraphicsView):
             factor = original[0] / image.width()
             self._item.setTransform(QTransform.fromScale(factor, factor))
         self.scene().setSceneRect(QRectF(0, 0, original[0], original[1]))
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        self.resized.emit()
 
     def fit_scale(self) -> float | None:
         width, height = self._original
@@ -354,6 +362,8 @@ class ImagePreview(QWidget):
             a.horizontalScrollBar().valueChanged.connect(b.horizontalScrollBar().setValue)
             a.verticalScrollBar().valueChanged.connect(b.verticalScrollBar().setValue)
         self.zoom.currentIndexChanged.connect(self._apply_zoom)
+        self.left.view.resized.connect(self._refit)
+        self.right.view.resized.connect(self._refit)
         self.show_difference.toggled.connect(self._show_right)
         self._job: Job | None = None
         self._pending: tuple[str, str] | None = None
@@ -472,8 +482,8 @@ class ImagePreview(QWidget):
             self.left.caption.setText(loaded.left.caption(scales[0]))
             self.right.caption.setText(loaded.right.caption(scales[1]))
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802
-        super().resizeEvent(event)  # type: ignore[arg-type]
+    @Slot()
+    def _refit(self) -> None:
         if _ZOOMS[self.zoom.currentIndex()] in (FIT, FIT_EACH):
             self._apply_zoom()
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gui_helpers import scan_folder
@@ -10,7 +12,7 @@ from PIL import Image
 from PySide6.QtCore import QModelIndex
 from pytestqt.qtbot import QtBot
 
-from dupfinder.core.model import Edit, EditCode
+from dupfinder.core.model import Edit, EditCode, Side
 from dupfinder.gui.image_preview import ImagePreview
 from dupfinder.gui.main_window import MainWindow
 
@@ -39,6 +41,21 @@ def test_selecting_a_grey_copy_names_it_under_the_pictures(
     changes = window.image_preview.changes
     assert changes.isVisible()
     assert changes.text() == "What changed: greyscale"
+    # a longer line takes its height from the pictures' panes: "Fit" fits them again, where
+    # the scale the panes had before left scroll bars on pictures that fitted
+    preview = window.image_preview
+    many = [Edit(EditCode.CROPPED, percent=6, sides=(Side.LEFT, Side.TOP))] * 12
+    one_line = preview.changes.height()
+    preview.show_edits(many)
+    qtbot.waitUntil(lambda: preview.changes.height() > one_line)
+    for view in (preview.left.view, preview.right.view):
+        qtbot.waitUntil(functools.partial(_fitted, view))
+        assert not view.verticalScrollBar().isVisible()
+
+
+def _fitted(view: Any) -> bool:
+    fits = view.fit_scale()
+    return fits is not None and view.transform().m11() <= fits + 1e-9
 
 
 def test_the_line_is_hidden_without_edits(qtbot: QtBot) -> None:
