@@ -298,3 +298,20 @@ def test_a_cut_icon_is_cropped_not_marked(tmp_path: Path, relative: str) -> None
         codes = _codes(_edits(tmp_path, icon, icon.crop(box), "cut.png"))
         assert EditCode.MARKED not in codes
         assert codes & {EditCode.CROPPED, EditCode.BORDER_REMOVED}
+
+
+@pytest.mark.parametrize(
+    "relative", ["apps/preferences-desktop-display.png", "places/network-server-database.png"]
+)
+def test_a_jpeg_of_an_icon_shows_no_more_around_the_edges(tmp_path: Path, relative: str) -> None:
+    """Flattened over white and compressed, an icon's edge blurs into the background: that
+    halo is not more picture around the edges."""
+    path = ICON.parents[1] / relative
+    if not path.is_file():
+        pytest.skip(f"{path} is not installed")
+    with Image.open(path) as im:
+        icon = im.convert("RGBA")
+    flat = Image.alpha_composite(Image.new("RGBA", icon.size, "white"), icon).convert("RGB")
+    codes = _codes(_edits(tmp_path, icon, flat, "flat.jpg", quality=60))
+    assert {EditCode.TRANSPARENCY_REMOVED, EditCode.REENCODED} <= codes
+    assert EditCode.UNCROPPED not in codes
