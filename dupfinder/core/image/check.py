@@ -1371,6 +1371,9 @@ def edits_of(
     colours = _colour_changes(kept, others)
     heads_a = [header(row) for row in kept]
     heads_b = [header(row) for row in others]
+    drawn = _drawing_tones(found, kept, others)
+    for column, values in zip((5, 6, 7, 8), drawn, strict=True):
+        figures[column] = values
     return [
         _named(
             _Figures(*(column[i] for column in figures)),
@@ -1382,6 +1385,55 @@ def edits_of(
         )
         for i in range(len(kept))
     ]
+
+
+#: Cells opaque to at least this (of 1) in both pictures are the drawing whose tone is told.
+_DRAWN = 0.9
+#: A transparent pair with fewer such cells (of the grey thumbnail's) is told as shown.
+_LEAST_DRAWN = 32
+
+
+def _drawing_tones(
+    found: Comparison, kept: npt.NDArray[np.uint8], others: npt.NDArray[np.uint8]
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Mean and spread of the grey levels (each side) over the drawing where a picture is
+    transparent: the cells opaque in both, aligned as ``found`` aligned them. A tone edit is
+    made to the drawing; shown over white, the white around it stays and darkening reads
+    as more contrast, PIL's contrast (pulled toward the mean of every pixel, the clear
+    ones too) as darker or lighter. Other pairs keep the shown pictures' figures."""
+    means_a, means_b = found.mean_a.tolist(), found.mean_b.tolist()
+    spreads_a, spreads_b = found.spread_a.tolist(), found.spread_b.tolist()
+    clear = ((kept[:, 0] | others[:, 0]) & _TRANSPARENT) > 0
+    rows = np.flatnonzero(clear)
+    if not len(rows):
+        return means_a, means_b, spreads_a, spreads_b
+    grey = slice(HEADER_BYTES, HEADER_BYTES + _GREY_BYTES)
+    side = (len(rows), GREY_SIDE, GREY_SIDE)
+    ga = kept[rows, grey].reshape(side).astype(np.float64)
+    gb = others[rows, grey].reshape(side).astype(np.float64)
+    scale = GREY_SIDE // ALPHA_SIDE
+    alpha = (len(rows), ALPHA_SIDE, ALPHA_SIDE)
+    oa = kept[rows, _CHROMA_END:].reshape(alpha).astype(np.float64) / 255.0
+    ob = others[rows, _CHROMA_END:].reshape(alpha).astype(np.float64) / 255.0
+    oa = oa.repeat(scale, axis=1).repeat(scale, axis=2)
+    ob = ob.repeat(scale, axis=1).repeat(scale, axis=2)
+    sy, oy = found.scale_y[rows], found.offset_y[rows]
+    sx, ox = found.scale_x[rows], found.offset_x[rows]
+    inside = found.b_in_a[rows][:, None, None]
+    # the container's region on the inner's grid, as the comparison aligned them
+    ga = np.where(inside, _region(ga, sy, oy, sx, ox), ga)
+    oa = np.where(inside, _region(oa, sy, oy, sx, ox), oa)
+    gb = np.where(inside, gb, _region(gb, sy, oy, sx, ox))
+    ob = np.where(inside, ob, _region(ob, sy, oy, sx, ox))
+    drawn = (oa >= _DRAWN) & (ob >= _DRAWN)
+    count = drawn.sum(axis=(1, 2))
+    for k, row in enumerate(rows.tolist()):
+        if count[k] < _LEAST_DRAWN:
+            continue
+        a, b = ga[k][drawn[k]], gb[k][drawn[k]]
+        means_a[row], means_b[row] = float(a.mean()), float(b.mean())
+        spreads_a[row], spreads_b[row] = float(a.std()), float(b.std())
+    return means_a, means_b, spreads_a, spreads_b
 
 
 @dataclass(frozen=True, slots=True)

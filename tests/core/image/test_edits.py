@@ -315,3 +315,18 @@ def test_a_jpeg_of_an_icon_shows_no_more_around_the_edges(tmp_path: Path, relati
     codes = _codes(_edits(tmp_path, icon, flat, "flat.jpg", quality=60))
     assert {EditCode.TRANSPARENCY_REMOVED, EditCode.REENCODED} <= codes
     assert EditCode.UNCROPPED not in codes
+
+
+def test_a_tone_edit_of_an_icon_is_told_on_its_drawing(tmp_path: Path) -> None:
+    """Darkening an icon darkens its drawing and leaves the white it is shown over: told on
+    the shown picture that read as more contrast; on the drawing, as the edit made it."""
+    icon = _icon()
+    rgb, alpha = icon.convert("RGB"), icon.getchannel("A")
+    darker = ImageEnhance.Brightness(rgb).enhance(0.75).convert("RGBA")
+    darker.putalpha(alpha)
+    codes = _codes(_edits(tmp_path, icon, darker, "darker.png"))
+    assert EditCode.DARKER in codes
+    assert EditCode.MORE_CONTRAST not in codes
+    flatter = ImageEnhance.Contrast(rgb).enhance(0.7).convert("RGBA")
+    flatter.putalpha(alpha)
+    assert EditCode.LESS_CONTRAST in _codes(_edits(tmp_path, icon, flatter, "flat.png"))
