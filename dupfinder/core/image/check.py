@@ -1329,10 +1329,11 @@ _SAME_HUE = 0.9
 
 def _colour_changes(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> list[EditCode | None]:
     """GREYSCALE, TINTED or COLOURED for each row of ``b`` against the same row of ``a``, or
-    None."""
+    None. One hue on a picture without colour is a tint too (a grey photo toned sepia):
+    COLOURED, a sign of the original for the keeper, is many hues where there were none."""
     (kind_a, hue_a), (kind_b, hue_b) = _hue_kinds(a), _hue_kinds(b)
     other_hue = _cosine(hue_a, hue_b) < _SAME_HUE
-    tinted = (kind_b == 1) & ((kind_a == 2) | ((kind_a == 1) & other_hue))
+    tinted = (kind_b == 1) & ((kind_a != 1) | other_hue)
     code = np.select(
         [(kind_b == 0) & (kind_a > 0), tinted, (kind_a == 0) & (kind_b > 0)], [1, 2, 3], 0
     )

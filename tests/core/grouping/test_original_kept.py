@@ -236,3 +236,15 @@ def test_the_icon_is_kept_when_its_jpeg_links_every_copy(tmp_path: Path) -> None
     (group,) = (g for g in result.groups if Path(g.members[0].path).name == "calculator.png")
     threshold = DEFAULT_IMAGE_SIMILARITY
     assert all(m.similarity >= threshold for m in group.members)
+
+
+def test_a_sepia_copy_is_not_kept_over_the_grey_picture_it_was_toned_from(
+    tmp_path: Path,
+) -> None:
+    """A tint put on a grey picture was read as colour the keeper lacked, a sign of the
+    original: the newer sepia copy was kept."""
+    grey = _photo().convert("L")
+    grey.save(tmp_path / "a.png")
+    ImageOps.colorize(grey, (40, 26, 13), (255, 240, 192)).save(tmp_path / "b.png")
+    os.utime(tmp_path / "a.png", ns=(1_000_000_000, 1_000_000_000))
+    assert _kept(_scan(tmp_path)) == "a.png"

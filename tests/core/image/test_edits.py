@@ -330,3 +330,13 @@ def test_a_tone_edit_of_an_icon_is_told_on_its_drawing(tmp_path: Path) -> None:
     flatter = ImageEnhance.Contrast(rgb).enhance(0.7).convert("RGBA")
     flatter.putalpha(alpha)
     assert EditCode.LESS_CONTRAST in _codes(_edits(tmp_path, icon, flatter, "flat.png"))
+
+
+def test_a_sepia_copy_of_a_grey_picture_is_tinted(tmp_path: Path) -> None:
+    """One hue put on a picture without colour is a tint, as it is on a coloured one;
+    "coloured" is for a picture in many hues where the kept one has none."""
+    grey = _photo().convert("L")
+    sepia = ImageOps.colorize(grey, (40, 26, 13), (255, 240, 192))
+    codes = _codes(_edits(tmp_path, grey.convert("RGB"), sepia, "sepia.png"))
+    assert EditCode.TINTED in codes
+    assert EditCode.COLOURED not in codes
