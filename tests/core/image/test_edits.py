@@ -217,6 +217,8 @@ def test_a_cut_screenshot_is_cropped_not_marked(
     codes = _codes(_edits(tmp_path, shot, cut, "cut.png"))
     assert EditCode.CROPPED in codes
     assert EditCode.MARKED not in codes
+    # the kept one's region, resampled onto the cut's grid, is blurred: no more contrast
+    assert EditCode.MORE_CONTRAST not in codes
 
 
 @pytest.mark.parametrize("name", ["screenshot-2x.png", "xvfb-undo.png", "xvfb-plan.png"])
