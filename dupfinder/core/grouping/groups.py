@@ -459,7 +459,7 @@ def groups_from(
                 groups[index] = checked_around[index]
                 continue
             if unreached:  # those few leave the group: nothing calls them the keeper's copies
-                groups[index], figures = _without(groups[index], index, unreached, figures)
+                groups[index] = _without(groups[index], index, unreached, figures)
             reached.append((index, by_path))
         for index, named in _with_edits(groups, outcomes, reached, figures, memory):
             groups[index] = named
@@ -554,17 +554,18 @@ def _flattened(old: Group, new: Group) -> bool:
 
 def _without(
     group: Group, index: int, positions: set[int], figures: dict[tuple[int, int], float]
-) -> tuple[Group, dict[tuple[int, int], float]]:
-    """``group`` without its members at ``positions``, and ``figures`` (the members'
-    similarities with the keeper by group index and position) for the positions left."""
+) -> Group:
+    """``group`` without its members at ``positions``; ``figures`` (the members'
+    similarities with the keeper by group index and position) renumbered in place for the
+    positions left."""
     kept = [p for p in range(len(group.members)) if p not in positions]
-    moved = {key: value for key, value in figures.items() if key[0] != index} | {
-        (index, new): figures[(index, old)]
-        for new, old in enumerate(kept)
-        if (index, old) in figures
+    values = {
+        p: figures.pop((index, p)) for p in range(len(group.members)) if (index, p) in figures
     }
-    members = tuple(group.members[p] for p in kept)
-    return dataclasses.replace(group, members=members), moved
+    for new, old in enumerate(kept):
+        if old in values:
+            figures[(index, new)] = values[old]
+    return dataclasses.replace(group, members=tuple(group.members[p] for p in kept))
 
 
 def _margin_marked(edits: Sequence[Edit]) -> bool:

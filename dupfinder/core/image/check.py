@@ -56,6 +56,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -1362,8 +1363,10 @@ def edits_of(
 ) -> list[tuple[Edit, ...]]:
     """``edits`` of each row pair that ``found`` compared (descriptors and sizes alike)."""
     kept, others = padded(kept), padded(others)
-    figures = [
-        getattr(found, name).tolist()
+    tones = ("mean_a", "mean_b", "spread_a", "spread_b")
+    told: dict[str, list[Any]] = dict(zip(tones, _tones(found, kept, others), strict=True))
+    figures: list[list[Any]] = [
+        told[name] if name in told else getattr(found, name).tolist()
         for name in (
             "scale_x", "offset_x", "scale_y", "offset_y", "b_in_a", "mean_a", "mean_b",
             "spread_a", "spread_b", "detail", "whole_layout", "worst_x", "worst_y",
@@ -1373,9 +1376,6 @@ def edits_of(
     colours = _colour_changes(kept, others)
     heads_a = [header(row) for row in kept]
     heads_b = [header(row) for row in others]
-    drawn = _drawing_tones(found, kept, others)
-    for column, values in zip((5, 6, 7, 8), drawn, strict=True):
-        figures[column] = values
     return [
         _named(
             _Figures(*(column[i] for column in figures)),
@@ -1395,7 +1395,7 @@ _DRAWN = 0.9
 _LEAST_DRAWN = 32
 
 
-def _drawing_tones(
+def _tones(
     found: Comparison, kept: npt.NDArray[np.uint8], others: npt.NDArray[np.uint8]
 ) -> tuple[list[float], list[float], list[float], list[float]]:
     """Mean and spread of the grey levels of each side, as a person compares the tone of
@@ -1487,7 +1487,7 @@ def _framing(c: _Figures, ha: Header, hb: Header) -> list[Edit]:
     # plain background: that halo is no more around the edges (held-out copies named
     # exactly 0.783 -> 0.790; the JPEGs of icons "uncropped" in 7 % of the copies that pass)
     halo = ha.transparent and not hb.transparent and hb.format in _LOSSY
-    if sides and not (halo and not c.b_in_a):
+    if sides and (c.b_in_a or not halo):
         code = EditCode.CROPPED if c.b_in_a else EditCode.UNCROPPED
         out.append(Edit(code, percent=max(round(100 * (1.0 - sx * sy)), 1), sides=sides))
     added = [mb - ma for ma, mb in zip(ha.margins, hb.margins, strict=True)]
