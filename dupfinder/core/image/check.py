@@ -1448,11 +1448,16 @@ def _aligned(
     if scale > 1:
         a = a.repeat(scale, axis=1).repeat(scale, axis=2)
         b = b.repeat(scale, axis=1).repeat(scale, axis=2)
-    sy, oy = found.scale_y[rows], found.offset_y[rows]
-    sx, ox = found.scale_x[rows], found.offset_x[rows]
-    inside = found.b_in_a[rows][:, None, None]
-    a = np.where(inside, _region(a, sy, oy, sx, ox), a)
-    b = np.where(inside, b, _region(b, sy, oy, sx, ox))
+    alignment = (
+        found.scale_y[rows],
+        found.offset_y[rows],
+        found.scale_x[rows],
+        found.offset_x[rows],
+    )
+    inside = found.b_in_a[rows]
+    for container, which in ((a, np.flatnonzero(inside)), (b, np.flatnonzero(~inside))):
+        if len(which):  # only each pair's container is resampled
+            container[which] = _region(container[which], *(v[which] for v in alignment))
     return a, b
 
 
