@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.grouping import checked, verify
+from dupfinder.core.grouping.assign import nearest_representatives
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import (
@@ -334,6 +335,15 @@ def group_rows(
                 check.threshold,
                 keeper_keys,
                 functools.partial(_coloured, gather, found.first),
+            )
+            # a copy taken by a look-alike's star goes to the picture it is most like
+            found_groups = nearest_representatives(
+                found_groups,
+                found.inverse,
+                outcome.pairs,
+                outcome.similarities,
+                outcome.similarity_of,
+                keeper_keys,
             )
         for local_rows in found_groups:
             local = np.asarray(local_rows, dtype=np.int64)

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from checked_outcomes import THRESHOLD, Outcomes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,25 +14,6 @@ from dupfinder.core.grouping import split
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.split import split_mixed
 from dupfinder.core.model import Grouping
-
-THRESHOLD = 0.85
-
-
-class Outcomes:
-    """Checked pairs of nodes and their similarities, as ``CheckedPairs.similarity_of``."""
-
-    def __init__(self, similarities: dict[tuple[int, int], float]) -> None:
-        self.similarities = {(min(a, b), max(a, b)): s for (a, b), s in similarities.items()}
-
-    def similarity_of(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        keys = [(min(x, y), max(x, y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
-        known = np.array([k in self.similarities for k in keys], dtype=bool)
-        values = np.array([self.similarities.get(k, 0.0) for k in keys])
-        return known, values
-
-    def passed(self) -> np.ndarray:
-        pairs = [k for k, s in self.similarities.items() if s >= THRESHOLD]
-        return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
 def _two_families(size: int) -> Outcomes:

@@ -1,0 +1,117 @@
+"""Each copy with the kept picture it is most like: a star's member moved to another star.
+
+Greedy stars hand a file to the first centre that reaches it, and the first centres are the
+best connected, not the closest. A grey copy of a folder icon passes against its own
+folder's centre and against a look-alike folder's; whichever star was formed first took it,
+and in that star it stands beside every copy of the other icon (each one a false pair a
+person would have to read). So, after the stars are made and split, every member whose
+check against another star's representative passed with a similarity clearly above the one
+against its own representative (by more than ``MARGIN``) moves there, with the other rows
+of its node.
+
+Measured on the picture benchmark (README *Pictures a person calls the same*): the margin was
+chosen on the tuning half, the largest precision without a single-edit or pair recall
+lost (0.9495 -> 0.957); the held-out half, never tuned on, went from 0.919 to 0.938 with the
+same recall. A closer margin moved more copies between two stars of one family than it
+moved out of look-alikes' (screenshots' recall fell at 0.02 and 0.03).
+
+Nothing new is linked: a member moves only to a representative it passed against, so every
+member of every group still passed the check against its group's representative, as a star
+promises. A group left with its representative alone is no group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["MARGIN", "nearest_representatives"]
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+#: For node pairs (a, b): whether each was checked, and its similarity.
+SimilarityOf = Callable[[I64, I64], tuple[npt.NDArray[np.bool_], F64]]
+
+#: A member moves to another representative only when it is more like it by more than this
+#: (similarity 0..1): copies of one picture in two stars are alike within a few hundredths.
+MARGIN = 0.05
+
+
+def nearest_representatives(
+    groups: Sequence[tuple[int, ...]],
+    inverse: npt.ArrayLike,
+    passed: npt.ArrayLike,
+    similarities: npt.ArrayLike,
+    similarity_of: SimilarityOf,
+    sort_keys: Sequence[Any],
+    margin: float = MARGIN,
+) -> list[tuple[int, ...]]:
+    """``groups`` (rows, representative first, each member's node linked to its
+    representative's) with each member moved to the representative of another group it
+    passed against (``passed``: node pairs, ``similarities`` theirs) when it is more like it
+    than its own by more than ``margin``; each group's other rows in ``sort_keys`` order,
+    groups largest first."""
+    node_of = np.asarray(inverse, dtype=np.int64).reshape(-1)
+    pairs = np.asarray(passed, dtype=np.int64).reshape(-1, 2)
+    scores = np.asarray(similarities, dtype=np.float64).reshape(-1)
+    if len(groups) < 2 or len(pairs) == 0:
+        return [tuple(group) for group in groups]
+    nodes = int(node_of.max()) + 1
+    led = np.full(nodes, -1, dtype=np.int64)  # the group a node represents
+    joined = np.full(nodes, -1, dtype=np.int64)  # the group a node is a member of
+    leaders = np.fromiter((node_of[g[0]] for g in groups), dtype=np.int64, count=len(groups))
+    led[leaders] = np.arange(len(groups))
+    for index, group in enumerate(groups):
+        members = node_of[np.asarray(group[1:], dtype=np.int64)]
+        joined[members[members != leaders[index]]] = index
+    member, target, score = _offers(pairs, scores, led, joined)
+    if len(member) == 0:
+        return [tuple(group) for group in groups]
+    _, own = similarity_of(member, leaders[joined[member]])
+    moving = score > own + margin
+    destination = joined.copy()
+    destination[member[moving]] = target[moving]
+    return _regrouped(groups, node_of, leaders, destination, sort_keys)
+
+
+def _offers(pairs: I64, scores: F64, led: I64, joined: I64) -> tuple[I64, I64, F64]:
+    """For each member node with a passed pair to another group's representative: the
+    group of the one it is most like, and that similarity."""
+    member = np.concatenate((pairs[:, 0], pairs[:, 1]))
+    leader = np.concatenate((pairs[:, 1], pairs[:, 0]))
+    score = np.concatenate((scores, scores))
+    target = led[leader]
+    offered = (joined[member] >= 0) & (target >= 0) & (target != joined[member])
+    member, target, score = member[offered], target[offered], score[offered]
+    order = np.lexsort((-score, member))  # each member's best offer first
+    member, target, score = member[order], target[order], score[order]
+    first = np.ones(len(member), dtype=np.bool_)
+    first[1:] = member[1:] != member[:-1]
+    return member[first], target[first], score[first]
+
+
+def _regrouped(
+    groups: Sequence[tuple[int, ...]],
+    node_of: I64,
+    leaders: I64,
+    destination: I64,
+    sort_keys: Sequence[Any],
+) -> list[tuple[int, ...]]:
+    """The groups again, each member row where its node's ``destination`` says."""
+    rows: list[list[int]] = [[] for _ in groups]
+    gained = set()
+    for index, group in enumerate(groups):
+        for row in group[1:]:
+            node = node_of[row]
+            to = index if node == leaders[index] else int(destination[node])
+            rows[to].append(row)
+            if to != index:
+                gained.add(to)
+    for index in gained:  # a group that only lost members keeps its order
+        rows[index].sort(key=sort_keys.__getitem__)
+    out = [(group[0], *others) for group, others in zip(groups, rows, strict=True) if others]
+    out.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
+    return out
