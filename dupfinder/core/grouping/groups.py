@@ -525,13 +525,33 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     ]
     if not originals:
         return group
-    keeper = min(originals, key=lambda m: member_key(m, references))
+    # of several (every transparent copy of a flattened keeper), one that is no edited copy
+    # itself: a padded one has the most pixels, a grey one those of its colour original
+    keeper = min(originals, key=lambda m: (_copy_signs(m), member_key(m, references)))
     members = (keeper, *(m for m in group.members if m is not keeper))
     members = tuple(dataclasses.replace(m, edits=()) for m in members)
     found = reasons(members[0], members, references)
     return dataclasses.replace(
         group, members=members, reasons=(KeepReason.ORIGINAL_PICTURE, *found)
     )
+
+
+#: A member's edits against the keeper that say the member is itself an edited copy: a
+#: border it has that the keeper lacks, lost colours, a crop of the keeper, fewer pixels.
+_COPY_SIGNS = frozenset(
+    {
+        EditCode.PADDED,
+        EditCode.GREYSCALE,
+        EditCode.TINTED,
+        EditCode.CROPPED,
+        EditCode.SMALLER,
+    }
+)
+
+
+def _copy_signs(member: Member) -> int:
+    """How many of ``_COPY_SIGNS`` ``member``'s edits against its keeper name."""
+    return sum(1 for edit in member.edits if edit.code in _COPY_SIGNS)
 
 
 def _is_original(member: Member, keeper: Member) -> bool:

@@ -11,11 +11,16 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
+from dupfinder.core.grouping import groups
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
+    Edit,
     EditCode,
+    Fingerprint,
+    Group,
     KeepReason,
     Kind,
+    Member,
     ScanOptions,
     ScanResult,
 )
@@ -248,3 +253,37 @@ def test_a_sepia_copy_is_not_kept_over_the_grey_picture_it_was_toned_from(
     ImageOps.colorize(grey, (40, 26, 13), (255, 240, 192)).save(tmp_path / "b.png")
     os.utime(tmp_path / "a.png", ns=(1_000_000_000, 1_000_000_000))
     assert _kept(_scan(tmp_path)) == "a.png"
+
+
+def _member(name: str, side: int, mtime_ns: int, *codes: EditCode) -> Member:
+    return Member(
+        f"/pictures/{name}",
+        side * side,
+        mtime_ns,
+        0,
+        Fingerprint(Kind.IMAGE, 0),
+        width=side,
+        height=side,
+        edits=tuple(Edit(code) for code in codes),
+    )
+
+
+def test_of_the_pictures_a_flattened_keeper_was_made_from_the_unedited_one_is_kept() -> None:
+    """A small JPEG of an icon passes against every copy and becomes the centre; every copy
+    that kept the transparency is then a picture it could have been flattened from (the
+    edits as the check names them on the picture benchmark). The one with the most pixels
+    among them was kept: the icon framed in a white border."""
+    added = (EditCode.LARGER, EditCode.TRANSPARENCY_ADDED, EditCode.CONVERTED)
+    keeper = _member("calculator-small.jpg", 128, 3)
+    group = Group(
+        Kind.IMAGE,
+        (
+            keeper,
+            _member("calculator-grey.png", 256, 2, EditCode.GREYSCALE, *added),
+            _member("calculator-framed.png", 282, 1, EditCode.PADDED, *added),
+            _member("calculator.png", 256, 0, *added),
+        ),
+    )
+    kept = groups._original_kept(group, ())
+    assert Path(kept.members[0].path).name == "calculator.png"
+    assert kept.reasons[0] is KeepReason.ORIGINAL_PICTURE
