@@ -26,6 +26,12 @@ from dupfinder.core.grouping.assign import nearest_representatives
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import (
+    BYTES_PER_PIXEL as _BYTES_PER_PIXEL,
+)
+from dupfinder.core.grouping.keeper import (
+    MTIME as _MTIME,
+)
+from dupfinder.core.grouping.keeper import (
     KeeperKey,
     keeper_key,
     member_key,
@@ -405,7 +411,8 @@ def groups_from(
     """The groups a result shows: members in order of similarity, largest groups first,
     each with the reasons its keeper is kept. ``pictures_check``: the scan's check of picture
     pairs (measure and threshold), which every member must pass against a keeper that takes
-    another's place, or the group keeps the keeper it was checked around. ``memory``: the
+    another's place: the few that do not leave the group, or with more the group keeps the
+    keeper it was checked around. ``memory``: the
     scan's library, which remembers how each member compared with its kept picture."""
     groups: list[Group] = []
     pictures: list[tuple[int, dict[str, int]]] = []  # picture groups: index, rows by path
@@ -432,49 +439,63 @@ def groups_from(
                 references[len(groups) - 1] = part.references
     for index, named in _with_edits(groups, outcomes, pictures, memory=memory):
         groups[index] = named
+    _swapped_keepers(groups, pictures, references, outcomes, pictures_check, memory)
+    groups.sort(key=group_order)
+    return groups
+
+
+def _swapped_keepers(
+    groups: list[Group],
+    pictures: Sequence[tuple[int, dict[str, int]]],
+    references: dict[int, tuple[str, ...]],
+    outcomes: OutcomeColumns,
+    pictures_check: SecondCheck,
+    memory: CheckMemory | None,
+) -> list[tuple[int, dict[str, int]]]:
+    """Keepers giving way to their originals (``_original_kept``) in the picture groups
+    ``pictures`` of ``groups``, in place, at most once a group: each group that took a new
+    keeper has its members' figures and edits named against it (a second round, the new
+    keeper's own original in its place, kept 10 more originals of the picture benchmark's
+    238 and cost 1.4-2.3 points of recall more). Returns those groups."""
     swapped: list[tuple[int, dict[str, int]]] = []
     checked_around: dict[int, Group] = {}
-    for index, by_path in pictures:  # at most one swap a group: its edits are named once more
+    for index, by_path in pictures:
         original = _original_kept(groups[index], references[index])
         if original is not groups[index]:
             checked_around[index] = groups[index]
             groups[index] = original
             swapped.append((index, by_path))
     places, kept_rows, other_rows = _keeper_pairs(groups, swapped)
-    if places:
-        # the members were checked around the old keeper: one that the new keeper does not
-        # reach (another colour of a grey drawing) would be called its duplicate, so such a
-        # group keeps the keeper it was checked around (and its edits are not named again),
-        # but a flattened keeper gives way to the picture it was flattened from without a
-        # few such members (``_UNREACHED_SHARE``)
-        width = imagecheck.DESCRIPTOR_BYTES
-        similar = pictures_check.measure(
-            outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width),
-            outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width),
-        ).tolist()
-        figures = dict(zip(places, similar, strict=True))
-        reached: list[tuple[int, dict[str, int]]] = []
-        for index, by_path in swapped:
-            count = len(groups[index].members)
-            unreached = {
-                p
-                for p in range(1, count)
-                if figures.get((index, p), 1.0) < pictures_check.threshold
-            }
-            if unreached and (
-                len(unreached) * _UNREACHED_SHARE > count - 1
-                or count - len(unreached) < 2
-                or not _flattened(checked_around[index], groups[index])
-            ):
-                groups[index] = checked_around[index]
-                continue
-            if unreached:  # those few leave the group: nothing calls them the keeper's copies
-                groups[index] = _without(groups[index], index, unreached, figures)
-            reached.append((index, by_path))
-        for index, named in _with_edits(groups, outcomes, reached, figures, memory):
-            groups[index] = named
-    groups.sort(key=group_order)
-    return groups
+    if not places:
+        return []
+    # the members were checked around the old keeper: one that the new keeper does not
+    # reach (another colour of a grey drawing, a copy made by two edits) would be called
+    # its duplicate, so such members leave the group when they are few
+    # (``_UNREACHED_SHARE``); more, and the group keeps the keeper it was checked around
+    # (its edits are not named again)
+    width = imagecheck.DESCRIPTOR_BYTES
+    similar = pictures_check.measure(
+        outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width),
+        outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width),
+    ).tolist()
+    figures = dict(zip(places, similar, strict=True))
+    reached: list[tuple[int, dict[str, int]]] = []
+    for index, by_path in swapped:
+        count = len(groups[index].members)
+        unreached = {
+            p for p in range(1, count) if figures.get((index, p), 1.0) < pictures_check.threshold
+        }
+        if unreached and (
+            len(unreached) * _UNREACHED_SHARE > count - 1 or count - len(unreached) < 2
+        ):
+            groups[index] = checked_around[index]
+            continue
+        if unreached:  # those few leave the group: nothing calls them the keeper's copies
+            groups[index] = _without(groups[index], index, unreached, figures)
+        reached.append((index, by_path))
+    for index, named in _with_edits(groups, outcomes, reached, figures, memory):
+        groups[index] = named
+    return reached
 
 
 #: A member's edits against the suggested keeper that say the keeper is an edited copy of it:
@@ -488,12 +509,14 @@ _ORIGINAL_SIGNS = frozenset(
         EditCode.TRANSPARENCY_ADDED,
     }
 )
-#: The picture a flattened keeper was made from (a JPEG of an icon: over white it passes
-#: against every other copy and becomes the group's centre) takes its place without the
-#: members it does not reach (checked around the JPEG only, a copy made by another edit)
+#: The original takes its keeper's place without the members it does not reach (checked
+#: around the keeper only: a JPEG of an icon passes against every copy over white, a
+#: half-size copy against copies made by two edits that fail against the full drawing)
 #: when they are at most one in this many of the members; more, and the group keeps the
-#: keeper it was checked around. On the picture benchmark the flattened copy was kept in 32
-#: of 448 groups, now none; the members left out cost 2.3 % of the pairs of true copies.
+#: keeper it was checked around. Keeping the worse picture (a smaller, grey, flattened or
+#: lossy copy, the original offered for deletion) is worse than a copy left unreported: on
+#: the picture benchmark a copy was kept in 96 of the 238 groups that hold the kept
+#: picture's original, now 35; the members left out cost 1.4-3 points of recall.
 _UNREACHED_SHARE = 3
 #: A member with fewer than the keeper's pixels over this is a reduced copy (a wallpaper's
 #: 400 x 250 preview of its 3840 x 2160 picture shows more of the scene, in 1/80 of the
@@ -518,16 +541,23 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     keeper = group.members[0]
     rank = member_key(keeper, references)[:2]
     least = pixels(keeper) / _ORIGINAL_SHRINK
+    ranked = member_key(keeper, references)
     originals = [
         m
         for m in group.members[1:]
-        if _is_original(m, keeper) and member_key(m, references)[:2] <= rank and pixels(m) >= least
+        if (_is_original(m, keeper) or _first_by_order(m, ranked, references))
+        and member_key(m, references)[:2] <= rank
+        and pixels(m) >= least
     ]
     if not originals:
         return group
-    # of several (every transparent copy of a flattened keeper), one that is no edited copy
-    # itself: a padded one has the most pixels, a grey one those of its colour original
-    keeper = min(originals, key=lambda m: (_copy_signs(m), member_key(m, references)))
+    # of several (every transparent copy of a flattened keeper, every uncropped copy of a
+    # crop), one that is no edited copy itself (a padded one has the most pixels, a grey one
+    # those of its colour original), then one of the keeper's tones (a brightened JPEG saved
+    # at a higher quality has more bytes than the original)
+    keeper = min(
+        originals, key=lambda m: (_copy_signs(m), _tone_changes(m), member_key(m, references))
+    )
     members = (keeper, *(m for m in group.members if m is not keeper))
     members = tuple(dataclasses.replace(m, edits=()) for m in members)
     found = reasons(members[0], members, references)
@@ -554,6 +584,40 @@ def _copy_signs(member: Member) -> int:
     return sum(1 for edit in member.edits if edit.code in _COPY_SIGNS)
 
 
+_TONES = frozenset(
+    {EditCode.BRIGHTER, EditCode.DARKER, EditCode.MORE_CONTRAST, EditCode.LESS_CONTRAST}
+)
+
+
+def _tone_changes(member: Member) -> int:
+    """How many tone edits ``member``'s edits against its keeper name: of two pictures the
+    keeper may have been made from, the one whose tones differ from it was toned itself,
+    unless the keeper was (then both differ alike)."""
+    return sum(1 for edit in member.edits if edit.code in _TONES)
+
+
+#: Edits that leave which of two pictures is the original to ``_is_original`` alone.
+_TOLD_BY_EDITS = _ORIGINAL_SIGNS | {EditCode.MARKED, EditCode.TRANSPARENCY_REMOVED}
+
+
+def _first_by_order(member: Member, keeper_key: KeeperKey, references: Sequence[str]) -> bool:
+    """Whether ``member`` comes before the keeper in the order that suggests keepers (more
+    pixels at the same framing, a lossless format, older) and no edit says it is a copy.
+    The keeper is its star's centre, the picture linked to every member; the original
+    may not be (a copy made by two edits passes against a copy made by one of them
+    only), and a smaller, lossy or newer copy was kept. A lossy copy's bytes per pixel
+    are left out: a brightened JPEG saved at a higher quality has more than its original."""
+    codes = {edit.code for edit in member.edits}
+    if codes & (_COPY_SIGNS | _TOLD_BY_EDITS) or _margin_marked(member.edits):
+        return False
+    return _by_order(member_key(member, references)) < _by_order(keeper_key)
+
+
+def _by_order(key: KeeperKey) -> tuple[object, ...]:
+    """The keep order's criteria up to a picture's format, then its age."""
+    return (*key[:_BYTES_PER_PIXEL], key[_MTIME])
+
+
 def _is_original(member: Member, keeper: Member) -> bool:
     """Whether ``member``'s edits against ``keeper`` say that the keeper was made from it.
     Of two pictures a mark apart (text or a logo added on one of them; ``_margin_marked``
@@ -572,14 +636,6 @@ def _is_original(member: Member, keeper: Member) -> bool:
         # or a cut of the member into its plain margin: the older is the original
         return member.mtime_ns <= keeper.mtime_ns
     return bool(codes & _ORIGINAL_SIGNS)
-
-
-def _flattened(old: Group, new: Group) -> bool:
-    """Whether ``old``'s keeper is a flattened copy of ``new``'s: ``new``'s keeper has the
-    transparency it lacks."""
-    keeper = new.members[0]
-    found = next((m for m in old.members if m.path == keeper.path), None)
-    return found is not None and any(e.code is EditCode.TRANSPARENCY_ADDED for e in found.edits)
 
 
 def _without(

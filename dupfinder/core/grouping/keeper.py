@@ -41,7 +41,9 @@ from typing import cast
 from dupfinder.core.model import Group, KeepReason, MediaFacts, Member
 
 __all__ = [
+    "BYTES_PER_PIXEL",
     "LOSSLESS_SUFFIXES",
+    "MTIME",
     "PART_SECONDS",
     "PART_SHARE",
     "KeeperKey",
@@ -90,9 +92,10 @@ LOSSLESS_SUFFIXES = frozenset(
 #: recording, media lossy, -bitrate, -whole seconds, -pixels, picture lossy, -bytes per
 #: pixel, mtime, depth, -size, path.
 KeeperKey = tuple[int, int, int, int, int, int, int, int, float, int, int, int, str]
-#: Positions in ``KeeperKey``.
+#: Positions in ``KeeperKey`` (``BYTES_PER_PIXEL`` and ``MTIME`` named for grouping's
+#: keeper swaps).
 _REFERENCE, _MARKS, _PART, _MEDIA_LOSSY, _BITRATE, _DURATION, _PIXELS = range(7)
-_LOSSY, _BYTES_PER_PIXEL, _MTIME, _DEPTH, _SIZE = range(7, 12)
+_LOSSY, BYTES_PER_PIXEL, MTIME, _DEPTH, _SIZE = range(7, 12)
 #: A song or a video shorter than the longest it matched by more than both of these is a
 #: part of it (a clip, a cut copy), never kept over the whole; encoders differ by far less.
 PART_SECONDS = 3.0
@@ -240,7 +243,7 @@ def quality_key(member: Member, longest_s: float | None = None) -> tuple[float, 
     videos the whole before a part, lossless, then bitrate, length, pixels; pictures
     pixels, lossless, bytes per pixel. The ``quality`` keep rule ranks by it."""
     key = member_key(member, (), longest_s)
-    return tuple(float(cast(float, value)) for value in key[_PART:_MTIME])
+    return tuple(float(cast(float, value)) for value in key[_PART:MTIME])
 
 
 def suggested(group: Group, references: Sequence[str] = ()) -> Group:
@@ -361,9 +364,9 @@ def _found(key: KeeperKey, their_keys: Sequence[KeeperKey]) -> tuple[KeepReason,
         if best_among(_LOSSY, same_size) and not lossless_media:
             found.append(KeepReason.LOSSLESS)
         same_format = [other for other in same_size if other[_LOSSY] == mine[_LOSSY]]
-        if best_among(_BYTES_PER_PIXEL, same_format):
+        if best_among(BYTES_PER_PIXEL, same_format):
             found.append(KeepReason.LEAST_COMPRESSED)
-    if wins[_MTIME]:
+    if wins[MTIME]:
         found.append(KeepReason.OLDEST)
     if wins[_DEPTH]:
         found.append(KeepReason.SHALLOWEST)

@@ -255,10 +255,12 @@ def test_a_sepia_copy_is_not_kept_over_the_grey_picture_it_was_toned_from(
     assert _kept(_scan(tmp_path)) == "a.png"
 
 
-def _member(name: str, side: int, mtime_ns: int, *codes: EditCode) -> Member:
+def _member(
+    name: str, side: int, mtime_ns: int, *codes: EditCode, size: int | None = None
+) -> Member:
     return Member(
         f"/pictures/{name}",
-        side * side,
+        side * side if size is None else size,
         mtime_ns,
         0,
         Fingerprint(Kind.IMAGE, 0),
@@ -287,3 +289,33 @@ def test_of_the_pictures_a_flattened_keeper_was_made_from_the_unedited_one_is_ke
     kept = groups._original_kept(group, ())
     assert Path(kept.members[0].path).name == "calculator.png"
     assert kept.reasons[0] is KeepReason.ORIGINAL_PICTURE
+
+
+def test_a_half_size_centre_gives_way_to_the_full_size_picture() -> None:
+    """A half-size copy links copies made by two edits that fail against the full drawing,
+    so it became the star's centre; the order that suggests keepers puts the full size
+    first, and nothing in its edits says it is a copy."""
+    group = Group(
+        Kind.IMAGE,
+        (
+            _member("hills-half.png", 128, 5),
+            _member("hills-grey.png", 256, 3, EditCode.GREYSCALE, EditCode.LARGER),
+            _member("hills-dark.png", 256, 2, EditCode.DARKER, EditCode.LARGER),
+            _member("hills.png", 256, 0, EditCode.LARGER),
+        ),
+    )
+    kept = groups._original_kept(group, ())
+    assert Path(kept.members[0].path).name == "hills.png"
+
+
+def test_a_brightened_copy_saved_with_more_bytes_is_not_taken_for_the_original() -> None:
+    """A lossy copy's bytes per pixel say nothing of which of two edited pictures came
+    first: the order's age decides, and the keeper, older, stays."""
+    group = Group(
+        Kind.IMAGE,
+        (
+            _member("hills.jpg", 256, 0, size=20_000),
+            _member("hills-bright.jpg", 256, 1, EditCode.BRIGHTER, size=40_000),
+        ),
+    )
+    assert groups._original_kept(group, ()) is group
