@@ -3,9 +3,26 @@ them to the steps after the stars (``split``, ``assign``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 THRESHOLD = 0.85
+#: Pairs of up to 14 nodes: 91.
+_PAIRS = 91
+
+
+def random_checks(least_score: float = 0.0) -> Callable[[Callable[..., Any]], Any]:
+    """``given`` a node count (2 to 14), a score for each pair of those nodes (from
+    ``least_score`` to 1) and whether each pair was checked: random checked graphs."""
+    return given(
+        st.integers(min_value=2, max_value=14),
+        st.lists(st.floats(min_value=least_score, max_value=1.0), min_size=_PAIRS, max_size=_PAIRS),
+        st.lists(st.booleans(), min_size=_PAIRS, max_size=_PAIRS),
+    )
 
 
 class Outcomes:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["MARGIN", "nearest_representatives"]
+__all__ = ["MARGIN", "nearest_representatives", "with_orphans"]
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -114,5 +114,70 @@ def _regrouped(
     for index in gained:  # a group that only lost members keeps its order
         rows[index].sort(key=sort_keys.__getitem__)
     out = [(group[0], *others) for group, others in zip(groups, rows, strict=True) if others]
+    out.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
+    return out
+
+
+#: For row pairs (a[i], b[i]): the check's similarity of the two pictures.
+Compare = Callable[[I64, I64], F64]
+
+
+def with_orphans(
+    groups: Sequence[tuple[int, ...]],
+    inverse: npt.ArrayLike,
+    first: npt.ArrayLike,
+    passed: npt.ArrayLike,
+    similarity_of: SimilarityOf,
+    compare: Compare,
+    threshold: float,
+    sort_keys: Sequence[Any],
+) -> list[tuple[int, ...]]:
+    """``groups`` with each picture that is in none but passed against a member of some
+    (``passed``: node pairs) checked against those groups' representatives (``first``: a
+    row of each node; a pair checked before answers from ``similarity_of``), and put in
+    the one it is most like of those it passes against.
+
+    Such a picture's neighbours were all taken by stars whose centre the index never
+    proposed it against (their fingerprints too far apart): a copy made by two edits
+    passes against the copy made by one of them, not always against the original. The
+    check decides now, so every member still passed against its representative."""
+    node_of = np.asarray(inverse, dtype=np.int64).reshape(-1)
+    firsts = np.asarray(first, dtype=np.int64).reshape(-1)
+    pairs = np.asarray(passed, dtype=np.int64).reshape(-1, 2)
+    if not groups or len(pairs) == 0:
+        return [tuple(group) for group in groups]
+    nodes = max(int(node_of.max()), int(pairs.max())) + 1
+    group_of = np.full(nodes, -1, dtype=np.int64)
+    for index, group in enumerate(groups):
+        group_of[node_of[np.asarray(group, dtype=np.int64)]] = index
+    lone = np.concatenate((pairs[:, 0], pairs[:, 1]))
+    near = np.concatenate((pairs[:, 1], pairs[:, 0]))
+    asked = (group_of[lone] < 0) & (group_of[near] >= 0)
+    if not asked.any():
+        return [tuple(group) for group in groups]
+    candidates = np.unique(np.stack((lone[asked], group_of[near[asked]]), axis=1), axis=0)
+    leaders = np.fromiter((g[0] for g in groups), dtype=np.int64, count=len(groups))
+    known, similarity = similarity_of(candidates[:, 0], node_of[leaders[candidates[:, 1]]])
+    similarity = np.asarray(similarity, dtype=np.float64).copy()
+    unknown = np.flatnonzero(~known)
+    if len(unknown):
+        similarity[unknown] = compare(
+            firsts[candidates[unknown, 0]], leaders[candidates[unknown, 1]]
+        )
+    kept = similarity >= threshold
+    candidates, similarity = candidates[kept], similarity[kept]
+    if len(candidates) == 0:
+        return [tuple(group) for group in groups]
+    order = np.lexsort((-similarity, candidates[:, 0]))  # each picture's best group first
+    candidates = candidates[order]
+    best = np.ones(len(candidates), dtype=np.bool_)
+    best[1:] = candidates[1:, 0] != candidates[:-1, 0]
+    joining = dict(zip(candidates[best, 0].tolist(), candidates[best, 1].tolist(), strict=True))
+    rows: list[list[int]] = [list(group[1:]) for group in groups]
+    for row in np.flatnonzero(np.isin(node_of, list(joining))).tolist():
+        rows[joining[int(node_of[row])]].append(row)
+    for index in set(joining.values()):
+        rows[index].sort(key=sort_keys.__getitem__)
+    out = [(group[0], *others) for group, others in zip(groups, rows, strict=True)]
     out.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
     return out

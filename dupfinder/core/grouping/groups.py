@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.grouping import checked, verify
-from dupfinder.core.grouping.assign import nearest_representatives
+from dupfinder.core.grouping.assign import nearest_representatives, with_orphans
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import (
@@ -186,6 +186,18 @@ def _gathered(
     return outcomes.padded_sketches(rows[local], width)
 
 
+def _compared_rows(
+    gather: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.uint8]],
+    measure: Similarity,
+    a: npt.NDArray[np.int64],
+    b: npt.NDArray[np.int64],
+) -> npt.NDArray[np.float64]:
+    """The check's similarity of the pictures of rows ``a[i]`` and ``b[i]``."""
+    if len(a) == 0:
+        return np.zeros(0, dtype=np.float64)
+    return np.asarray(measure(gather(a), gather(b)), dtype=np.float64)
+
+
 def _coloured(
     gather: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.uint8]],
     first: npt.NDArray[np.int64],
@@ -345,6 +357,16 @@ def group_rows(
                 outcome.pairs,
                 outcome.similarities,
                 outcome.similarity_of,
+                keeper_keys,
+            )
+            found_groups = with_orphans(
+                found_groups,
+                found.inverse,
+                found.first,
+                outcome.pairs,
+                outcome.similarity_of,
+                functools.partial(_compared_rows, gather, check.measure),
+                check.threshold,
                 keeper_keys,
             )
         for local_rows in found_groups:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from checked_outcomes import THRESHOLD, Outcomes
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from checked_outcomes import THRESHOLD, Outcomes, random_checks
+from hypothesis import settings
 
-from dupfinder.core.grouping.assign import MARGIN, nearest_representatives
+from dupfinder.core.grouping.assign import MARGIN, nearest_representatives, with_orphans
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.model import Grouping
 
@@ -64,11 +63,7 @@ def test_the_rows_of_one_node_move_together() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.integers(min_value=2, max_value=14),
-    st.lists(st.floats(min_value=0.5, max_value=1.0), min_size=91, max_size=91),
-    st.lists(st.booleans(), min_size=91, max_size=91),
-)
+@random_checks(least_score=0.5)
 def test_every_member_still_passed_against_its_representative(
     n: int, scores: list[float], checked: list[bool]
 ) -> None:
@@ -99,3 +94,70 @@ def test_every_member_still_passed_against_its_representative(
         )
         assert known.all()
         assert (similarity >= THRESHOLD).all()
+
+
+def _adopted(
+    groups: list[tuple[int, ...]], outcomes: Outcomes, checks: dict[tuple[int, int], float], n: int
+) -> list[tuple[int, ...]]:
+    """``with_orphans`` where the pairs the index never proposed are checked from
+    ``checks`` (0.0 for any other)."""
+    asked: list[tuple[int, int]] = []
+
+    def compare(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        pairs = list(zip(a.tolist(), b.tolist(), strict=True))
+        asked.extend(pairs)
+        return np.array([checks.get((min(p), max(p)), 0.0) for p in pairs])
+
+    found = with_orphans(
+        groups,
+        np.arange(n),
+        np.arange(n),
+        outcomes.passed(),
+        outcomes.similarity_of,
+        compare,
+        THRESHOLD,
+        list(range(n)),
+    )
+    assert all((min(p), max(p)) not in outcomes.similarities for p in asked)
+    return found
+
+
+def test_a_picture_whose_neighbours_were_all_taken_joins_the_star_it_passes() -> None:
+    # 4 passed only against 2, a member of 0's star; the index never proposed 4 against 0
+    outcomes = Outcomes({(0, 1): 0.97, (0, 2): 0.95, (3, 5): 0.95, (2, 4): 0.9})
+    assert _adopted([(0, 1, 2), (3, 5)], outcomes, {(0, 4): 0.88}, 6) == [(0, 1, 2, 4), (3, 5)]
+
+
+def test_a_picture_that_fails_against_the_representative_stays_out() -> None:
+    outcomes = Outcomes({(0, 1): 0.97, (0, 2): 0.95, (2, 4): 0.9})
+    assert _adopted([(0, 1, 2)], outcomes, {(0, 4): 0.7}, 5) == [(0, 1, 2)]
+
+
+def test_of_two_stars_it_passes_the_one_it_is_most_like() -> None:
+    outcomes = Outcomes({(0, 1): 0.97, (3, 5): 0.97, (1, 4): 0.9, (5, 4): 0.9})
+    checks = {(0, 4): 0.86, (3, 4): 0.93}
+    assert _adopted([(0, 1), (3, 5)], outcomes, checks, 6) == [(3, 4, 5), (0, 1)]
+
+
+@settings(max_examples=100, deadline=None)
+@random_checks(least_score=0.5)
+def test_an_adopted_picture_passed_against_its_representative(
+    n: int, scores: list[float], proposed: list[bool]
+) -> None:
+    """Every row in at most one group, every group the stars' plus pictures in none, and
+    every adopted picture passed the check against its representative."""
+    every = dict(zip(itertools.combinations(range(n), 2), scores, strict=False))
+    chosen = zip(every, proposed, strict=False)
+    outcomes = Outcomes({pair: every[pair] for pair, p in chosen if p})
+    stars = cluster_nodes(np.arange(n), outcomes.passed(), list(range(n)), Grouping.STAR)
+    found = _adopted(stars, outcomes, every, n) if stars else []
+    rows = [row for group in found for row in group]
+    assert len(rows) == len(set(rows))
+    assert [g[0] for g in found] == [
+        g[0] for g in sorted(stars, key=lambda g: (-len(g), g[0]))
+    ] or {g[0] for g in found} == {g[0] for g in stars}
+    before = {row for group in stars for row in group}
+    for group in found:
+        for row in group[1:]:
+            if row not in before:
+                assert every[(min(row, group[0]), max(row, group[0]))] >= THRESHOLD

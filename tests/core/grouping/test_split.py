@@ -6,9 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from checked_outcomes import THRESHOLD, Outcomes
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from checked_outcomes import THRESHOLD, Outcomes, random_checks
+from hypothesis import settings
 
 from dupfinder.core.grouping import split
 from dupfinder.core.grouping.cluster import cluster_nodes
@@ -140,11 +139,7 @@ def test_a_picture_with_its_grey_copies_is_not_parted_by_colour() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.integers(min_value=2, max_value=14),
-    st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=91, max_size=91),
-    st.lists(st.booleans(), min_size=91, max_size=91),
-)
+@random_checks()
 def test_splitting_only_removes_links_and_keeps_stars(
     n: int, values: list[float], proposed: list[bool]
 ) -> None:
