@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_TEXT_THRESHOLD",
     "FINGERPRINTED_KINDS",
     "MEDIA_KINDS",
+    "TONE_CODES",
     "ActionKind",
     "CacheKey",
     "Edit",
@@ -212,7 +213,8 @@ _FRAMING_WORDS = {
     EditCode.PADDED: "border added:",
     EditCode.BORDER_REMOVED: "border removed:",
 }
-_TONE_CODES = frozenset(
+#: The edits of a picture's tones (brightness and contrast).
+TONE_CODES = frozenset(
     {EditCode.BRIGHTER, EditCode.DARKER, EditCode.MORE_CONTRAST, EditCode.LESS_CONTRAST}
 )
 
@@ -246,7 +248,7 @@ class Edit:
             return f"converted to {self.format}"
         if code is EditCode.MARKED:
             return f"text or a mark added{where}"
-        if code in _TONE_CODES:
+        if code in TONE_CODES:
             name = str(code).replace("-", " ")
             return f"{name} ({self.percent} %)" if self.percent else name
         return str(code).replace("-", " ")

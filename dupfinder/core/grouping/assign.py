@@ -86,12 +86,16 @@ def _offers(pairs: I64, scores: F64, led: I64, joined: I64) -> tuple[I64, I64, F
     score = np.concatenate((scores, scores))
     target = led[leader]
     offered = (joined[member] >= 0) & (target >= 0) & (target != joined[member])
-    member, target, score = member[offered], target[offered], score[offered]
-    order = np.lexsort((-score, member))  # each member's best offer first
-    member, target, score = member[order], target[order], score[order]
-    first = np.ones(len(member), dtype=np.bool_)
-    first[1:] = member[1:] != member[:-1]
-    return member[first], target[first], score[first]
+    best = _best_of_each(member[offered], score[offered])
+    return member[offered][best], target[offered][best], score[offered][best]
+
+
+def _best_of_each(keys: I64, scores: F64) -> I64:
+    """Indices of the highest score of each key (the first of equals)."""
+    order = np.lexsort((-scores, keys))
+    first = np.ones(len(order), dtype=np.bool_)
+    first[1:] = keys[order][1:] != keys[order][:-1]
+    return order[first]
 
 
 def _regrouped(
@@ -111,7 +115,19 @@ def _regrouped(
             rows[to].append(row)
             if to != index:
                 gained.add(to)
-    for index in gained:  # a group that only lost members keeps its order
+    return _ordered(groups, rows, gained, sort_keys)
+
+
+def _ordered(
+    groups: Sequence[tuple[int, ...]],
+    rows: list[list[int]],
+    gained: set[int],
+    sort_keys: Sequence[Any],
+) -> list[tuple[int, ...]]:
+    """Each group's representative with ``rows`` (its other rows), those of the groups that
+    ``gained`` rows in key order (one that only lost some keeps its order), a group with none
+    left out; largest first, as the stars are."""
+    for index in gained:
         rows[index].sort(key=sort_keys.__getitem__)
     out = [(group[0], *others) for group, others in zip(groups, rows, strict=True) if others]
     out.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
@@ -168,16 +184,9 @@ def with_orphans(
     candidates, similarity = candidates[kept], similarity[kept]
     if len(candidates) == 0:
         return [tuple(group) for group in groups]
-    order = np.lexsort((-similarity, candidates[:, 0]))  # each picture's best group first
-    candidates = candidates[order]
-    best = np.ones(len(candidates), dtype=np.bool_)
-    best[1:] = candidates[1:, 0] != candidates[:-1, 0]
+    best = _best_of_each(candidates[:, 0], similarity)
     joining = dict(zip(candidates[best, 0].tolist(), candidates[best, 1].tolist(), strict=True))
     rows: list[list[int]] = [list(group[1:]) for group in groups]
     for row in np.flatnonzero(np.isin(node_of, list(joining))).tolist():
         rows[joining[int(node_of[row])]].append(row)
-    for index in set(joining.values()):
-        rows[index].sort(key=sort_keys.__getitem__)
-    out = [(group[0], *others) for group, others in zip(groups, rows, strict=True)]
-    out.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
-    return out
+    return _ordered(groups, rows, set(joining.values()), sort_keys)

@@ -42,6 +42,7 @@ from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
 from dupfinder.core.model import (
     MEDIA_KINDS,
+    TONE_CODES,
     Edit,
     EditCode,
     Group,
@@ -570,10 +571,15 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
         return group
     # of several (every transparent copy of a flattened keeper, every uncropped copy of a
     # crop), one that is no edited copy itself (a padded one has the most pixels, a grey one
-    # those of its colour original), then one of the keeper's tones (a brightened JPEG saved
-    # at a higher quality has more bytes than the original)
+    # those of its colour original), then one of the keeper's tones: the one whose tones
+    # differ was toned itself, unless the keeper was (then all differ alike)
     keeper = min(
-        originals, key=lambda m: (_copy_signs(m), _tone_changes(m), member_key(m, references))
+        originals,
+        key=lambda m: (
+            _named(m, _COPY_SIGNS),
+            _named(m, TONE_CODES),
+            member_key(m, references),
+        ),
     )
     members = (keeper, *(m for m in group.members if m is not keeper))
     members = tuple(dataclasses.replace(m, edits=()) for m in members)
@@ -596,22 +602,9 @@ _COPY_SIGNS = frozenset(
 )
 
 
-def _copy_signs(member: Member) -> int:
-    """How many of ``_COPY_SIGNS`` ``member``'s edits against its keeper name."""
-    return sum(1 for edit in member.edits if edit.code in _COPY_SIGNS)
-
-
-#: Edits of a picture's tones (which of two pictures was toned, the edits cannot say).
-_TONES = frozenset(
-    {EditCode.BRIGHTER, EditCode.DARKER, EditCode.MORE_CONTRAST, EditCode.LESS_CONTRAST}
-)
-
-
-def _tone_changes(member: Member) -> int:
-    """How many tone edits ``member``'s edits against its keeper name: of two pictures the
-    keeper may have been made from, the one whose tones differ from it was toned itself,
-    unless the keeper was (then both differ alike)."""
-    return sum(1 for edit in member.edits if edit.code in _TONES)
+def _named(member: Member, codes: frozenset[EditCode]) -> int:
+    """How many of ``codes`` ``member``'s edits against its keeper name."""
+    return sum(1 for edit in member.edits if edit.code in codes)
 
 
 #: Edits that leave which of two pictures is the original to ``_is_original`` alone.
