@@ -478,11 +478,19 @@ def _swapped_keepers(
     238 and cost 1.4-2.3 points of recall more)."""
     swapped: list[tuple[int, dict[str, int]]] = []
     checked_around: dict[int, Group] = {}
+    found = {index: _candidates(groups[index], references[index]) for index, _ in pictures}
+    rows = dict(pictures)
+    chosen = _sources(
+        {index: found[index] for index, _ in pictures if found[index]},
+        rows,
+        references,
+        outcomes,
+        pictures_check,
+    )
     for index, by_path in pictures:
-        original = _original_kept(groups[index], references[index])
-        if original is not groups[index]:
+        if index in chosen:
             checked_around[index] = groups[index]
-            groups[index] = original
+            groups[index] = _kept_instead(groups[index], chosen[index], references[index])
             swapped.append((index, by_path))
     places, kept_rows, other_rows = _keeper_pairs(groups, swapped)
     if not places:
@@ -534,7 +542,8 @@ _ORIGINAL_SIGNS = frozenset(
 #: keeper it was checked around. Keeping the worse picture (a smaller, grey, flattened or
 #: lossy copy, the original offered for deletion) is worse than a copy left unreported: on
 #: the picture benchmark a copy was kept in 126 of the 238 groups that hold the kept
-#: picture's original, now 49 (with the candidates of ``_original_kept``); the members left
+#: picture's original, now 28 (with the candidates of ``_original_kept``, compared with
+#: each other by ``_sources``); the members left
 #: out cost 1.4-3 points of recall. (Only a flattened keeper gave way so before.)
 _UNREACHED_SHARE = 3
 #: A member with fewer than the keeper's pixels over this is a reduced copy (a wallpaper's
@@ -555,25 +564,22 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
     logo, whose own bytes make the marked copy the larger file: of two pictures a mark
     apart, the older is the original (``_is_original``). The members' figures and edits are
     the old keeper's until ``_with_edits`` names them again."""
+    found = _candidates(group, references)
+    return _kept_instead(group, found[0], references) if found else group
+
+
+def _candidates(group: Group, references: Sequence[str]) -> list[Member]:
+    """The members ``_original_kept`` may keep instead of ``group``'s keeper, the one it
+    keeps first."""
     if KeepReason.REFERENCE in group.reasons:
-        return group
+        return []
     keeper = group.members[0]
-    ranked = member_key(keeper, references)
-    least = pixels(keeper) / _ORIGINAL_SHRINK
-    originals = [
-        m
-        for m in group.members[1:]
-        if (_is_original(m, keeper) or _first_by_order(m, ranked, references))
-        and member_key(m, references)[:2] <= ranked[:2]
-        and pixels(m) >= least
-    ]
-    if not originals:
-        return group
+    originals = [m for m in group.members[1:] if _replaces(m, keeper, references)]
     # of several (every transparent copy of a flattened keeper, every uncropped copy of a
     # crop), one that is no edited copy itself (a padded one has the most pixels, a grey one
     # those of its colour original), then one of the keeper's tones: the one whose tones
     # differ was toned itself, unless the keeper was (then all differ alike)
-    keeper = min(
+    return sorted(
         originals,
         key=lambda m: (
             _named(m, _COPY_SIGNS),
@@ -581,11 +587,101 @@ def _original_kept(group: Group, references: Sequence[str]) -> Group:
             member_key(m, references),
         ),
     )
+
+
+#: Rounds of ``_sources`` at most: each one compares a group's chosen candidate with the
+#: others and moves to the first of them it was made from.
+_SOURCE_ROUNDS = 3
+
+
+def _sources(
+    candidates: dict[int, list[Member]],
+    rows: dict[int, dict[str, int]],
+    references: dict[int, tuple[str, ...]],
+    outcomes: OutcomeColumns,
+    pictures_check: SecondCheck,
+) -> dict[int, Member]:
+    """Of each group's ``candidates`` (by group index, the first preferred), one that no
+    other candidate is the original of. Each was named against the old keeper only, where
+    an original and its padded copy both read as "uncropped", and a toned keeper's own tone
+    copy reads as no change while the original reads as toned: compared with each other
+    directly, both ways round, the padded copy is the original with a border added, the
+    tone copy the original toned. A candidate gives way only to one that is its original
+    one way round and not the other (a more saturated copy reads as coloured against its
+    original, and the original as older). ``rows``: each group's rows by path."""
+    chosen = {index: found[0] for index, found in candidates.items()}
+    left = {index: found[1:] for index, found in candidates.items() if len(found) > 1}
+    for _ in range(_SOURCE_ROUNDS):
+        pairs = [(index, other) for index, others in left.items() for other in others]
+        if not pairs:
+            break
+        first = _is_source_of([(i, m, chosen[i]) for i, m in pairs], rows, references,
+                              outcomes, pictures_check)  # fmt: skip
+        back = _is_source_of([(i, chosen[i], m) for i, m in pairs], rows, references,
+                             outcomes, pictures_check)  # fmt: skip
+        moved: dict[int, Member] = {}
+        for (index, m), source, copy in zip(pairs, first, back, strict=True):
+            if index not in moved and source and not copy:
+                moved[index] = m
+        left = {
+            index: [m for m in left[index] if m is not source]
+            for index, source in moved.items()
+            if len(left[index]) > 1
+        }
+        chosen.update(moved)
+    return chosen
+
+
+def _is_source_of(
+    pairs: Sequence[tuple[int, Member, Member]],
+    rows: dict[int, dict[str, int]],
+    references: dict[int, tuple[str, ...]],
+    outcomes: OutcomeColumns,
+    pictures_check: SecondCheck,
+) -> list[bool]:
+    """For each (group index, member, keeper): whether the member passes against the keeper
+    and its edits against it say it is the keeper's original (``_replaces``)."""
+    width = imagecheck.DESCRIPTOR_BYTES
+    kept = outcomes.padded_sketches(
+        np.asarray([rows[i][k.path] for i, _, k in pairs], dtype=np.intp), width
+    )
+    other = outcomes.padded_sketches(
+        np.asarray([rows[i][m.path] for i, m, _ in pairs], dtype=np.intp), width
+    )
+    similar = pictures_check.measure(other, kept).tolist()
+    named = imagecheck.edits_of(
+        imagecheck.compare(kept, other),
+        kept,
+        other,
+        [_size(k) for _, _, k in pairs],
+        [_size(m) for _, m, _ in pairs],
+    )
+    return [
+        similarity >= pictures_check.threshold
+        and _replaces(dataclasses.replace(m, edits=edits), keeper, references[index])
+        for (index, m, keeper), similarity, edits in zip(pairs, similar, named, strict=True)
+    ]
+
+
+def _kept_instead(group: Group, keeper: Member, references: Sequence[str]) -> Group:
+    """``group`` with ``keeper`` (a member that is its keeper's original) kept."""
     members = (keeper, *(m for m in group.members if m is not keeper))
     members = tuple(dataclasses.replace(m, edits=()) for m in members)
     found = reasons(members[0], members, references)
     return dataclasses.replace(
         group, members=members, reasons=(KeepReason.ORIGINAL_PICTURE, *found)
+    )
+
+
+def _replaces(member: Member, keeper: Member, references: Sequence[str]) -> bool:
+    """Whether ``member``, its edits named against ``keeper``, is the keeper's original
+    and may be kept instead: not after it on reference folders and copy marks, nor with
+    less than ``1 / _ORIGINAL_SHRINK`` of its pixels."""
+    ranked = member_key(keeper, references)
+    return (
+        (_is_original(member, keeper) or _first_by_order(member, ranked, references))
+        and member_key(member, references)[:2] <= ranked[:2]
+        and pixels(member) >= pixels(keeper) / _ORIGINAL_SHRINK
     )
 
 

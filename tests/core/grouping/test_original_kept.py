@@ -8,10 +8,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from dupfinder.core.grouping import groups
+from dupfinder.core.image.perceptual import image_fingerprint
 from dupfinder.core.model import (
     DEFAULT_IMAGE_SIMILARITY,
     Edit,
@@ -319,3 +322,86 @@ def test_a_brightened_copy_saved_with_more_bytes_is_not_taken_for_the_original()
         ),
     )
     assert groups._original_kept(group, ()) is group
+
+
+ELEMENTARY = Path("/usr/share/icons/elementary-xfce/places/128/user-desktop.png")
+
+
+class _Descriptors:
+    """The one method of ``OutcomeColumns`` that ``groups._sources`` reads: each row's
+    descriptor, made from a picture as a scan makes it."""
+
+    def __init__(self, pictures: list[Image.Image], folder: Path) -> None:
+        rows = []
+        for i, picture in enumerate(pictures):
+            path = folder / f"{i}.png"
+            picture.save(path)
+            rows.append(np.frombuffer(image_fingerprint(str(path)).descriptor, np.uint8))
+        self._rows = np.stack(rows)
+
+    def padded_sketches(self, rows: npt.NDArray[np.intp], width: int) -> npt.NDArray[np.uint8]:
+        return self._rows[rows, :width]
+
+
+def _icon() -> Image.Image:
+    if not ELEMENTARY.is_file():
+        pytest.skip(f"{ELEMENTARY} is not installed")
+    with Image.open(ELEMENTARY) as im:
+        return im.convert("RGBA")
+
+
+def _sourced(tmp_path: Path, pictures: dict[str, Image.Image], first: str) -> str:
+    """Which of ``pictures`` (by name, the oldest first) ``groups._sources`` keeps when the
+    one named ``first`` is the candidate the old keeper's edits put first."""
+    names = list(pictures)
+    members = [
+        Member(
+            f"/pictures/{name}",
+            1,
+            i,
+            0,
+            Fingerprint(Kind.IMAGE, 0),
+            width=pictures[name].width,
+            height=pictures[name].height,
+        )
+        for i, name in enumerate(names)
+    ]
+    outcomes = _Descriptors(list(pictures.values()), tmp_path)
+    ranked = sorted(members, key=lambda m: Path(m.path).name != first)
+    rows = {0: {m.path: i for i, m in enumerate(members)}}
+    check = groups.picture_check(ScanOptions(roots=(tmp_path,)))
+    chosen = groups._sources({0: ranked}, rows, {0: ()}, outcomes, check)  # type: ignore[arg-type]
+    return Path(chosen[0].path).name
+
+
+def test_of_two_pictures_that_read_alike_against_a_crop_the_unframed_one_is_kept(
+    tmp_path: Path,
+) -> None:
+    """Against a crop of an icon (the centre of a star of its copies), the icon and its copy
+    framed in white both read as "uncropped" and "padded", and the framed one, with more
+    pixels, came first: compared with each other, it is the icon with a border added."""
+    icon = _icon()
+    frame = Image.new("RGBA", (icon.width + 14, icon.height + 14), "white")
+    frame.paste(icon, (7, 7))
+    pictures = {"icon.png": icon, "icon-framed.png": frame}
+    assert _sourced(tmp_path, pictures, first="icon-framed.png") == "icon.png"
+
+
+def test_a_toned_centre_s_own_tone_copy_gives_way_to_the_original(tmp_path: Path) -> None:
+    """A sepia copy of a half-size sepia centre reads as no change but "larger", the
+    original as toned: compared with each other, the sepia one is the original toned."""
+    photo = _photo()
+    sepia = ImageOps.colorize(photo.convert("L"), (40, 26, 13), (255, 240, 192))
+    pictures = {"ladybird.png": photo, "ladybird-sepia.png": sepia}
+    assert _sourced(tmp_path, pictures, first="ladybird-sepia.png") == "ladybird.png"
+
+
+def test_a_quarter_size_copy_never_replaces_the_candidate_it_was_made_from(
+    tmp_path: Path,
+) -> None:
+    """A quarter-size copy may read as uncropped against the full icon (a resampled margin),
+    a sign of the original: a picture with a quarter of the pixels is still a reduced copy."""
+    icon = _icon()
+    small = icon.resize((icon.width // 2, icon.height // 2), Image.Resampling.LANCZOS)
+    pictures = {"icon.png": icon, "icon-small.png": small}
+    assert _sourced(tmp_path, pictures, first="icon.png") == "icon.png"
