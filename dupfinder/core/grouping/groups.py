@@ -473,41 +473,68 @@ def _swapped_keepers(
 ) -> None:
     """Keepers giving way to their originals (``_original_kept``) in the picture groups
     ``pictures`` of ``groups``, in place, at most once a group: each group that took a new
-    keeper has its members' figures and edits named against it (a second round, the new
-    keeper's own original in its place, kept 10 more originals of the picture benchmark's
-    238 and cost 1.4-2.3 points of recall more)."""
-    swapped: list[tuple[int, dict[str, int]]] = []
-    checked_around: dict[int, Group] = {}
+    keeper has its members' figures and edits named against it. Of several candidates, the
+    one no other is the original of (``_sources``) is tried first, then the first by the
+    keeper's edits (a second round over every member, the new keeper's own original in its
+    place, kept 10 more originals of the picture benchmark's 238 and cost 1.4-2.3 points of
+    recall more)."""
     found = {index: _candidates(groups[index], references[index]) for index, _ in pictures}
-    rows = dict(pictures)
-    chosen = _sources(
+    sourced = _sources(
         {index: found[index] for index, _ in pictures if found[index]},
-        rows,
+        dict(pictures),
         references,
         outcomes,
         pictures_check,
     )
-    for index, by_path in pictures:
-        if index in chosen:
-            checked_around[index] = groups[index]
-            groups[index] = _kept_instead(groups[index], chosen[index], references[index])
-            swapped.append((index, by_path))
-    places, kept_rows, other_rows = _keeper_pairs(groups, swapped)
-    if not places:
-        return
-    # the members were checked around the old keeper: one that the new keeper does not
-    # reach (another colour of a grey drawing, a copy made by two edits) would be called
-    # its duplicate, so such members leave the group when they are few
-    # (``_UNREACHED_SHARE``); more, and the group keeps the keeper it was checked around
-    # (its edits are not named again)
+    # the one no other candidate is the original of, then (when it does not reach enough
+    # members) the first candidate, as the keeper's edits rank them
+    tries = {
+        index: [source] if source is found[index][0] else [source, found[index][0]]
+        for index, source in sourced.items()
+    }
+    waiting = [(index, by_path) for index, by_path in pictures if index in tries]
+    reached: list[tuple[int, dict[str, int]]] = []
+    figures: dict[tuple[int, int], float] = {}
+    for attempt in range(2):
+        done = _reached(groups, waiting, tries, attempt, references, outcomes, pictures_check)
+        reached.extend(done.took)
+        figures.update(done.figures)
+        waiting = [item for item in done.refused if len(tries[item[0]]) > attempt + 1]
+    for index, named in _with_edits(groups, outcomes, reached, figures, memory):
+        groups[index] = named
+
+
+def _reached(
+    groups: list[Group],
+    waiting: Sequence[tuple[int, dict[str, int]]],
+    tries: dict[int, list[Member]],
+    attempt: int,
+    references: dict[int, tuple[str, ...]],
+    outcomes: OutcomeColumns,
+    pictures_check: SecondCheck,
+) -> _Attempt:
+    """The groups ``waiting`` (index, rows by path) with their ``attempt``-th candidate of
+    ``tries`` kept, in place in ``groups``, where it reaches enough members.
+
+    The members were checked around the old keeper: one that the new keeper does not
+    reach (another colour of a grey drawing, a copy made by two edits) would be called its
+    duplicate, so such members leave the group when they are few (``_UNREACHED_SHARE``);
+    more, and the group keeps the keeper it was checked around."""
+    if not waiting:
+        return _Attempt([], {}, [])
+    checked_around = {index: groups[index] for index, _ in waiting}
+    for index, _ in waiting:
+        groups[index] = _kept_instead(groups[index], tries[index][attempt], references[index])
+    places, kept_rows, other_rows = _keeper_pairs(groups, waiting)
     width = imagecheck.DESCRIPTOR_BYTES
     similar = pictures_check.measure(
         outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width),
         outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width),
     ).tolist()
     figures = dict(zip(places, similar, strict=True))
-    reached: list[tuple[int, dict[str, int]]] = []
-    for index, by_path in swapped:
+    took: list[tuple[int, dict[str, int]]] = []
+    refused: list[tuple[int, dict[str, int]]] = []
+    for index, by_path in waiting:
         count = len(groups[index].members)
         unreached = {
             p for p in range(1, count) if figures.get((index, p), 1.0) < pictures_check.threshold
@@ -516,12 +543,24 @@ def _swapped_keepers(
             len(unreached) * _UNREACHED_SHARE > count - 1 or count - len(unreached) < 2
         ):
             groups[index] = checked_around[index]
+            refused.append((index, by_path))
             continue
         if unreached:  # those few leave the group: nothing calls them the keeper's copies
             groups[index] = _without(groups[index], index, unreached, figures)
-        reached.append((index, by_path))
-    for index, named in _with_edits(groups, outcomes, reached, figures, memory):
-        groups[index] = named
+        took.append((index, by_path))
+    kept = {index for index, _ in took}
+    return _Attempt(took, {k: v for k, v in figures.items() if k[0] in kept}, refused)
+
+
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    """What one try of new keepers (``_reached``) left: the groups that took theirs (index,
+    rows by path), each of their members' similarity with it (by group index and
+    position), and the groups that kept the keeper they were checked around."""
+
+    took: list[tuple[int, dict[str, int]]]
+    figures: dict[tuple[int, int], float]
+    refused: list[tuple[int, dict[str, int]]]
 
 
 #: A member's edits against the suggested keeper that say the keeper is an edited copy of it:
@@ -542,7 +581,7 @@ _ORIGINAL_SIGNS = frozenset(
 #: keeper it was checked around. Keeping the worse picture (a smaller, grey, flattened or
 #: lossy copy, the original offered for deletion) is worse than a copy left unreported: on
 #: the picture benchmark a copy was kept in 126 of the 238 groups that hold the kept
-#: picture's original, now 28 (with the candidates of ``_original_kept``, compared with
+#: picture's original, now 32 (with the candidates of ``_original_kept``, compared with
 #: each other by ``_sources``); the members left
 #: out cost 1.4-3 points of recall. (Only a flattened keeper gave way so before.)
 _UNREACHED_SHARE = 3
@@ -639,8 +678,10 @@ def _is_source_of(
     outcomes: OutcomeColumns,
     pictures_check: SecondCheck,
 ) -> list[bool]:
-    """For each (group index, member, keeper): whether the member passes against the keeper
-    and its edits against it say it is the keeper's original (``_replaces``)."""
+    """For each (group index, member, keeper): whether the member passes against the keeper,
+    no edit against it calls the member a copy (smaller, padded, a crop, lost colours: two
+    drawings of one icon at sizes near each other read as a border removed) and its edits
+    say it is the keeper's original (``_replaces``)."""
     width = imagecheck.DESCRIPTOR_BYTES
     kept = outcomes.padded_sketches(
         np.asarray([rows[i][k.path] for i, _, k in pairs], dtype=np.intp), width
@@ -658,6 +699,7 @@ def _is_source_of(
     )
     return [
         similarity >= pictures_check.threshold
+        and not any(edit.code in _COPY_SIGNS for edit in edits)
         and _replaces(dataclasses.replace(m, edits=edits), keeper, references[index])
         for (index, m, keeper), similarity, edits in zip(pairs, similar, named, strict=True)
     ]
