@@ -631,6 +631,9 @@ def _candidates(group: Group, references: Sequence[str]) -> list[Member]:
 #: Rounds of ``_sources`` at most: each one compares a group's chosen candidate with the
 #: others and moves to the first of them it was made from.
 _SOURCE_ROUNDS = 3
+#: Candidates after the first that ``_sources`` compares with it (the original is among the
+#: first few by the centre's edits; a copy's centre may have some 30).
+_COMPARED = 6
 
 
 def _sources(
@@ -649,7 +652,7 @@ def _sources(
     one way round and not the other (a more saturated copy reads as coloured against its
     original, and the original as older). ``rows``: each group's rows by path."""
     chosen = {index: found[0] for index, found in candidates.items()}
-    left = {index: found[1:] for index, found in candidates.items() if len(found) > 1}
+    left = {index: found[1:_COMPARED] for index, found in candidates.items() if len(found) > 1}
     for _ in range(_SOURCE_ROUNDS):
         pairs = [(index, other) for index, others in left.items() for other in others]
         if not pairs:
