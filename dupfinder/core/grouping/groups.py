@@ -613,7 +613,8 @@ def _candidates(group: Group, references: Sequence[str]) -> list[Member]:
     if KeepReason.REFERENCE in group.reasons:
         return []
     keeper = group.members[0]
-    originals = [m for m in group.members[1:] if _replaces(m, keeper, references)]
+    ranked = member_key(keeper, references)
+    originals = [m for m in group.members[1:] if _replaces(m, keeper, ranked, references)]
     # of several (every transparent copy of a flattened keeper, every uncropped copy of a
     # crop), one that is no edited copy itself (a padded one has the most pixels, a grey one
     # those of its colour original), then one of the keeper's tones: the one whose tones
@@ -631,9 +632,9 @@ def _candidates(group: Group, references: Sequence[str]) -> list[Member]:
 #: Rounds of ``_sources`` at most: each one compares a group's chosen candidate with the
 #: others and moves to the first of them it was made from.
 _SOURCE_ROUNDS = 3
-#: Candidates after the first that ``_sources`` compares with it (the original is among the
-#: first few by the centre's edits; a copy's centre may have some 30).
-_COMPARED = 6
+#: Candidates after the chosen one that ``_sources`` compares with it (the original is
+#: among the first few by the centre's edits; a copy's centre may have some 30).
+_COMPARED = 5
 
 
 def _sources(
@@ -652,17 +653,25 @@ def _sources(
     one way round and not the other (a more saturated copy reads as coloured against its
     original, and the original as older). ``rows``: each group's rows by path."""
     chosen = {index: found[0] for index, found in candidates.items()}
-    left = {index: found[1:_COMPARED] for index, found in candidates.items() if len(found) > 1}
+    left = {
+        index: found[1 : 1 + _COMPARED] for index, found in candidates.items() if len(found) > 1
+    }
     for _ in range(_SOURCE_ROUNDS):
         pairs = [(index, other) for index, others in left.items() for other in others]
         if not pairs:
             break
-        first = _is_source_of([(i, m, chosen[i]) for i, m in pairs], rows, references,
-                              outcomes, pictures_check)  # fmt: skip
-        back = _is_source_of([(i, chosen[i], m) for i, m in pairs], rows, references,
-                             outcomes, pictures_check)  # fmt: skip
+        # each pair both ways round, in one batch: the candidate against the chosen one,
+        # then the chosen one against it
+        told = _is_source_of(
+            [(i, m, chosen[i]) for i, m in pairs] + [(i, chosen[i], m) for i, m in pairs],
+            rows,
+            references,
+            outcomes,
+            pictures_check.threshold,
+        )
         moved: dict[int, Member] = {}
-        for (index, m), source, copy in zip(pairs, first, back, strict=True):
+        half = len(pairs)
+        for (index, m), source, copy in zip(pairs, told[:half], told[half:], strict=True):
             if index not in moved and source and not copy:
                 moved[index] = m
         left = {
@@ -679,12 +688,13 @@ def _is_source_of(
     rows: dict[int, dict[str, int]],
     references: dict[int, tuple[str, ...]],
     outcomes: OutcomeColumns,
-    pictures_check: SecondCheck,
+    threshold: float,
 ) -> list[bool]:
-    """For each (group index, member, keeper): whether the member passes against the keeper,
-    no edit against it calls the member a copy (smaller, padded, a crop, lost colours: two
-    drawings of one icon at sizes near each other read as a border removed) and its edits
-    say it is the keeper's original (``_replaces``)."""
+    """For each (group index, member, keeper): whether the member passes against the keeper
+    (the upright pair, whose edits are named), no edit against it calls the member a copy
+    (smaller, padded, a crop, lost colours: two drawings of one icon at sizes near each
+    other read as a border removed) and its edits say it is the keeper's original
+    (``_replaces``)."""
     width = imagecheck.DESCRIPTOR_BYTES
     kept = outcomes.padded_sketches(
         np.asarray([rows[i][k.path] for i, _, k in pairs], dtype=np.intp), width
@@ -692,19 +702,22 @@ def _is_source_of(
     other = outcomes.padded_sketches(
         np.asarray([rows[i][m.path] for i, m, _ in pairs], dtype=np.intp), width
     )
-    similar = pictures_check.measure(other, kept).tolist()
+    found = imagecheck.compare(kept, other)
     named = imagecheck.edits_of(
-        imagecheck.compare(kept, other),
-        kept,
-        other,
-        [_size(k) for _, _, k in pairs],
-        [_size(m) for _, m, _ in pairs],
+        found, kept, other, [_size(k) for _, _, k in pairs], [_size(m) for _, m, _ in pairs]
     )
     return [
-        similarity >= pictures_check.threshold
+        similarity >= threshold
         and not any(edit.code in _COPY_SIGNS for edit in edits)
-        and _replaces(dataclasses.replace(m, edits=edits), keeper, references[index])
-        for (index, m, keeper), similarity, edits in zip(pairs, similar, named, strict=True)
+        and _replaces(
+            dataclasses.replace(m, edits=edits),
+            keeper,
+            member_key(keeper, references[index]),
+            references[index],
+        )
+        for (index, m, keeper), similarity, edits in zip(
+            pairs, found.similarity.tolist(), named, strict=True
+        )
     ]
 
 
@@ -718,11 +731,10 @@ def _kept_instead(group: Group, keeper: Member, references: Sequence[str]) -> Gr
     )
 
 
-def _replaces(member: Member, keeper: Member, references: Sequence[str]) -> bool:
-    """Whether ``member``, its edits named against ``keeper``, is the keeper's original
-    and may be kept instead: not after it on reference folders and copy marks, nor with
-    less than ``1 / _ORIGINAL_SHRINK`` of its pixels."""
-    ranked = member_key(keeper, references)
+def _replaces(member: Member, keeper: Member, ranked: KeeperKey, references: Sequence[str]) -> bool:
+    """Whether ``member``, its edits named against ``keeper`` (whose key is ``ranked``), is
+    the keeper's original and may be kept instead: not after it on reference folders and
+    copy marks, nor with less than ``1 / _ORIGINAL_SHRINK`` of its pixels."""
     return (
         (_is_original(member, keeper) or _first_by_order(member, ranked, references))
         and member_key(member, references)[:2] <= ranked[:2]
