@@ -825,22 +825,18 @@ cdef void _softened(const double *chroma, double *out) noexcept nogil:
                 ) / 16.0
 
 
-cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
-                    const double *align, Constants *k) noexcept nogil:
-    """As ``check._colour_agreement`` for one pair."""
-    cdef double ca[CHROMA_BYTES]
-    cdef double cb[CHROMA_BYTES]
-    cdef double region[CHROMA_BYTES]
-    cdef double soft_a[CHROMA_BYTES]
-    cdef double soft_b[CHROMA_BYTES]
-    cdef double rows[CHROMA * CHROMA]
-    cdef double dot = 0.0, na = 0.0, nb = 0.0, cosine, norms
+DEF ALIGNED = 2.0  # ``_unaligned_colour``: the aligned chroma must be compared
+
+
+cdef double _unaligned_colour(const unsigned char *x, const unsigned char *y, Constants *k,
+                              double *ca, double *cb) noexcept nogil:
+    """As ``check._unaligned_colour`` for one pair: the colour figure where no alignment is
+    needed for it (1 where either picture has no colours, or either is a tint, or a photo of
+    one hue; two graphics, one of one strong hue: how their hues agree), else ``ALIGNED``.
+    ``ca`` and ``cb`` get the chroma thumbnails where ``ALIGNED`` is answered."""
     cdef double resultant_a[2]
     cdef double resultant_b[2]
-    cdef int hues_a, hues_b
-    cdef const double *fa
-    cdef const double *fb
-    cdef int i, plane
+    cdef int hues_a, hues_b, i
     if not (x[0] & y[0] & COLOUR):
         return 1.0
     for i in range(CHROMA_BYTES):
@@ -857,6 +853,25 @@ cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
             return 1.0 - k.colour_weight * (1.0 - _hue_cosine(resultant_a, resultant_b))
     elif hues_a != 2 or hues_b != 2:  # a photo of one hue: a tint, a green meadow
         return 1.0
+    return ALIGNED
+
+
+cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
+                    const double *align, Constants *k) noexcept nogil:
+    """As ``check._colour_agreement`` for one pair."""
+    cdef double ca[CHROMA_BYTES]
+    cdef double cb[CHROMA_BYTES]
+    cdef double region[CHROMA_BYTES]
+    cdef double soft_a[CHROMA_BYTES]
+    cdef double soft_b[CHROMA_BYTES]
+    cdef double rows[CHROMA * CHROMA]
+    cdef double dot = 0.0, na = 0.0, nb = 0.0, cosine, norms
+    cdef double unaligned = _unaligned_colour(x, y, k, ca, cb)
+    cdef const double *fa
+    cdef const double *fb
+    cdef int i, plane
+    if unaligned != ALIGNED:
+        return unaligned
     for plane in range(2):
         if b_in_a:
             _region(ca + plane * CHROMA * CHROMA, CHROMA, align[0], align[1], align[2],
@@ -968,6 +983,8 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     cdef double *work = buf + 7 * GREY_BYTES
     cdef double opacity_a[ALPHA_BYTES]
     cdef double opacity_b[ALPHA_BYTES]
+    cdef double chroma_a[CHROMA_BYTES]
+    cdef double chroma_b[CHROMA_BYTES]
     cdef const double *clear_a = NULL
     cdef const double *clear_b = NULL
     cdef double col_a[SIDE]
@@ -1020,6 +1037,11 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
         1 if (x[3] if x[3] < y[3] else y[3]) < 1 else (x[3] if x[3] < y[3] else y[3]))
     if k.redrawn:  # as ``check._redrawn``: two drawings in colour
         k.redrawn = _colours_held(x, k, hue) != 0 and _colours_held(y, k, hue) != 0
+    if not full and below > 0.0:  # two drawings of other hues: no alignment needed to say so
+        colour = _unaligned_colour(x, y, k, chroma_a, chroma_b)
+        if colour < below:
+            fields[0] = _clip(colour, 0.0, 1.0) + STOPPED
+            return
     clear_a = _opacity(x, opacity_a)
     clear_b = _opacity(y, opacity_b)
     if (clear_a != NULL or clear_b != NULL) and not _tonal(x, y, k):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image, ImageEnhance
+from PIL import Image, ImageDraw, ImageEnhance
 from test_perceptual import icon, photo
 
 from dupfinder.core.image import check as imagecheck
@@ -167,6 +167,40 @@ def test_a_pair_that_cannot_pass_stops_early_alike_on_either_engine(
     assert np.array_equal(compiled[~stopped], exact[~stopped])
     passed = np.where(stopped, 0.0, compiled) >= below
     assert np.array_equal(passed, exact >= below)
+
+
+def _badge(colour: tuple[int, int, int]) -> Image.Image:
+    """A drawing in one strong hue: a disc with a white bar, on a transparent ground."""
+    picture = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(picture)
+    draw.ellipse((4, 4, 59, 59), fill=(*colour, 255))
+    draw.rectangle((26, 14, 37, 49), fill=(255, 255, 255, 255))
+    return picture
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+def test_two_drawings_of_other_hues_stop_before_they_are_aligned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    """A red badge and its green twin agree in layout; their hues alone fail them, and the
+    check answers that figure (a bound) without aligning them. The red badge's darker copy
+    is not stopped."""
+    rows = []
+    for name, colour in (("red", (200, 30, 30)), ("green", (30, 170, 40))):
+        _badge(colour).save(tmp_path / f"{name}.png")
+        rows.append(imagesim.image_fingerprint(tmp_path / f"{name}.png").descriptor)
+    _toned(_badge((200, 30, 30)), 0.8).save(tmp_path / "darker.png")
+    rows.append(imagesim.image_fingerprint(tmp_path / "darker.png").descriptor)
+    a = np.array([np.frombuffer(rows[0], np.uint8)] * 2)
+    b = np.array([np.frombuffer(rows[1], np.uint8), np.frombuffer(rows[2], np.uint8)])
+    monkeypatch.setenv(imagecheck.ENGINE_VARIABLE, engine)
+    found = imagecheck.compare(a, b)
+    assert found.layout[0] >= 0.85 > found.colour[0]
+    answers = imagecheck.pair_similarity(a, b, below=0.85)
+    assert imagecheck.stopped_early(answers).tolist() == [True, False]
+    assert answers[0] - imagecheck.STOPPED == pytest.approx(max(found.colour[0], 0.0))
+    assert answers[1] == pytest.approx(found.similarity[1])
+    assert answers[1] >= 0.85
 
 
 def test_the_turned_forms_stop_early_without_changing_what_passes(tmp_path: Path) -> None:
