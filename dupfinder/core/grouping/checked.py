@@ -16,6 +16,7 @@ the same outcomes where the pair was checked, so a group costs no second compari
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import os
@@ -33,6 +34,7 @@ __all__ = [
     "CheckMemory",
     "CheckedPairs",
     "EarlyStop",
+    "IndexedMeasure",
     "check_name",
     "checked_pairs",
     "content_keys",
@@ -46,6 +48,13 @@ F64 = npt.NDArray[np.float64]
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 #: Pairs a thread checks at the least: a thread start is some 100 us, a pair 3 to 30 us.
 _PARALLEL_MIN = 1024
+#: Pairs handed to an indexed measure at once, and the most files they may name (a file's
+#: own share of a picture check holds some 17 kB while its pairs are checked): the index
+#: proposes pairs around each file, so 2,048 of them name some 400 files of a picture scan.
+_INDEXED_PAIRS = 2048
+_INDEXED_NODES = 1024
+#: A measure of the pairs (first[i], second[i]) of a table of sketches, under a threshold.
+IndexedMeasure = Callable[[U8, I64, I64, float], F64]
 
 
 class CheckMemory(Protocol):
@@ -72,6 +81,9 @@ class EarlyStop:
 
     measure: Callable[[U8, U8, float], F64]
     offset: float
+    #: The same measure of pairs of a table's rows, which works out each row's own share of
+    #: a pair once for all its pairs (None: the measure has no such form).
+    indexed: IndexedMeasure | None = None
 
     def bounded(self, answers: F64) -> npt.NDArray[np.bool_]:
         """Which answers are bounds."""
@@ -150,31 +162,51 @@ def _pair_keys(node_keys: U64, pairs: I64) -> U64:
 _STEP_BYTES = 8 << 20
 
 
+#: An indexed measure with its threshold given: the pairs (first[i], second[i]) of a table.
+Indexed = Callable[[U8, I64, I64], F64]
+
+
+def _under(measure: IndexedMeasure, threshold: float, table: U8, first: I64, second: I64) -> F64:
+    return measure(table, first, second, threshold)
+
+
 def _similarities(
-    found: Candidates, pairs: I64, gather: Callable[[I64], U8], measure: Similarity
+    found: Candidates,
+    pairs: I64,
+    gather: Callable[[I64], U8],
+    measure: Similarity,
+    indexed: Indexed | None = None,
 ) -> F64:
     """The similarity of each pair, a step of a few MB of sketches at a time: each node's
     sketch gathered once a step (a picture proposed with many others is read once), then
-    laid out side by side for the measure."""
+    handed to ``indexed`` with the pairs as rows of them, or laid out side by side for the
+    measure (a step naming too many nodes for ``indexed`` to hold their shares)."""
     out = np.zeros(len(pairs), dtype=np.float64)
     if not len(pairs):
         return out
     width = max(gather(found.first[:1]).shape[1], 1)
     step = max(1, _STEP_BYTES // width)
+    if indexed is not None:
+        step = min(step, _INDEXED_PAIRS)
     for lo in range(0, len(pairs), step):
         chunk = pairs[lo : lo + step]
         nodes, where = np.unique(chunk.reshape(-1), return_inverse=True)
         sketches = gather(found.first[nodes])
         where = where.reshape(-1, 2)
-        found_a, found_b = sketches[where[:, 0]], sketches[where[:, 1]]
-        out[lo : lo + len(chunk)] = np.nan_to_num(
-            np.asarray(measure(found_a, found_b), dtype=np.float64), nan=0.0
-        )
+        if indexed is not None and len(nodes) <= _INDEXED_NODES:
+            answers = indexed(sketches, where[:, 0], where[:, 1])
+        else:
+            answers = measure(sketches[where[:, 0]], sketches[where[:, 1]])
+        out[lo : lo + len(chunk)] = np.nan_to_num(np.asarray(answers, dtype=np.float64), nan=0.0)
     return out
 
 
 def _all_similarities(
-    found: Candidates, pairs: I64, gather: Callable[[I64], U8], measure: Similarity
+    found: Candidates,
+    pairs: I64,
+    gather: Callable[[I64], U8],
+    measure: Similarity,
+    indexed: Indexed | None = None,
 ) -> F64:
     """The similarity of every pair of ``pairs``, on every core when there are enough (the
     compiled check releases the interpreter lock), four chunks a thread so that one slow
@@ -182,10 +214,12 @@ def _all_similarities(
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     workers = max(1, min(cores or 1, 16, len(pairs) // _PARALLEL_MIN))
     if workers <= 1:
-        return _similarities(found, pairs, gather, measure)
+        return _similarities(found, pairs, gather, measure, indexed)
     chunks = np.array_split(pairs, workers * 4)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dupfinder-check") as pool:
-        parts = pool.map(lambda chunk: _similarities(found, chunk, gather, measure), chunks)
+        parts = pool.map(
+            lambda chunk: _similarities(found, chunk, gather, measure, indexed), chunks
+        )
         return np.concatenate(list(parts))
 
 
@@ -232,10 +266,14 @@ def checked_pairs(
     pairs = found.pairs
     answers = np.zeros(len(pairs), dtype=np.float64)
     run = measure
+    indexed: Indexed | None = None
     if early is not None:
 
         def run(a: U8, b: U8) -> F64:
             return early.measure(a, b, threshold)
+
+        if early.indexed is not None:
+            indexed = functools.partial(_under, early.indexed, threshold)
 
     if memory is not None and node_keys is not None and len(pairs):
         keys = _pair_keys(node_keys, pairs)
@@ -245,9 +283,9 @@ def checked_pairs(
         answers[known] = remembered[known]
         todo = np.flatnonzero(~known)
         if len(todo):
-            answers[todo] = _all_similarities(found, pairs[todo], gather, run)
+            answers[todo] = _all_similarities(found, pairs[todo], gather, run, indexed)
         memory.keep(name, keys, answers)
     elif len(pairs):
-        answers = _all_similarities(found, pairs, gather, run)
+        answers = _all_similarities(found, pairs, gather, run, indexed)
     similarity = answers if early is None else early.decoded(answers)
     return CheckedPairs(found, similarity, threshold)

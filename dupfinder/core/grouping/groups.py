@@ -123,7 +123,11 @@ def picture_check(options: ScanOptions) -> SecondCheck:
         imagecheck.BASE_BYTES,
         measure,
         options.image_similarity,
-        checked.EarlyStop(measure, imagecheck.STOPPED),
+        checked.EarlyStop(
+            measure,
+            imagecheck.STOPPED,
+            None if options.image_invariance else imagecheck.pair_similarity_of,
+        ),
         imagecheck.compiled_files(),
     )
 

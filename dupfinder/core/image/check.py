@@ -94,6 +94,7 @@ __all__ = [
     "opacity_cells",
     "padded",
     "pair_similarity",
+    "pair_similarity_of",
     "similarity",
     "stopped_early",
     "transparent",
@@ -1141,6 +1142,27 @@ def pair_similarity(
         return found.similarity if below is None else _stopped(found, x, y, below)
     arguments = (*_kernel_arguments(), -1.0 if below is None else float(below))
     out: npt.NDArray[np.float64] = np.asarray(jit.similarities(x, y, *arguments))
+    return out
+
+
+def pair_similarity_of(
+    table: npt.ArrayLike,
+    first: npt.ArrayLike,
+    second: npt.ArrayLike,
+    below: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """``pair_similarity`` of the pairs (``table[first[i]]``, ``table[second[i]]``): what each
+    picture gives on its own (its profiles sampled at every alignment of the grid among it)
+    is worked out once however many pairs it is in, where ``pair_similarity`` works it out
+    for each pair; a scan proposes each picture with dozens of others. The same numbers."""
+    rows = np.ascontiguousarray(padded(table))
+    a = np.ascontiguousarray(first, dtype=np.intp).reshape(-1)
+    b = np.ascontiguousarray(second, dtype=np.intp).reshape(-1)
+    jit = _kernel()
+    if jit is None:
+        return pair_similarity(rows[a], rows[b], below)
+    arguments = (*_kernel_arguments(), -1.0 if below is None else float(below))
+    out: npt.NDArray[np.float64] = np.asarray(jit.similarities_of(rows, a, b, *arguments))
     return out
 
 

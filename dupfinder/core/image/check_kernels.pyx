@@ -66,6 +66,29 @@ cdef struct Constants:
     const int *grid_low
     const int *grid_high
     const double *grid_frac
+    int grid_count
+    # The same for the refinement's alignments, which follow from the grid's best one: the
+    # far edge's (grid, steps) and the near edge's (grid, steps, steps) after it
+    int steps
+    const int *far_low
+    const int *far_high
+    const double *far_frac
+    const int *near_low
+    const int *near_high
+    const double *near_frac
+
+
+# What a pair's check needs of one picture that depends on that picture alone: worked out
+# once a picture where one run compares it with many (``similarities_of``), else for each pair.
+cdef struct Facts:
+    const double *grey  # the grey thumbnail's levels (GREY_BYTES)
+    const double *col  # its column profile (SIDE): the mean of each column
+    const double *row  # its row profile (SIDE)
+    const double *coarse  # its CELLS x CELLS cells
+    # the profiles sampled at each grid alignment and standardised, (2, grid, SIDE): columns
+    # then rows; NULL: sampled for each pair (``_profile_costs``)
+    const double *grid
+    const unsigned char *flat  # (2, grid): whether that sample is flat
 
 
 cdef inline double _clip(double v, double lo, double hi) noexcept nogil:
@@ -132,14 +155,15 @@ cdef void _grid_plan(const double[::1] scales, const double[::1] offsets, int[::
 
 cdef void _profile_costs(const double *profile, const double *target, const double *scales,
                          const double *offsets, int count, double flat, double *out,
-                         const Constants *planned) noexcept nogil:
+                         const int *plan_low, const int *plan_high, const double *plan_frac
+                         ) noexcept nogil:
     """The mean absolute difference of ``profile`` sampled at each of ``count`` alignments
     (scale, offset) and standardised from ``target`` (standardised), into ``out``,
     ``LANES`` alignments at a time: each alignment's sums taken in the order one alignment
     alone would take them (the same numbers), the alignments' sums interleaved. Each sum is a chain of dependent additions, so one
     alignment at a time left the processor waiting on every addition; side by side, it
-    overlaps them. ``planned``: the grid's alignments, whose samples ``_grid_plan`` placed
-    (else each is placed here)."""
+    overlaps them. ``plan_low``, ``plan_high`` and ``plan_frac``: where ``_grid_plan`` placed
+    the samples of these alignments, SIDE a row (NULL: each is placed here)."""
     cdef double values[LANES][SIDE]
     cdef double total[LANES]
     cdef double squares[LANES]
@@ -163,14 +187,14 @@ cdef void _profile_costs(const double *profile, const double *target, const doub
             total[k] = 0.0
             squares[k] = 0.0
             cost[k] = 0.0
-        if planned != NULL:
+        if plan_low != NULL:
             for k in range(LANES):
                 row[k] = (start + k if k < lanes else start) * SIDE
             for j in range(SIDE):
                 for k in range(LANES):
-                    frac = planned.grid_frac[row[k] + j]
-                    values[k][j] = (profile[planned.grid_low[row[k] + j]] * (1.0 - frac)
-                                    + profile[planned.grid_high[row[k] + j]] * frac)
+                    frac = plan_frac[row[k] + j]
+                    values[k][j] = (profile[plan_low[row[k] + j]] * (1.0 - frac)
+                                    + profile[plan_high[row[k] + j]] * frac)
                     total[k] += values[k][j]
         else:
             for j in range(SIDE):
@@ -194,37 +218,132 @@ cdef void _profile_costs(const double *profile, const double *target, const doub
             out[start + k] = cost[k] / SIDE if spread[k] > flat else flat_cost
 
 
-cdef void _tried(const double *profile, const double *target, const double *tried_s,
-                 const double *tried_o, int steps, double flat, double *lowest,
-                 double *best_s, double *best_o) noexcept nogil:
-    """The refinement's alignments costed; the first of them below ``lowest`` becomes the
-    best (``lowest``, ``best_s`` and ``best_o`` updated)."""
+cdef void _standardised_grid(const double *profile, Constants *k, double *out,
+                             unsigned char *flat) noexcept nogil:
+    """``profile`` sampled at each of the grid's alignments and standardised, into ``out``
+    (grid, SIDE), and whether each sample is flat: the numbers ``_profile_costs`` makes of
+    it for every pair, made once (its lanes' sums, one alignment at a time, are the same)."""
+    cdef int g, j, at
+    cdef double frac, total, mean, squares, spread, inverse
+    cdef double *values
+    for g in range(k.grid_count):
+        values = out + g * SIDE
+        total = 0.0
+        for j in range(SIDE):
+            at = g * SIDE + j
+            frac = k.grid_frac[at]
+            values[j] = (profile[k.grid_low[at]] * (1.0 - frac)
+                         + profile[k.grid_high[at]] * frac)
+            total += values[j]
+        mean = total / SIDE
+        squares = 0.0
+        for j in range(SIDE):
+            values[j] -= mean
+            squares += values[j] * values[j]
+        spread = sqrt(squares / SIDE)
+        inverse = 1.0 / spread if spread > k.flat else 0.0
+        for j in range(SIDE):
+            values[j] = values[j] * inverse
+        flat[g] = not spread > k.flat
+
+
+cdef void _grid_costs(const double *standardised, const unsigned char *flat,
+                      const double *target, int count, double *out) noexcept nogil:
+    """``_profile_costs`` of the grid's alignments from ``_standardised_grid``'s samples,
+    ``LANES`` alignments side by side (each one's sum in its own order: the same numbers)."""
+    cdef double flat_cost = 0.0, t
+    cdef double cost[LANES]
+    cdef const double *values[LANES]
+    cdef int start, lanes, g, j
+    for j in range(SIDE):
+        flat_cost += fabs(target[j])
+    flat_cost /= SIDE
+    for start in range(0, count, LANES):
+        lanes = count - start if count - start < LANES else LANES
+        for g in range(LANES):  # lanes past the end repeat the first: their sums are unused
+            values[g] = standardised + (start + g if g < lanes else start) * SIDE
+            cost[g] = 0.0
+        for j in range(SIDE):
+            t = target[j]
+            for g in range(LANES):
+                cost[g] += fabs(values[g][j] - t)
+        for g in range(lanes):
+            out[start + g] = flat_cost if flat[start + g] else cost[g] / SIDE
+
+
+cdef void _facts(const unsigned char *x, Constants *k, double *grey, double *col, double *row,
+                 double *coarse, double *grid, unsigned char *flat, Facts *out) noexcept nogil:
+    """One picture's ``Facts`` from its descriptor, into the storage given (``grid`` and
+    ``flat`` may be NULL: no samples made)."""
+    cdef int i, j
+    for i in range(GREY_BYTES):
+        grey[i] = x[HEADER + i]
+    for j in range(SIDE):
+        col[j] = 0.0
+        row[j] = 0.0
+    for i in range(SIDE):
+        for j in range(SIDE):
+            col[j] += grey[i * SIDE + j]
+            row[i] += grey[i * SIDE + j]
+    for j in range(SIDE):
+        col[j] /= SIDE
+        row[j] /= SIDE
+    _coarse(grey, coarse)
+    if grid != NULL:
+        _standardised_grid(col, k, grid, flat)
+        _standardised_grid(row, k, grid + k.grid_count * SIDE, flat + k.grid_count)
+    out.grey = grey
+    out.col = col
+    out.row = row
+    out.coarse = coarse
+    out.grid = grid
+    out.flat = flat
+
+
+cdef int _tried(const double *profile, const double *target, const double *tried_s,
+                const double *tried_o, int steps, double flat, double *lowest,
+                double *best_s, double *best_o, const int *plan_low, const int *plan_high,
+                const double *plan_frac) noexcept nogil:
+    """The refinement's alignments costed (their samples placed by the plan given, NULL:
+    here); the first of them below ``lowest`` becomes the best (``lowest``, ``best_s`` and
+    ``best_o`` updated). Which one, or -1 where none is below it."""
     cdef double costs[MOST_ALIGNMENTS]
-    cdef int g
-    _profile_costs(profile, target, tried_s, tried_o, steps, flat, costs, NULL)
+    cdef int g, best = -1
+    _profile_costs(profile, target, tried_s, tried_o, steps, flat, costs, plan_low, plan_high,
+                   plan_frac)
     for g in range(steps):
         if costs[g] < lowest[0]:
             lowest[0] = costs[g]
             best_s[0] = tried_s[g]
             best_o[0] = tried_o[g]
+            best = g
+    return best
 
 
 cdef void _axis(const double *profile, const double *inner, const double[::1] scales,
                 const double[::1] offsets, const double[::1] edges,
-                Constants *k, double *out_scale, double *out_offset) noexcept nogil:
+                Constants *k, double *out_scale, double *out_offset,
+                const double *standardised, const unsigned char *flat) noexcept nogil:
     """As ``check._axis_alignment`` for one pair and one axis: the grid's best alignment,
-    then its far edge moved, then its near edge; the first lowest cost wins at each step."""
+    then its far edge moved, then its near edge; the first lowest cost wins at each step.
+    ``standardised`` and ``flat``: the profile's grid samples (``_standardised_grid``), or
+    NULL to sample it here."""
     cdef double target[SIDE]
     cdef double costs[MOST_ALIGNMENTS]
     cdef double tried_s[MOST_ALIGNMENTS]
     cdef double tried_o[MOST_ALIGNMENTS]
-    cdef int j, g, best = 0
+    cdef int j, g, best = 0, far
     cdef int grid = <int> scales.shape[0], steps = <int> edges.shape[0]
+    cdef Py_ssize_t at
     cdef double lowest = INFINITY, s0, o0, best_s, best_o
     for j in range(SIDE):
         target[j] = inner[j]
     _standardise(target, SIDE, k.flat)
-    _profile_costs(profile, target, &scales[0], &offsets[0], grid, k.flat, costs, k)
+    if standardised != NULL:
+        _grid_costs(standardised, flat, target, grid, costs)
+    else:
+        _profile_costs(profile, target, &scales[0], &offsets[0], grid, k.flat, costs, k.grid_low,
+                       k.grid_high, k.grid_frac)
     for g in range(grid):
         if costs[g] < lowest:
             lowest = costs[g]
@@ -237,13 +356,21 @@ cdef void _axis(const double *profile, const double *inner, const double[::1] sc
     for g in range(steps):  # the far edge moved, the near one where it is
         tried_s[g] = _clip(s0 + edges[g], k.min_scale, 1.0)
         tried_o[g] = _clip(o0, 0.0, 1.0 - tried_s[g])
-    _tried(profile, target, tried_s, tried_o, steps, k.flat, &lowest, &best_s, &best_o)
+    at = <Py_ssize_t> best * steps * SIDE  # the far edge's alignments from this grid one
+    far = _tried(profile, target, tried_s, tried_o, steps, k.flat, &lowest, &best_s, &best_o,
+                 k.far_low + at, k.far_high + at, k.far_frac + at)
     s0 = best_s
     o0 = best_o
     for g in range(steps):  # then the near edge, the far one where it is
         tried_s[g] = _clip(s0 - edges[g], k.min_scale, 1.0)
         tried_o[g] = _clip(_clip(o0 + edges[g], 0.0, 1.0), 0.0, 1.0 - tried_s[g])
-    _tried(profile, target, tried_s, tried_o, steps, k.flat, &lowest, &best_s, &best_o)
+    if far >= 0:  # the near edge's alignments from that far one
+        at = (<Py_ssize_t> best * steps + far) * steps * SIDE
+        _tried(profile, target, tried_s, tried_o, steps, k.flat, &lowest, &best_s, &best_o,
+               k.near_low + at, k.near_high + at, k.near_frac + at)
+    else:  # no cost was below infinity: placed here
+        _tried(profile, target, tried_s, tried_o, steps, k.flat, &lowest, &best_s, &best_o,
+               NULL, NULL, NULL)
     out_scale[0] = best_s
     out_offset[0] = best_o
 
@@ -546,28 +673,36 @@ cdef double _by_colour(const double *a, const double *b, const double *sa, const
     return diff
 
 
-cdef double _one_way(const double *container, const double *inner, const double *col_c,
-                     const double *row_c, const double *col_i, const double *row_i,
+cdef double _one_way(const Facts *held, const Facts *inner_facts,
                      const double[::1] scales, const double[::1] offsets,
                      const double[::1] edges, Constants *k,
                      double *align, double *region, double *scratch, bint graphic,
-                     const double *coarse_inner, double still, const double *clear,
+                     double still, const double *clear,
                      const double *inner_clear) noexcept nogil:
     """As ``check._one_way``: the layout difference; ``align`` gets (sy, oy, sx, ox) and
     ``region`` the container's region on the inner's grid; ``clear`` and ``inner_clear``:
     the opacity thumbnails (NULL where opaque). ``still`` is the layout cost of the two whole
-    thumbnails (the same both ways round: computed once by the caller)."""
+    thumbnails (the same both ways round: computed once by the caller). ``held``: the
+    container's facts, ``inner_facts`` the other's."""
+    cdef const double *container = held.grey
+    cdef const double *grid_rows = NULL
+    cdef const unsigned char *flat_rows = NULL
     cdef double cr[CELLS * CELLS]
     cdef double cr_clear[CELLS * CELLS]
     cdef double aligned
     cdef int i
-    _axis(col_c, col_i, scales, offsets, edges, k, &align[2], &align[3])
-    _axis(row_c, row_i, scales, offsets, edges, k, &align[0], &align[1])
+    if held.grid != NULL:
+        grid_rows = held.grid + k.grid_count * SIDE
+        flat_rows = held.flat + k.grid_count
+    _axis(held.col, inner_facts.col, scales, offsets, edges, k, &align[2], &align[3],
+          held.grid, held.flat)
+    _axis(held.row, inner_facts.row, scales, offsets, edges, k, &align[0], &align[1],
+          grid_rows, flat_rows)
     _region(container, SIDE, align[0], align[1], align[2], align[3], scratch, region)
     _coarse(region, cr)
     if clear != NULL:  # the layout's cells are the opacity thumbnail's: taken at its size
         _region(clear, CELLS, align[0], align[1], align[2], align[3], scratch, cr_clear)
-    aligned = _layout_cost(cr, coarse_inner, k, graphic, cr_clear if clear != NULL else NULL,
+    aligned = _layout_cost(cr, inner_facts.coarse, k, graphic, cr_clear if clear != NULL else NULL,
                            inner_clear)
     if still <= aligned:  # the whole thumbnails decide whether it was aligned already
         align[0] = 1.0
@@ -965,16 +1100,18 @@ cdef double *_shared(const double *opacity, bint container, const double *align,
     return out
 
 
-cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1] scales,
+cdef void _pair(const unsigned char *x, const unsigned char *y, const Facts *fa,
+                const Facts *fb, const double[::1] scales,
                 const double[::1] offsets, const double[::1] edges,
                 const double[:, :, ::1] weights, Constants *k, bint full, double below,
                 double *buf, double *fields) noexcept nogil:
     """One pair's fields (``FIELDS``); ``full``: the detail figure and the tone of each side
     for every pair (else only what the similarity needs). Without ``full``, a pair whose
     layout (or, for two graphics, layout and detail) already falls under ``below`` stops
-    there: its similarity is that figure, an upper bound, plus ``STOPPED``."""
-    cdef double *ga = buf
-    cdef double *gb = buf + GREY_BYTES
+    there: its similarity is that figure, an upper bound, plus ``STOPPED``. ``fa`` and
+    ``fb``: what each picture's descriptor gives on its own (``_facts``)."""
+    cdef const double *ga = fa.grey
+    cdef const double *gb = fb.grey
     cdef double *region_ab = buf + 2 * GREY_BYTES
     cdef double *region_ba = buf + 3 * GREY_BYTES
     cdef double *scratch = buf + 4 * GREY_BYTES
@@ -987,17 +1124,11 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     cdef double chroma_b[CHROMA_BYTES]
     cdef const double *clear_a = NULL
     cdef const double *clear_b = NULL
-    cdef double col_a[SIDE]
-    cdef double row_a[SIDE]
-    cdef double col_b[SIDE]
-    cdef double row_b[SIDE]
     cdef double align_ab[4]
     cdef double align_ba[4]
     cdef double where[2]
     cdef double hue[2]
     cdef double cost_ab, cost_ba, layout, detail = 1.0, colour, lowest, still
-    cdef double coarse_a[CELLS * CELLS]
-    cdef double coarse_b[CELLS * CELLS]
     cdef const double *align
     cdef const double *shared_a
     cdef const double *shared_b
@@ -1012,25 +1143,6 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
             any_b = True
     if not (any_a and any_b) and not full:
         return
-    for i in range(GREY_BYTES):
-        ga[i] = x[HEADER + i]
-        gb[i] = y[HEADER + i]
-    for j in range(SIDE):
-        col_a[j] = 0.0
-        row_a[j] = 0.0
-        col_b[j] = 0.0
-        row_b[j] = 0.0
-    for i in range(SIDE):
-        for j in range(SIDE):
-            col_a[j] += ga[i * SIDE + j]
-            row_a[i] += ga[i * SIDE + j]
-            col_b[j] += gb[i * SIDE + j]
-            row_b[i] += gb[i * SIDE + j]
-    for j in range(SIDE):
-        col_a[j] /= SIDE
-        row_a[j] /= SIDE
-        col_b[j] /= SIDE
-        row_b[j] /= SIDE
     graphic = (x[0] & y[0] & GRAPHIC) != 0
     side = x[3] if x[3] > y[3] else y[3]  # the larger short side, against the smaller
     k.redrawn = graphic and side >= k.redrawn_ratio * (
@@ -1046,13 +1158,11 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     clear_b = _opacity(y, opacity_b)
     if (clear_a != NULL or clear_b != NULL) and not _tonal(x, y, k):
         clear_a = clear_b = NULL
-    _coarse(ga, coarse_a)
-    _coarse(gb, coarse_b)
-    still = _layout_cost(coarse_a, coarse_b, k, graphic, clear_a, clear_b)
-    cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, edges, k,
-                       align_ab, region_ab, scratch, graphic, coarse_b, still, clear_a, clear_b)
-    cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, edges, k,
-                       align_ba, region_ba, scratch, graphic, coarse_a, still, clear_b, clear_a)
+    still = _layout_cost(fa.coarse, fb.coarse, k, graphic, clear_a, clear_b)
+    cost_ab = _one_way(fa, fb, scales, offsets, edges, k,
+                       align_ab, region_ab, scratch, graphic, still, clear_a, clear_b)
+    cost_ba = _one_way(fb, fa, scales, offsets, edges, k,
+                       align_ba, region_ba, scratch, graphic, still, clear_b, clear_a)
     b_in_a = cost_ab <= cost_ba
     layout = 1.0 - (cost_ab if b_in_a else cost_ba) / k.unrelated
     lowest = layout
@@ -1101,29 +1211,24 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const double[::1
     fields[15] = layout
     if full and k.redrawn:  # as ``check._whole_layout``: every cell counted, edges too
         k.redrawn = False
-        still = _layout_cost(coarse_a, coarse_b, k, graphic, clear_a, clear_b)
-        cost_ab = _one_way(ga, gb, col_a, row_a, col_b, row_b, scales, offsets, edges, k,
-                           align_ab, region_ab, scratch, graphic, coarse_b, still, clear_a,
-                           clear_b)
-        cost_ba = _one_way(gb, ga, col_b, row_b, col_a, row_a, scales, offsets, edges, k,
-                           align_ba, region_ba, scratch, graphic, coarse_a, still, clear_b,
-                           clear_a)
+        still = _layout_cost(fa.coarse, fb.coarse, k, graphic, clear_a, clear_b)
+        cost_ab = _one_way(fa, fb, scales, offsets, edges, k,
+                           align_ab, region_ab, scratch, graphic, still, clear_a, clear_b)
+        cost_ba = _one_way(fb, fa, scales, offsets, edges, k,
+                           align_ba, region_ba, scratch, graphic, still, clear_b, clear_a)
         fields[15] = 1.0 - (cost_ab if cost_ab < cost_ba else cost_ba) / k.unrelated
 
 
-cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
-                 const double[::1] scales, const double[::1] offsets, const double[::1] edges,
-                 const double[:, :, ::1] weights, dict constants,
-                 bint full, double below):
-    cdef Py_ssize_t pairs = x.shape[0], p
-    if y.shape[0] != pairs or x.shape[1] != WIDTH or y.shape[1] != WIDTH:
-        raise ValueError("descriptors must be (P, %d) rows alike" % WIDTH)
+cdef object _constants_of(Constants *k, const double[::1] scales, const double[::1] offsets,
+                          const double[::1] edges, const double[:, :, ::1] weights,
+                          dict constants):
+    """``k`` filled from the check's constants, and the grid's alignments placed (the arrays
+    returned hold what ``k`` points into: keep them while ``k`` is used)."""
     if weights.shape[0] != SIDE + 1 or weights.shape[1] != SIDE or weights.shape[2] != SIDE:
         raise ValueError("weights must be (33, 32, 32)")
     if not (0 < scales.shape[0] <= MOST_ALIGNMENTS and scales.shape[0] == offsets.shape[0]
             and 0 < edges.shape[0] <= MOST_ALIGNMENTS):
         raise ValueError("at most %d alignments a pass" % MOST_ALIGNMENTS)
-    cdef Constants k
     k.unrelated = constants["unrelated"]
     k.detail_unrelated = constants["detail_unrelated"]
     k.colourless = constants["colourless"]
@@ -1156,16 +1261,142 @@ cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
     k.grid_low = &low_view[0]
     k.grid_high = &high_view[0]
     k.grid_frac = &frac_view[0]
+    k.grid_count = <int> scales.shape[0]
+    k.steps = <int> edges.shape[0]
+    far, near = _refinement_plans(scales, offsets, edges, k.min_scale)
+    cdef int[::1] far_low = far[0]
+    cdef int[::1] far_high = far[1]
+    cdef double[::1] far_frac = far[2]
+    cdef int[::1] near_low = near[0]
+    cdef int[::1] near_high = near[1]
+    cdef double[::1] near_frac = near[2]
+    k.far_low = &far_low[0]
+    k.far_high = &far_high[0]
+    k.far_frac = &far_frac[0]
+    k.near_low = &near_low[0]
+    k.near_high = &near_high[0]
+    k.near_frac = &near_frac[0]
+    return grid_low, grid_high, grid_frac, far, near
+
+
+#: The refinement's plans by the grid, steps and smallest scale they were made for.
+_PLANS = {}
+
+
+cdef object _refinement_plans(const double[::1] scales, const double[::1] offsets,
+                              const double[::1] edges, double min_scale):
+    """Where the refinement's alignments sample a profile, for every grid alignment it may
+    start from: the far edge moved by each step, then the near edge by each step from each
+    of those (``_axis``'s alignments, computed as it computes them), made once a process."""
+    key = (bytes(scales), bytes(offsets), bytes(edges), min_scale)
+    if key in _PLANS:
+        return _PLANS[key]
+    cdef int grid = <int> scales.shape[0], steps = <int> edges.shape[0], g, e, f, j
+    far_low = np.empty(grid * steps * SIDE, np.intc)
+    far_high = np.empty(grid * steps * SIDE, np.intc)
+    far_frac = np.empty(grid * steps * SIDE, np.float64)
+    near_low = np.empty(grid * steps * steps * SIDE, np.intc)
+    near_high = np.empty(grid * steps * steps * SIDE, np.intc)
+    near_frac = np.empty(grid * steps * steps * SIDE, np.float64)
+    cdef int[::1] fl = far_low
+    cdef int[::1] fh = far_high
+    cdef double[::1] ff = far_frac
+    cdef int[::1] nl = near_low
+    cdef int[::1] nh = near_high
+    cdef double[::1] nf = near_frac
+    cdef double s0, o0, s1, o1, s2, o2
+    cdef Py_ssize_t at
+    for g in range(grid):
+        s0 = scales[g]
+        o0 = offsets[g]
+        for e in range(steps):
+            s1 = _clip(s0 + edges[e], min_scale, 1.0)
+            o1 = _clip(o0, 0.0, 1.0 - s1)
+            at = (<Py_ssize_t> g * steps + e) * SIDE
+            for j in range(SIDE):
+                _sample_at(s1, o1, j, &fl[at + j], &fh[at + j], &ff[at + j])
+            for f in range(steps):
+                s2 = _clip(s1 - edges[f], min_scale, 1.0)
+                o2 = _clip(_clip(o1 + edges[f], 0.0, 1.0), 0.0, 1.0 - s2)
+                at = ((<Py_ssize_t> g * steps + e) * steps + f) * SIDE
+                for j in range(SIDE):
+                    _sample_at(s2, o2, j, &nl[at + j], &nh[at + j], &nf[at + j])
+    plans = ((far_low, far_high, far_frac), (near_low, near_high, near_frac))
+    _PLANS[key] = plans
+    return plans
+
+
+cdef object _run(const unsigned char[:, ::1] x, const unsigned char[:, ::1] y,
+                 const double[::1] scales, const double[::1] offsets, const double[::1] edges,
+                 const double[:, :, ::1] weights, dict constants,
+                 bint full, double below):
+    cdef Py_ssize_t pairs = x.shape[0], p
+    if y.shape[0] != pairs or x.shape[1] != WIDTH or y.shape[1] != WIDTH:
+        raise ValueError("descriptors must be (P, %d) rows alike" % WIDTH)
+    cdef Constants k
+    plan = _constants_of(&k, scales, offsets, edges, weights, constants)
     result = np.zeros((pairs, NFIELDS), np.float64)
     if pairs == 0:
         return result
     cdef double[:, ::1] out = result
     buffers = np.zeros(20 * GREY_BYTES, np.float64)
     cdef double[::1] buf = buffers
+    own = np.zeros(2 * (GREY_BYTES + 2 * SIDE + CELLS * CELLS), np.float64)
+    cdef double[::1] held = own
+    cdef double *at_a = &held[0]
+    cdef double *at_b = at_a + GREY_BYTES + 2 * SIDE + CELLS * CELLS
+    cdef Facts fa, fb
     with nogil:
         for p in range(pairs):
-            _pair(&x[p, 0], &y[p, 0], scales, offsets, edges, weights, &k, full, below,
-                  &buf[0], &out[p, 0])
+            _facts(&x[p, 0], &k, at_a, at_a + GREY_BYTES, at_a + GREY_BYTES + SIDE,
+                   at_a + GREY_BYTES + 2 * SIDE, NULL, NULL, &fa)
+            _facts(&y[p, 0], &k, at_b, at_b + GREY_BYTES, at_b + GREY_BYTES + SIDE,
+                   at_b + GREY_BYTES + 2 * SIDE, NULL, NULL, &fb)
+            _pair(&x[p, 0], &y[p, 0], &fa, &fb, scales, offsets, edges, weights, &k, full,
+                  below, &buf[0], &out[p, 0])
+    return result
+
+
+cdef object _run_indexed(const unsigned char[:, ::1] table, const Py_ssize_t[::1] first,
+                         const Py_ssize_t[::1] second, const double[::1] scales,
+                         const double[::1] offsets, const double[::1] edges,
+                         const double[:, :, ::1] weights, dict constants, double below):
+    """``_run``'s similarities of the pairs (first[p], second[p]) of ``table``'s rows, each
+    row's facts, its profiles' grid samples among them, worked out once."""
+    cdef Py_ssize_t rows = table.shape[0], pairs = first.shape[0], p, i
+    if second.shape[0] != pairs or table.shape[1] != WIDTH:
+        raise ValueError("descriptors must be (N, %d) rows, pairs two index arrays alike" % WIDTH)
+    if pairs and (min(np.min(first), np.min(second)) < 0
+                  or max(np.max(first), np.max(second)) >= rows):
+        raise ValueError("a pair names a row the table does not hold")
+    cdef Constants k
+    plan = _constants_of(&k, scales, offsets, edges, weights, constants)
+    result = np.zeros(pairs, np.float64)
+    if pairs == 0:
+        return result
+    cdef int grid = k.grid_count
+    fields = np.zeros(NFIELDS, np.float64)
+    cdef double[::1] field = fields
+    cdef double[::1] out = result
+    buffers = np.zeros(20 * GREY_BYTES, np.float64)
+    cdef double[::1] buf = buffers
+    cdef double[:, ::1] grey = np.empty((rows, GREY_BYTES), np.float64)
+    cdef double[:, ::1] profiles = np.empty((rows, 2 * SIDE), np.float64)
+    cdef double[:, ::1] coarse = np.empty((rows, CELLS * CELLS), np.float64)
+    cdef double[:, ::1] samples = np.empty((rows, 2 * grid * SIDE), np.float64)
+    cdef unsigned char[:, ::1] flat = np.empty((rows, 2 * grid), np.uint8)
+    facts_bytes = np.zeros(rows * sizeof(Facts), np.uint8)
+    cdef unsigned char[::1] facts_view = facts_bytes
+    cdef Facts *facts = <Facts *> &facts_view[0]
+    with nogil:
+        for i in range(rows):
+            _facts(&table[i, 0], &k, &grey[i, 0], &profiles[i, 0], &profiles[i, SIDE],
+                   &coarse[i, 0], &samples[i, 0], &flat[i, 0], &facts[i])
+        for p in range(pairs):
+            _pair(&table[first[p], 0], &table[second[p], 0], &facts[first[p]],
+                  &facts[second[p]], scales, offsets, edges, weights, &k, False, below,
+                  &buf[0], &field[0])
+            out[p] = field[0]
     return result
 
 
@@ -1199,3 +1430,20 @@ def comparisons(
 ):
     """Every field of ``check.compare(x, y)`` (``FIELDS``, in order) as a (P, 15) array."""
     return _run(x, y, scales, offsets, edges, weights, constants, True, -1.0)
+
+
+def similarities_of(
+    const unsigned char[:, ::1] table,
+    const Py_ssize_t[::1] first,
+    const Py_ssize_t[::1] second,
+    const double[::1] scales,
+    const double[::1] offsets,
+    const double[::1] edges,
+    const double[:, :, ::1] weights,
+    dict constants,
+    double below=-1.0,
+):
+    """``similarities`` of the pairs (``first[p]``, ``second[p]``) of (N, DESCRIPTOR_BYTES)
+    ``table``'s rows: what each picture gives on its own (its profiles sampled at every grid
+    alignment among it) is worked out once, however many pairs it is in; the same numbers."""
+    return _run_indexed(table, first, second, scales, offsets, edges, weights, constants, below)

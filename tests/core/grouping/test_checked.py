@@ -268,3 +268,50 @@ def test_the_scans_picture_check_is_named_by_its_compiled_kernel_where_it_runs_o
     check = second_check(Kind.IMAGE, ScanOptions(roots=()))
     assert check is not None
     assert check.compiled == compiled
+
+
+def test_an_indexed_measure_gives_every_pair_the_plain_measures_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Steps of pairs go to the indexed form of the measure as rows of a table of their
+    nodes' sketches; a step that names too many nodes is measured side by side instead."""
+    values, sketches = _kind(9, rows=800)
+    found = _found(values, sketches)
+    measure = _Bounded()
+    plain = checked.checked_pairs(
+        found,
+        lambda r: sketches[r],
+        0.7,
+        sketch.pair_similarity,
+        None,
+        None,
+        "",
+        checked.EarlyStop(measure, measure.offset),
+    )
+    tables: list[tuple[int, int]] = []  # nodes and pairs of each step measured as a table
+
+    def indexed(
+        table: np.ndarray, first: np.ndarray, second: np.ndarray, below: float
+    ) -> np.ndarray:
+        tables.append((len(table), len(first)))
+        return measure(table[first], table[second], below)
+
+    monkeypatch.setattr(checked, "_PARALLEL_MIN", 16)
+    monkeypatch.setattr(checked, "_INDEXED_PAIRS", 64)
+    monkeypatch.setattr(checked, "_INDEXED_NODES", 60)
+    before = measure.pairs
+    outcome = checked.checked_pairs(
+        found,
+        lambda r: sketches[r],
+        0.7,
+        sketch.pair_similarity,
+        None,
+        None,
+        "",
+        checked.EarlyStop(measure, measure.offset, indexed),
+    )
+    assert np.array_equal(outcome.pairs, plain.pairs)
+    assert np.array_equal(outcome.similarities, plain.similarities)
+    assert measure.pairs - before == len(found.pairs)
+    assert all(nodes <= 60 for nodes, _ in tables)
+    assert 0 < sum(pairs for _, pairs in tables) < len(found.pairs)  # both forms were used

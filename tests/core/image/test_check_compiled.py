@@ -203,6 +203,27 @@ def test_two_drawings_of_other_hues_stop_before_they_are_aligned(
     assert answers[1] >= 0.85
 
 
+@pytest.mark.parametrize("below", [None, 0.85])
+def test_pairs_of_a_table_are_measured_as_the_same_pairs_laid_side_by_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, below: float | None
+) -> None:
+    """Each picture's own share worked out once for all its pairs gives the very numbers of
+    the pairs checked one by one, on either engine."""
+    rows = _descriptors(tmp_path)
+    rng = np.random.default_rng(7)
+    first = rng.integers(0, len(rows), 300)
+    second = rng.integers(0, len(rows), 300)
+    for engine in ("compiled", "numpy"):
+        monkeypatch.setenv(imagecheck.ENGINE_VARIABLE, engine)
+        one_by_one = imagecheck.pair_similarity(rows[first], rows[second], below)
+        of_table = imagecheck.pair_similarity_of(rows, first, second, below)
+        assert np.array_equal(of_table, one_by_one)
+    assert imagecheck.stopped_early(of_table).any() == (below is not None)
+    monkeypatch.setenv(imagecheck.ENGINE_VARIABLE, "compiled")
+    with pytest.raises(ValueError, match="row the table does not hold"):
+        imagecheck.pair_similarity_of(rows, [0], [len(rows)])
+
+
 def test_the_turned_forms_stop_early_without_changing_what_passes(tmp_path: Path) -> None:
     rows = _descriptors(tmp_path)
     a = np.repeat(rows, len(rows), axis=0)
