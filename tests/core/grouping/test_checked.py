@@ -278,16 +278,12 @@ def test_an_indexed_measure_gives_every_pair_the_plain_measures_answer(
     values, sketches = _kind(9, rows=800)
     found = _found(values, sketches)
     measure = _Bounded()
-    plain = checked.checked_pairs(
-        found,
-        lambda r: sketches[r],
-        0.7,
-        sketch.pair_similarity,
-        None,
-        None,
-        "",
-        checked.EarlyStop(measure, measure.offset),
-    )
+
+    def run(early: checked.EarlyStop) -> checked.CheckedPairs:
+        gather = sketches.__getitem__
+        return checked.checked_pairs(found, gather, 0.7, sketch.pair_similarity, early=early)
+
+    plain = run(checked.EarlyStop(measure, measure.offset))
     tables: list[tuple[int, int]] = []  # nodes and pairs of each step measured as a table
 
     def indexed(
@@ -300,16 +296,7 @@ def test_an_indexed_measure_gives_every_pair_the_plain_measures_answer(
     monkeypatch.setattr(checked, "_INDEXED_PAIRS", 64)
     monkeypatch.setattr(checked, "_INDEXED_NODES", 60)
     before = measure.pairs
-    outcome = checked.checked_pairs(
-        found,
-        lambda r: sketches[r],
-        0.7,
-        sketch.pair_similarity,
-        None,
-        None,
-        "",
-        checked.EarlyStop(measure, measure.offset, indexed),
-    )
+    outcome = run(checked.EarlyStop(measure, measure.offset, indexed))
     assert np.array_equal(outcome.pairs, plain.pairs)
     assert np.array_equal(outcome.similarities, plain.similarities)
     assert measure.pairs - before == len(found.pairs)
