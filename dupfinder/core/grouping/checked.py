@@ -49,10 +49,12 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 #: Pairs a thread checks at the least: a thread start is some 100 us, a pair 3 to 30 us.
 _PARALLEL_MIN = 1024
 #: Pairs handed to an indexed measure at once, and the most files they may name (a file's
-#: own share of a picture check holds some 17 kB while its pairs are checked): the index
-#: proposes pairs around each file, so 2,048 of them name some 400 files of a picture scan.
-_INDEXED_PAIRS = 2048
-_INDEXED_NODES = 1024
+#: own share of a picture check holds some 25 kB while its pairs are checked: 13 MB a thread
+#: at most). The index proposes pairs around each file, so 1,024 of them name some 250 files
+#: of a picture scan (each file's share is used 8 times), and a step naming more files is
+#: measured pair by pair.
+_INDEXED_PAIRS = 1024
+_INDEXED_NODES = 512
 #: A measure of the pairs (first[i], second[i]) of a table of sketches, under a threshold.
 IndexedMeasure = Callable[[U8, I64, I64, float], F64]
 
