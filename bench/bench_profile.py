@@ -324,9 +324,16 @@ def _dupfinder_scan(folder: Path, cache: str, jobs: int) -> dict[str, Any]:
     return _row(measured, **inside)
 
 
-def _command(argv: list[str], env: dict[str, str], cwd: str | None = None) -> dict[str, Any]:
+def _command(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str | None = None,
+    succeeded: tuple[int, ...] = (0, 1),
+) -> dict[str, Any]:
+    """One measured run; a status outside ``succeeded`` raises (dupfinder exits 1 where it
+    found duplicates; a peer's child exits 0, and 1 where Python stopped on an error)."""
     measured = measure(argv, env, cwd=cwd)
-    if measured.returncode not in (0, 1):
+    if measured.returncode not in succeeded:
         raise RuntimeError(f"{argv[:3]} failed: {measured.stderr[-2000:]}")
     return _row(measured, stdout_tail=measured.stdout[-300:])
 
@@ -470,6 +477,7 @@ def run(
                             _python("--child", "czkawka", str(folder)),
                             _env(home=home),
                             cwd=str(REPO),
+                            succeeded=(0,),
                         ),
                     )
                 except RuntimeError as exc:
@@ -479,7 +487,10 @@ def run(
                     add(
                         "datasketch + extraction",
                         _command(
-                            _python("--child", "datasketch", str(folder)), _env(), cwd=str(REPO)
+                            _python("--child", "datasketch", str(folder)),
+                            _env(),
+                            cwd=str(REPO),
+                            succeeded=(0,),
                         ),
                     )
                 except RuntimeError as exc:
