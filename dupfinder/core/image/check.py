@@ -1014,7 +1014,7 @@ def _colour_agreement(
     region = _region(np.where(inside, ca, cb), *alignment)
     fa = _softened(np.where(inside, region, ca)).reshape(n, -1)
     fb = _softened(np.where(inside, cb, region)).reshape(n, -1)
-    unaligned = _unaligned_colour(x, y)
+    unaligned = _unaligned_colour(x, y, ca, cb)
     out: npt.NDArray[np.float64] = np.where(
         np.isnan(unaligned), 1.0 - _COLOUR_WEIGHT * (1.0 - _cosine(fa, fb)), unaligned
     )
@@ -1022,14 +1022,19 @@ def _colour_agreement(
 
 
 def _unaligned_colour(
-    x: npt.NDArray[np.uint8], y: npt.NDArray[np.uint8]
+    x: npt.NDArray[np.uint8],
+    y: npt.NDArray[np.uint8],
+    ca: npt.NDArray[np.float64] | None = None,
+    cb: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """The colour figure of each pair where it needs no alignment, NaN where it does: 1 where
     either has no colours, or (two graphics) either is a tint, or (photos) either is of one
     hue; two graphics, one of them of one strong hue, by how their hues agree. A pair of
-    drawings of other hues therefore stops before it is aligned (``_stopped``)."""
+    drawings of other hues therefore stops before it is aligned (``_stopped``). ``ca`` and
+    ``cb``: the pairs' chroma thumbnails where the caller has them."""
     n = len(x)
-    ca, cb = _chroma(x), _chroma(y)
+    ca = _chroma(x) if ca is None else ca
+    cb = _chroma(y) if cb is None else cb
     plain = ~((x[:, 0] & y[:, 0]) & _COLOUR).astype(bool) | _colourless(ca) | _colourless(cb)
     one_a, one_b = _one_hue(ca), _one_hue(cb)
     tint_a, tint_b = one_a & _tint(ca), one_b & _tint(cb)

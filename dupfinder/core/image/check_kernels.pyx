@@ -249,26 +249,22 @@ cdef void _standardised_grid(const double *profile, Constants *k, double *out,
 
 cdef void _grid_costs(const double *standardised, const unsigned char *flat,
                       const double *target, int count, double *out) noexcept nogil:
-    """``_profile_costs`` of the grid's alignments from ``_standardised_grid``'s samples,
-    ``LANES`` alignments side by side (each one's sum in its own order: the same numbers)."""
-    cdef double flat_cost = 0.0, t
-    cdef double cost[LANES]
-    cdef const double *values[LANES]
-    cdef int start, lanes, g, j
+    """``_profile_costs`` of the grid's alignments from ``_standardised_grid``'s samples."""
+    cdef double flat_cost = 0.0, cost
+    cdef const double *values
+    cdef int g, j
     for j in range(SIDE):
         flat_cost += fabs(target[j])
     flat_cost /= SIDE
-    for start in range(0, count, LANES):
-        lanes = count - start if count - start < LANES else LANES
-        for g in range(LANES):  # lanes past the end repeat the first: their sums are unused
-            values[g] = standardised + (start + g if g < lanes else start) * SIDE
-            cost[g] = 0.0
+    for g in range(count):
+        if flat[g]:
+            out[g] = flat_cost
+            continue
+        values = standardised + g * SIDE
+        cost = 0.0
         for j in range(SIDE):
-            t = target[j]
-            for g in range(LANES):
-                cost[g] += fabs(values[g][j] - t)
-        for g in range(lanes):
-            out[start + g] = flat_cost if flat[start + g] else cost[g] / SIDE
+            cost += fabs(values[j] - target[j])
+        out[g] = cost / SIDE
 
 
 cdef void _facts(const unsigned char *x, Constants *k, double *grey, double *col, double *row,
@@ -991,17 +987,16 @@ cdef double _unaligned_colour(const unsigned char *x, const unsigned char *y, Co
     return ALIGNED
 
 
-cdef double _colour(const unsigned char *x, const unsigned char *y, bint b_in_a,
-                    const double *align, Constants *k) noexcept nogil:
-    """As ``check._colour_agreement`` for one pair."""
-    cdef double ca[CHROMA_BYTES]
-    cdef double cb[CHROMA_BYTES]
+cdef double _colour(bint b_in_a, const double *align, Constants *k, double unaligned,
+                    const double *ca, const double *cb) noexcept nogil:
+    """As ``check._colour_agreement`` for one pair: ``unaligned`` where it is not
+    ``ALIGNED``, else the aligned chroma thumbnails ``ca`` and ``cb`` compared (both from
+    ``_unaligned_colour``)."""
     cdef double region[CHROMA_BYTES]
     cdef double soft_a[CHROMA_BYTES]
     cdef double soft_b[CHROMA_BYTES]
     cdef double rows[CHROMA * CHROMA]
     cdef double dot = 0.0, na = 0.0, nb = 0.0, cosine, norms
-    cdef double unaligned = _unaligned_colour(x, y, k, ca, cb)
     cdef const double *fa
     cdef const double *fb
     cdef int i, plane
@@ -1128,7 +1123,7 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const Facts *fa,
     cdef double align_ba[4]
     cdef double where[2]
     cdef double hue[2]
-    cdef double cost_ab, cost_ba, layout, detail = 1.0, colour, lowest, still
+    cdef double cost_ab, cost_ba, layout, detail = 1.0, colour, lowest, still, unaligned
     cdef const double *align
     cdef const double *shared_a
     cdef const double *shared_b
@@ -1149,11 +1144,10 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const Facts *fa,
         1 if (x[3] if x[3] < y[3] else y[3]) < 1 else (x[3] if x[3] < y[3] else y[3]))
     if k.redrawn:  # as ``check._redrawn``: two drawings in colour
         k.redrawn = _colours_held(x, k, hue) != 0 and _colours_held(y, k, hue) != 0
-    if not full and below > 0.0:  # two drawings of other hues: no alignment needed to say so
-        colour = _unaligned_colour(x, y, k, chroma_a, chroma_b)
-        if colour < below:
-            fields[0] = _clip(colour, 0.0, 1.0) + STOPPED
-            return
+    unaligned = _unaligned_colour(x, y, k, chroma_a, chroma_b)
+    if not full and below > 0.0 and unaligned < below:  # other hues: seen before aligning
+        fields[0] = _clip(unaligned, 0.0, 1.0) + STOPPED
+        return
     clear_a = _opacity(x, opacity_a)
     clear_b = _opacity(y, opacity_b)
     if (clear_a != NULL or clear_b != NULL) and not _tonal(x, y, k):
@@ -1191,7 +1185,7 @@ cdef void _pair(const unsigned char *x, const unsigned char *y, const Facts *fa,
             if not full and lowest < below:
                 fields[0] = _clip(lowest, 0.0, 1.0) + STOPPED
                 return
-    colour = _colour(x, y, b_in_a, align, k)
+    colour = _colour(b_in_a, align, k, unaligned, chroma_a, chroma_b)
     if colour < lowest:
         lowest = colour
     fields[0] = _clip(lowest, 0.0, 1.0) if (any_a and any_b) else 0.0
