@@ -10,6 +10,15 @@ of it keys the groups the scan formed; a later scan whose digest is the same is 
 groups without forming them. One file touched (its ctime moves even when its mtime is put
 back), one setting changed or another version installed, and the groups are formed again.
 
+A folder whose every file was settled (each read to a final outcome: a fingerprint, or a
+reason that will not pass, such as too little text) is also kept under a digest of its files
+alone, as walked: their paths, sizes, change stamps and identities, with the options and the
+code. Its rescan finds that digest right after the walk and is given the groups at once, with
+no cache look-up and no byte-identical pass for any file (a fingerprint is a function of the
+file's bytes, and the cache already takes an unchanged change stamp for unchanged bytes). A
+file left unread for a reason that may pass (vanished, unreadable, timed out, no FFmpeg) and
+the folder is not settled: its rescan reads what it must.
+
 Nothing here is proof for an action: apply re-reads and re-checks every file it touches.
 The groups are kept in the scan's cache as the JSON contract (one entry for each set of
 folders, the newest only), so a damaged entry reads as none: a line for the result's frame,
@@ -32,16 +41,26 @@ from pathlib import Path
 from typing import Any
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, digest_state
-from dupfinder.core.model import CacheKey, Group, ScanOptions, ScanResult
+from dupfinder.core.model import CacheKey, Group, ScanError, ScanOptions, ScanResult
 from dupfinder.core.results.report import result_to_dict
 from dupfinder.core.scan.cache import FingerprintCache
 from dupfinder.core.scan.identical import IdenticalReport
 
-__all__ = ["inputs_digest", "recall", "remember"]
+__all__ = [
+    "Settled",
+    "files_digest",
+    "inputs_digest",
+    "recall",
+    "recall_settled",
+    "remember",
+    "remember_settled",
+]
 
 #: Part of the key: a change in how groups are kept here makes every kept entry stale.
 #: 2: packed, a line for the frame and one for each group.
 _FORMAT = "scan-result/2"
+#: The algorithm part of a settled folder's entry (its files' digest -> its inputs' digest).
+_SETTLED = "scan-settled/1"
 #: Groups made again from their text at once.
 _GROUPS_AT_ONCE = 1000
 #: Packed bytes unpacked at once.
@@ -110,14 +129,86 @@ def inputs_digest(
     return digest.digest()
 
 
-def _key(options: ScanOptions, inputs: bytes) -> CacheKey:
+def files_digest(files: FileColumns, options: ScanOptions) -> bytes:
+    """A digest of the files as walked (before any is read), the options and the code."""
+    digest = hashlib.blake2b(digest_size=32)
+    digest_state(digest, (_SETTLED, _FORMAT, _settings(options), _code_stamp()))
+    digest_state(digest, files)
+    return digest.digest()
+
+
+def _key(options: ScanOptions, inputs: bytes, entry: str = _FORMAT) -> CacheKey:
     """The cache row of a set of folders' last result: the folders name it (a scan of other
     folders keeps its own), the digest fills the fields a file's row keys on."""
     parts = [int.from_bytes(inputs[i : i + 8], "big") for i in range(0, 32, 8)]
     folders = "\0".join(sorted(str(root) for root in options.roots))
     return CacheKey(
-        f"\0{_FORMAT}\0{folders}", parts[0] & _MASK, parts[1] & _MASK, parts[2] & _MASK, parts[3], 0
+        f"\0{entry}\0{folders}", parts[0] & _MASK, parts[1] & _MASK, parts[2] & _MASK, parts[3], 0
     )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settled:
+    """What a settled folder's scan found besides its groups: the digest of the inputs its
+    groups were formed from, the files that could not be compared (for reasons that do not
+    pass) and its counts."""
+
+    inputs: bytes
+    errors: tuple[ScanError, ...]
+    fingerprinted: int
+    bytes_only: int
+
+
+def remember_settled(
+    cache: FingerprintCache, options: ScanOptions, walked: bytes, settled: Settled
+) -> None:
+    """Keep ``settled`` under the digest of the folders' files as ``walked``."""
+    text = json.dumps(
+        {
+            "inputs": settled.inputs.hex(),
+            "fingerprinted": settled.fingerprinted,
+            "bytes_only": settled.bytes_only,
+            "errors": [[e.path, e.error, e.code] for e in settled.errors],
+        },
+        separators=(",", ":"),
+    )
+    blob = zlib.compress(text.encode(), _PACK_LEVEL)
+    cache.store_blobs(_SETTLED, [(_key(options, walked, _SETTLED), blob)])
+
+
+def recall_settled(cache: FingerprintCache, options: ScanOptions, walked: bytes) -> Settled | None:
+    """What the last scan of these folders found, when it settled the very same files as
+    ``walked``; None when there is none or it cannot be read."""
+    blob = cache.lookup_blobs(_SETTLED, [_key(options, walked, _SETTLED)]).get(0)
+    if blob is None:
+        return None
+    try:
+        data = json.loads(zlib.decompress(blob))
+        errors = tuple(
+            ScanError(_text(path), _text(error), _text(code))
+            for path, error, code in data["errors"]
+        )
+        settled = Settled(
+            bytes.fromhex(data["inputs"]),
+            errors,
+            _count(data["fingerprinted"]),
+            _count(data["bytes_only"]),
+        )
+    except (ValueError, KeyError, TypeError, zlib.error):
+        return None
+    return settled if len(settled.inputs) == 32 else None
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not text")
+    return value
+
+
+def _count(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TypeError("not a count")
+    return value
 
 
 def recall(

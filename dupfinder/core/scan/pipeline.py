@@ -117,6 +117,12 @@ def run(
 
     # one cache for the whole scan: a cache that fails is reported and turned off once
     with _opened_cache(options) as cache:
+        walked = last_result.files_digest(files, options) if _keeps(cache) else None
+        if cache is not None and walked is not None:
+            known = _settled_result(cache, options, walked, files, walk_report, started)
+            if known is not None:
+                sample(Progress(Phase.DONE, len(files), len(files)), force=True)
+                return known
         outcomes, from_cache, identical = _read_all(files, options, sample, cancel, cache)
         if cancel.is_set():
             return _cancelled(len(files), started, from_cache)
@@ -124,18 +130,36 @@ def run(
         # as after the walk: the outcomes and reads of every file are in columns now
         heap.give_back()
 
-        errors = list(walk_report.errors)
-        for row, (error, code) in outcomes.errors.items():
-            errors.append(ScanError(files.paths[row], error, code or "unreadable"))
+        read_errors = [
+            ScanError(files.paths[row], error, code or "unreadable")
+            for row, (error, code) in outcomes.errors.items()
+        ]
+        inputs = (
+            last_result.inputs_digest(files, outcomes, identical, options)
+            if _keeps(cache)
+            else None
+        )
         formed = _given_or_formed(
             cache,
             options,
-            functools.partial(last_result.inputs_digest, files, outcomes, identical, options),
+            inputs,
             functools.partial(_formed, files, outcomes, options, identical, sample, cancel),
         )
+        settled = (
+            last_result.Settled(
+                inputs, tuple(read_errors), outcomes.fingerprinted(), _bytes_only(files, options)
+            )
+            if formed is not None
+            and inputs is not None
+            and _all_settled(read_errors, identical, notices)
+            else None
+        )
+        if cache is not None and _keeps(cache) and walked is not None and settled is not None:
+            last_result.remember_settled(cache, options, walked, settled)
     if formed is None:
         return _cancelled(len(files), started, from_cache)
     groups, pair_count = formed
+    errors = [*walk_report.errors, *read_errors]
     reported = {e.path for e in errors}
     for problem in identical.problems:
         if files.paths[problem.row] not in reported:
@@ -154,6 +178,58 @@ def run(
     return ScanResult(tuple(groups), tuple(errors), stats, notices)
 
 
+def _keeps(cache: FingerprintCache | None) -> bool:
+    """Whether the scan's cache is there to keep and give results (not off, not failed)."""
+    return cache is not None and cache.enabled
+
+
+#: Reasons a file is left unread that may pass by the next scan (the cache does not keep
+#: them either): a folder with such a file is not settled.
+_PASSING = frozenset({"unreadable", "timeout", "crashed"})
+
+
+def _all_settled(
+    read_errors: list[ScanError], identical: IdenticalReport, notices: tuple[str, ...]
+) -> bool:
+    """Whether every file was read to an outcome that will not change while the file does
+    not: no reason that may pass, no byte-identical read that failed, no reader missing."""
+    return (
+        not notices
+        and not identical.problems
+        and not identical.cancelled
+        and all(error.code not in _PASSING for error in read_errors)
+    )
+
+
+def _settled_result(
+    cache: FingerprintCache,
+    options: ScanOptions,
+    walked: bytes,
+    files: FileColumns,
+    walk_report: WalkReport,
+    started: float,
+) -> ScanResult | None:
+    """The last scan's result for the very files ``walked``, when it settled them all; None
+    when it did not, or its entries cannot be read."""
+    settled = last_result.recall_settled(cache, options, walked)
+    if settled is None:
+        return None
+    recalled = last_result.recall(cache, options, settled.inputs)
+    if recalled is None:
+        return None
+    groups, pair_count = recalled
+    stats = ScanStats(
+        files_seen=len(files),
+        files_fingerprinted=settled.fingerprinted,
+        files_from_cache=len(files) - settled.bytes_only,
+        files_bytes_only=settled.bytes_only,
+        pairs=pair_count,
+        seconds=time.monotonic() - started,
+    )
+    errors = sorted([*walk_report.errors, *settled.errors], key=lambda e: e.path)
+    return ScanResult(tuple(groups), tuple(errors), stats)
+
+
 #: The groups a scan shows and its verified pair count.
 _Formed = tuple[list[Group], int]
 
@@ -161,22 +237,22 @@ _Formed = tuple[list[Group], int]
 def _given_or_formed(
     cache: FingerprintCache | None,
     options: ScanOptions,
-    inputs: Callable[[], bytes],
+    inputs: bytes | None,
     form: Callable[[], _Formed | None],
 ) -> _Formed | None:
     """``form()`` (None when cancelled), or with the scan's ``cache`` the groups the last scan
-    of these folders formed from the very same ``inputs()`` (files, fingerprints, digests,
-    options and code: ``last_result``): an unchanged folder's rescan forms nothing."""
-    if cache is None or not cache.enabled:
+    of these folders formed from the very same ``inputs`` (the digest of its files,
+    fingerprints, digests, options and code: ``last_result``): an unchanged folder's rescan
+    forms nothing."""
+    if cache is None or inputs is None:
         return form()
-    digest = inputs()
-    recalled = last_result.recall(cache, options, digest)
+    recalled = last_result.recall(cache, options, inputs)
     if recalled is not None:
         return recalled
     formed = form()
     if formed is not None:
         heap.give_back()  # the grouping's temporaries, before the groups are written out
-        last_result.remember(cache, options, digest, *formed)
+        last_result.remember(cache, options, inputs, *formed)
     return formed
 
 

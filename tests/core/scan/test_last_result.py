@@ -227,3 +227,102 @@ def test_the_order_of_a_set_of_kinds_does_not_matter() -> None:
     one = dataclasses.replace(ScanOptions(roots=(Path("/x"),)), kinds=frozenset(Kind))
     other = dataclasses.replace(one, kinds=frozenset(reversed(list(Kind))), jobs=7)
     assert _digest(last_result._settings(one)) == _digest(last_result._settings(other))
+
+
+class _Reading:
+    """Counts how often the scan reads its files (cache look-ups, fingerprints, digests)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = pipeline._read_all
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(pipeline, "_read_all", counted)
+
+
+def _every_part(result: ScanResult) -> tuple[object, ...]:
+    return (*_shown(result), dataclasses.replace(result.stats, seconds=0.0))
+
+
+def test_a_settled_folder_is_answered_without_reading_a_file(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (folder / "short.txt").write_text("Too short.\n")  # an outcome that does not pass
+    (folder / "twin.bin").write_bytes(b"\x00\x01" * 500)
+    (folder / "twin copy.bin").write_bytes(b"\x00\x01" * 500)
+    first = pipeline.run(_options(folder, tmp_path))
+    assert "short.txt" in {os.path.basename(e.path) for e in first.errors}
+    warm = pipeline.run(_options(folder, tmp_path))  # the rescan the full way, from the cache
+    reading = _Reading(monkeypatch)
+    again = pipeline.run(_options(folder, tmp_path))
+    assert reading.count == 0
+    assert _every_part(again) == _every_part(warm)
+    assert any(group.identical and group.kind is Kind.OTHER for group in again.groups)
+    assert again.stats.files_from_cache == again.stats.files_seen - again.stats.files_bytes_only
+
+
+def test_a_file_left_unread_for_a_passing_reason_is_read_again(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    twin = folder / "notes" / "again.txt"
+    original = next(p for p in sorted((folder / "notes").iterdir()) if p.suffix == ".txt")
+    shutil.copyfile(original, twin)
+    real = pipeline.fingerprint_batch
+
+    def unreadable_twin(tasks: list[Any], image_invariance: bool = False) -> Any:
+        return [
+            FingerprintOutcome(o.row, error="could not be read", code="unreadable")
+            if o.value is not None and os.path.basename(t.path) == twin.name
+            else o
+            for t, o in zip(tasks, real(tasks, image_invariance), strict=True)
+        ]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(pipeline, "fingerprint_batch", unreadable_twin)
+        first = pipeline.run(_options(folder, tmp_path))
+    assert str(twin) in {e.path for e in first.errors}
+    reading = _Reading(monkeypatch)
+    again = pipeline.run(_options(folder, tmp_path))
+    assert reading.count == 1
+    assert {e.path for e in again.errors} == {e.path for e in first.errors} - {str(twin)}
+    assert any(m.path == str(twin) for g in again.groups for m in g.members)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda root: (root / "new.txt").write_text("A file that was not there before.\n" * 30),
+        lambda root: next(root.rglob("*.txt")).unlink(),
+        lambda root: next(root.rglob("*.txt")).rename(root / "moved.txt"),
+    ],
+)
+def test_a_changed_folder_is_read_again(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: Any
+) -> None:
+    pipeline.run(_options(folder, tmp_path))
+    change(folder)
+    reading = _Reading(monkeypatch)
+    again = pipeline.run(_options(folder, tmp_path))
+    assert reading.count == 1
+    fresh = pipeline.run(_options(folder, tmp_path, use_cache=False))
+    assert _shown(again) == _shown(fresh)
+
+
+def test_a_damaged_settled_entry_reads_as_none(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = pipeline.run(_options(folder, tmp_path))
+    database = next((tmp_path / "cache").glob("*.sqlite3"))
+    with sqlite3.connect(database) as db:
+        changed = db.execute(
+            "UPDATE fingerprints SET sketch = ? WHERE algorithm LIKE 'scan-settled/%'",
+            (zlib.compress(b'{"inputs": "00", "errors": 3}'),),
+        ).rowcount
+    assert changed == 1
+    reading = _Reading(monkeypatch)
+    again = pipeline.run(_options(folder, tmp_path))
+    assert reading.count == 1
+    assert _shown(again) == _shown(first)
