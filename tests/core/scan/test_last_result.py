@@ -29,18 +29,20 @@ def folder(tmp_path: Path) -> Path:
     return root
 
 
-class _Forming:
-    """Counts how often the scan forms its groups (rather than being given them)."""
+class _Calls:
+    """Counts how often the scan calls one of its steps: ``_formed`` forms its groups
+    (rather than being given them), ``_read_all`` reads its files (cache look-ups,
+    fingerprints, digests)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, step: str = "_formed") -> None:
         self.count = 0
-        real = pipeline._formed
+        real = getattr(pipeline, step)
 
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.count += 1
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(pipeline, "_formed", counted)
+        monkeypatch.setattr(pipeline, step, counted)
 
 
 def _options(root: Path, tmp_path: Path, **changes: Any) -> ScanOptions:
@@ -54,7 +56,7 @@ def _shown(result: ScanResult) -> tuple[object, ...]:
 def test_an_unchanged_folder_is_given_its_last_groups(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     first = pipeline.run(_options(folder, tmp_path))
     again = pipeline.run(_options(folder, tmp_path, jobs=2))  # workers change nothing found
     assert forming.count == 1
@@ -66,7 +68,7 @@ def test_an_unchanged_folder_is_given_its_last_groups(
 def test_a_touched_file_forms_the_groups_again(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     first = pipeline.run(_options(folder, tmp_path))
     member = Path(first.groups[0].members[-1].path)
     info = member.stat()
@@ -103,7 +105,7 @@ def test_a_changed_file_is_never_shown_as_it_was(
 def test_other_settings_form_the_groups_again(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changes: dict[str, Any]
 ) -> None:
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     pipeline.run(_options(folder, tmp_path))
     pipeline.run(_options(folder, tmp_path, **changes))
     assert forming.count == 2
@@ -112,7 +114,7 @@ def test_other_settings_form_the_groups_again(
 def test_other_code_forms_the_groups_again(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     pipeline.run(_options(folder, tmp_path))
     monkeypatch.setattr(last_result, "_code_stamp", lambda: ("another version",))
     pipeline.run(_options(folder, tmp_path))
@@ -124,7 +126,7 @@ def test_each_set_of_folders_keeps_its_own_last_groups(
 ) -> None:
     other = tmp_path / "other"
     shutil.copytree(folder / "notes", other)
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     pipeline.run(_options(folder, tmp_path))
     pipeline.run(_options(other, tmp_path))
     pipeline.run(_options(folder, tmp_path))
@@ -154,7 +156,7 @@ def test_a_damaged_entry_reads_as_none(
             parameters,
         ).rowcount
     assert changed == 1
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     again = pipeline.run(_options(folder, tmp_path))
     assert forming.count == 1
     assert _shown(again) == _shown(first)
@@ -165,7 +167,7 @@ def test_the_groups_come_back_read_in_parts(
 ) -> None:
     monkeypatch.setattr(last_result, "_GROUPS_AT_ONCE", 2)
     monkeypatch.setattr(last_result, "_UNPACK_BYTES", 7)  # lines cut across reads
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     first = pipeline.run(_options(folder, tmp_path))
     again = pipeline.run(_options(folder, tmp_path))
     assert forming.count == 1
@@ -176,7 +178,7 @@ def test_the_groups_come_back_read_in_parts(
 def test_without_the_cache_nothing_is_kept(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forming = _Forming(monkeypatch)
+    forming = _Calls(monkeypatch)
     pipeline.run(_options(folder, tmp_path, use_cache=False))
     pipeline.run(_options(folder, tmp_path, use_cache=False))
     assert forming.count == 2
@@ -229,20 +231,6 @@ def test_the_order_of_a_set_of_kinds_does_not_matter() -> None:
     assert _digest(last_result._settings(one)) == _digest(last_result._settings(other))
 
 
-class _Reading:
-    """Counts how often the scan reads its files (cache look-ups, fingerprints, digests)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.count = 0
-        real = pipeline._read_all
-
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            self.count += 1
-            return real(*args, **kwargs)
-
-        monkeypatch.setattr(pipeline, "_read_all", counted)
-
-
 def _every_part(result: ScanResult) -> tuple[object, ...]:
     return (*_shown(result), dataclasses.replace(result.stats, seconds=0.0))
 
@@ -256,7 +244,7 @@ def test_a_settled_folder_is_answered_without_reading_a_file(
     first = pipeline.run(_options(folder, tmp_path))
     assert "short.txt" in {os.path.basename(e.path) for e in first.errors}
     warm = pipeline.run(_options(folder, tmp_path))  # the rescan the full way, from the cache
-    reading = _Reading(monkeypatch)
+    reading = _Calls(monkeypatch, "_read_all")
     again = pipeline.run(_options(folder, tmp_path))
     assert reading.count == 0
     assert _every_part(again) == _every_part(warm)
@@ -284,7 +272,7 @@ def test_a_file_left_unread_for_a_passing_reason_is_read_again(
         patched.setattr(pipeline, "fingerprint_batch", unreadable_twin)
         first = pipeline.run(_options(folder, tmp_path))
     assert str(twin) in {e.path for e in first.errors}
-    reading = _Reading(monkeypatch)
+    reading = _Calls(monkeypatch, "_read_all")
     again = pipeline.run(_options(folder, tmp_path))
     assert reading.count == 1
     assert {e.path for e in again.errors} == {e.path for e in first.errors} - {str(twin)}
@@ -304,7 +292,7 @@ def test_a_changed_folder_is_read_again(
 ) -> None:
     pipeline.run(_options(folder, tmp_path))
     change(folder)
-    reading = _Reading(monkeypatch)
+    reading = _Calls(monkeypatch, "_read_all")
     again = pipeline.run(_options(folder, tmp_path))
     assert reading.count == 1
     fresh = pipeline.run(_options(folder, tmp_path, use_cache=False))
@@ -322,7 +310,7 @@ def test_a_damaged_settled_entry_reads_as_none(
             (zlib.compress(b'{"inputs": "00", "errors": 3}'),),
         ).rowcount
     assert changed == 1
-    reading = _Reading(monkeypatch)
+    reading = _Calls(monkeypatch, "_read_all")
     again = pipeline.run(_options(folder, tmp_path))
     assert reading.count == 1
     assert _shown(again) == _shown(first)
