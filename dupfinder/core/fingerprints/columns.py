@@ -238,8 +238,10 @@ class FileColumns:
     def kinds(self) -> npt.NDArray[np.uint8]:
         return np.frombuffer(self._kinds, dtype=np.uint8)
 
-    def kinds_present(self) -> list[Kind]:
-        present = np.bincount(self.kinds, minlength=len(_KINDS))
+    def kinds_present(self, rows: npt.NDArray[np.intp] | None = None) -> list[Kind]:
+        """The kinds of the files (of ``rows`` only, when given)."""
+        codes = self.kinds if rows is None else self.kinds[rows]
+        present = np.bincount(codes, minlength=len(_KINDS))
         return [_KINDS[code] for code in np.flatnonzero(present).tolist()]
 
     def rows_of(self, kind: Kind) -> npt.NDArray[np.intp]:

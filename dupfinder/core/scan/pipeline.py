@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from dupfinder.core.fingerprints.worker import (
     Task,
     algorithm_id,
     fingerprint_batch,
+    reader_modules,
     worker_init,
 )
 from dupfinder.core.model import (
@@ -578,6 +579,10 @@ class _Tasks:
     def __len__(self) -> int:
         return len(self._rows)
 
+    def kinds(self) -> list[Kind]:
+        """The kinds of the files to read."""
+        return self._files.kinds_present(self._rows)
+
     def slice(self, start: int, stop: int) -> list[Task]:
         files = self._files
         return [
@@ -619,23 +624,27 @@ def _stop_fork_server() -> None:
 
 
 #: Imported once by the desktop app's fork server (it lives as long as the app), so each
-#: grouping process it forks starts with them loaded.
-_PRELOADED = ["dupfinder.core.grouping.groups"]
+#: grouping process it forks starts with them loaded; and so do the workers, with the
+#: readers of documents and pictures.
+_PRELOADED = [
+    "dupfinder.core.grouping.groups",
+    *reader_modules((Kind.TEXT, Kind.IMAGE)),
+]
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
+def _mp_context(readers: Sequence[str] = ()) -> multiprocessing.context.BaseContext:
     """forkserver where it exists (safe beside GUI threads, cheap starts); spawn when frozen.
 
-    Beside a window the fork server imports the grouping before it forks: a grouping process
-    then starts in about 40 ms instead of 270. The command line starts a fork server per
-    run, where importing first would only delay the first workers."""
+    The fork server imports before it forks: beside a window, the grouping and the readers
+    of documents and pictures (a grouping process then starts in about 40 ms instead of
+    270); on the command line, which starts a fork server per run, the ``readers`` of the
+    kinds the run reads (its workers each imported them again)."""
     import multiprocessing
 
     if getattr(sys, "frozen", False) or sys.platform in ("win32", "darwin"):
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    if beside_window():
-        context.set_forkserver_preload(_PRELOADED)
+    context.set_forkserver_preload(_PRELOADED if beside_window() else list(readers))
     return context
 
 
@@ -652,11 +661,12 @@ def _pool_outcomes(
     from concurrent.futures.process import BrokenProcessPool
 
     pending: deque[tuple[int, int]] = deque(tasks.balanced(options.jobs))  # (start, stop)
+    readers = reader_modules(tasks.kinds())
     suspects: deque[Task] = deque()
     while pending or suspects:
         pool = ProcessPoolExecutor(
             max_workers=options.jobs,
-            mp_context=_mp_context(),
+            mp_context=_mp_context(readers),
             initializer=worker_init,
             initargs=(beside_window(),),
         )
