@@ -173,6 +173,8 @@ class _Reader:
         self, key: str, default: int | None = None, *, low: int = 0, high: int = _INT64_MAX
     ) -> int:
         value = self.data.get(key)
+        if type(value) is int and low <= value <= high:  # nearly every number: checked at once
+            return value
         if value is None:
             if default is None:
                 raise ResultFormatError(f"{self._place(key)} is missing")
@@ -377,9 +379,11 @@ def _group(raw: Any, where: str) -> Group:
 def _reasons(reader: _Reader) -> tuple[KeepReason, ...]:
     """Why the keeper is kept (added to the contract without a new version: absent in older
     results); names this version does not know are left out, not refused."""
-    known = {str(reason): reason for reason in KeepReason}
     names = reader.listing("keeper_reasons", [])
-    return tuple(known[name] for name in names if isinstance(name, str) and name in known)
+    return tuple(_REASONS[name] for name in names if isinstance(name, str) and name in _REASONS)
+
+
+_REASONS = {str(reason): reason for reason in KeepReason}
 
 
 def result_from_dict(data: Any) -> ScanResult:
