@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from dupfinder.core.fingerprints import worker
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, digest_state
 from dupfinder.core.fingerprints.worker import FingerprintOutcome
 from dupfinder.core.model import FileEntry, Kind, ScanOptions, ScanResult
@@ -258,7 +259,7 @@ def test_a_file_left_unread_for_a_passing_reason_is_read_again(
     twin = folder / "notes" / "again.txt"
     original = next(p for p in sorted((folder / "notes").iterdir()) if p.suffix == ".txt")
     shutil.copyfile(original, twin)
-    real = pipeline.fingerprint_batch
+    real = worker.fingerprint_batch
 
     def unreadable_twin(tasks: list[Any], image_invariance: bool = False) -> Any:
         return [
