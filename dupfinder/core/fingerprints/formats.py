@@ -28,6 +28,7 @@ __all__ = [
     "kind_for_path",
     "may_be_text",
     "suffix_of",
+    "untold_may_be_text",
 ]
 
 #: Plain text and source code: read with encoding detection.
@@ -118,9 +119,15 @@ def kind_for_path(path: str | PurePath) -> Kind | None:
 def may_be_text(path: str | PurePath) -> bool:
     """No telling suffix (``COPYING``, ``Makefile``, ``.bashrc``, ``README.Debian``): the
     content decides whether it is text, so the scan sniffs its first bytes."""
-    if kind_for_path(path) is not None or suffix_of(path) in NEVER_TEXT_SUFFIXES:
+    return kind_for_path(path) is None and untold_may_be_text(os.path.basename(os.fspath(path)))
+
+
+def untold_may_be_text(name: str) -> bool:
+    """``may_be_text`` of a file ``name`` whose suffix names no kind (the walk knows it has
+    asked ``kind_for_path`` already)."""
+    if suffix_of(name) in NEVER_TEXT_SUFFIXES:
         return False
-    return ".so." not in os.path.basename(os.fspath(path))  # libfoo.so.6: a shared library
+    return ".so." not in name  # libfoo.so.6: a shared library
 
 
 def content_kinds() -> frozenset[Kind]:

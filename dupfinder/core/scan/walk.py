@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from dupfinder.core.filesystem import change_time_ns, file_key, is_trash_folder
-from dupfinder.core.fingerprints.formats import kind_for_path, may_be_text
+from dupfinder.core.fingerprints.formats import kind_for_path, untold_may_be_text
 from dupfinder.core.model import FileEntry, Kind, ScanError, ScanOptions
 from dupfinder.core.scan.compiled import walk_kernels
 from dupfinder.core.wording import describe_os_error
@@ -481,7 +481,7 @@ def _kind_for(
     kind = kind_for_path(name)
     told = kind is not None
     if kind is None:  # text is decided by sniffing the content; the rest is compared as bytes
-        sniff = options.near_duplicates and Kind.TEXT in options.kinds and may_be_text(name)
+        sniff = options.near_duplicates and Kind.TEXT in options.kinds and untold_may_be_text(name)
         kind = Kind.TEXT if sniff else Kind.OTHER
     if kind not in options.kinds or (kind is Kind.OTHER and not options.identical):
         return None
