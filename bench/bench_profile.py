@@ -64,6 +64,7 @@ PHASES = (
     "index",
     "second check",
     "grouping",
+    "kept result",
     "report",
 )
 
@@ -109,7 +110,7 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
     from dupfinder.core.grouping import checked, verify
     from dupfinder.core.model import ScanOptions
     from dupfinder.core.results import report
-    from dupfinder.core.scan import pipeline
+    from dupfinder.core.scan import last_result, pipeline
 
     clock = _Clock(started_wall)  # start-up: the interpreter and the engine's imports
 
@@ -120,6 +121,7 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
         (verify, "candidates", "index"),
         (checked, "checked_pairs", "second check"),
         (pipeline, "_compare", "grouping"),
+        (last_result, "recall", "kept result"),
     ):
         setattr(module, name, clock.wrap(phase, getattr(module, name)))
     options = ScanOptions(roots=(Path(folder),), cache_dir=Path(cache), jobs=jobs)
