@@ -301,7 +301,8 @@ def chroma_cells(chroma: Image.Image) -> npt.NDArray[np.uint8]:
     """A picture's colours (``YCbCr`` or ``RGB``, any size) as the descriptor's chroma cells:
     Cb then Cr, box-averaged to ``CHROMA_SIDE`` square."""
     small = chroma.convert("YCbCr") if chroma.mode != "YCbCr" else chroma
-    small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
+    if small.size != (CHROMA_SIDE, CHROMA_SIDE):  # Pillow's resize to its own size copies
+        small = small.resize((CHROMA_SIDE, CHROMA_SIDE), Image.Resampling.BOX)
     cells: npt.NDArray[np.uint8] = np.asarray(small, dtype=np.uint8)[:, :, 1:].transpose(2, 0, 1)
     return cells
 

@@ -211,15 +211,21 @@ def _colours(kernel: ModuleType, pixels: npt.NDArray[np.uint8], box: Box) -> npt
     return colours
 
 
-def _opacity(pixels: npt.NDArray[np.uint8], box: Box) -> npt.NDArray[np.uint8] | None:
+def _opacity(
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], box: Box
+) -> npt.NDArray[np.uint8] | None:
     """The opacity thumbnail of the part inside ``box`` of (h, w, bands) samples (None
-    without an alpha band): ``perceptual._opacity`` for a picture without a turn."""
+    without an alpha band): ``perceptual._opacity`` for a picture without a turn, its box
+    resize as Pillow's (``imagecheck.opacity_cells``) run by the kernel."""
     if pixels.shape[2] not in (2, 4):
         return None
     left, top, right, bottom = _pixel_box(box, *pixels.shape[:2])
     alpha = np.ascontiguousarray(pixels[top:bottom, left:right, -1])
     height, width = alpha.shape
-    return imagecheck.opacity_cells(Image.frombuffer("L", (width, height), alpha, "raw", "L", 0, 1))
+    if not alpha.size:  # as Pillow has it
+        return imagecheck.opacity_cells(Image.frombuffer("L", (width, height), alpha))
+    plan = _plan(height, width, imagecheck.ALPHA_SIDE, True)
+    return alpha if plan is None else plan(kernel, alpha)
 
 
 def _chroma_cells(colours: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
@@ -293,7 +299,7 @@ def fingerprint(
     forms = [working, *(turn(working) for turn in TURNS)] if invariant else [working]
     hashes = pdhashes(np.ascontiguousarray(np.stack(forms)), working)
     cells = _chroma_cells(_colours(kernel, shown, box)) if colour else None
-    opacity = _opacity(shown, box) if clear and over_white else None
+    opacity = _opacity(kernel, shown, box) if clear and over_white else None
     if trim is not None:
         box = trim
     descriptor = imagecheck.assembled(
