@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core.index.distinct import unique_pairs
+
 __all__ = ["MARGIN", "nearest_representatives", "with_orphans"]
 
 I64 = npt.NDArray[np.int64]
@@ -171,7 +173,8 @@ def with_orphans(
     asked = (group_of[lone] < 0) & (group_of[near] >= 0)
     if not asked.any():
         return [tuple(group) for group in groups]
-    candidates = np.unique(np.stack((lone[asked], group_of[near[asked]]), axis=1), axis=0)
+    asked_pairs = np.stack((lone[asked], group_of[near[asked]]), axis=1)
+    candidates = unique_pairs(asked_pairs, max(nodes, len(groups)))
     leaders = np.fromiter((g[0] for g in groups), dtype=np.int64, count=len(groups))
     known, similarity = similarity_of(candidates[:, 0], node_of[leaders[candidates[:, 1]]])
     similarity = np.asarray(similarity, dtype=np.float64).copy()

@@ -209,7 +209,7 @@ class _FoldTable:
         with self._lock:
             unknown = cps[self.lengths[np.minimum(cps, _TABLE_SIZE)] == _UNKNOWN]
             entries: dict[int, list[int]] = {}
-            for cp in np.unique(unknown).tolist():
+            for cp in sorted(set(unknown.tolist())):  # (np.unique imports numpy.ma: 20 ms)
                 char = chr(cp)
                 first = unicodedata.normalize("NFKD", char)[0]
                 if unicodedata.combining(first) or ord(first) in backward:
