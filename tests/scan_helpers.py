@@ -129,3 +129,10 @@ def member_at(path: Path, kind: Kind = Kind.TEXT, fingerprint: int = 1) -> Membe
 def one_group(paths: tuple[Path, ...] | list[Path], kind: Kind = Kind.TEXT) -> ScanResult:
     """A result of one group holding ``paths``, the first as its representative."""
     return ScanResult((Group(kind, tuple(member_at(p, kind) for p in paths)),))
+
+
+def loaded(names: list[str]) -> list[bool]:
+    """Which of ``names`` the calling process has imported (a worker's call)."""
+    import sys
+
+    return [name in sys.modules for name in names]
