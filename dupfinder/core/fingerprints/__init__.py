@@ -10,4 +10,4 @@ scipy, so a worker process starts light.
 #: Modules of this package that other packages may import; the rest are its own.
 FACE = ("worker", "formats", "columns", "digest", "quiet", "priority", "heap")
 #: What this package may import inside ``dupfinder.core`` (``root``: model, errors, wording).
-MAY_IMPORT = ("root", "extract", "text", "image", "media")
+MAY_IMPORT = ("root", "jit", "extract", "text", "image", "media")

@@ -15,14 +15,18 @@ import operator
 import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol, cast, overload
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol, cast, overload
 
 from dupfinder.core.filesystem import change_time_ns
 from dupfinder.core.fingerprints.worker import FingerprintOutcome
+from dupfinder.core.jit import lazy
 from dupfinder.core.model import CacheKey, FileEntry, Fingerprint, Kind, Member
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy.module("numpy")  # a rescan given its last result touches no array
 
 __all__ = ["FileColumns", "OutcomeColumns", "PathColumn", "digest_state", "member"]
 
@@ -50,7 +54,8 @@ def digest_state(digest: _Digest, value: object) -> None:
     """Feed everything ``value`` holds (a column's pickled state: arrays, dicts, tuples,
     numbers and text) into ``digest``, each part with its type and length, so that two
     states feed the same bytes only when they are equal."""
-    if isinstance(value, np.ndarray):
+    numpy = lazy.loaded("numpy")  # an array only where numpy was imported
+    if numpy is not None and isinstance(value, numpy.ndarray):
         digest.update(f"n{value.dtype.str}{value.shape}".encode())
         digest.update(np.ascontiguousarray(value).data.cast("B"))
     elif isinstance(value, array):
@@ -88,6 +93,8 @@ def _numbers_by_row(digest: _Digest, value: dict[object, object]) -> bool:
     """Feed a dict of rows to tuples of unsigned numbers (the pictures' variant hashes, one
     entry a picture) as three arrays, not an entry at a time; False, feeding nothing, when
     ``value`` is another kind of dict."""
+    if not all(type(row) is int for row in itertools.islice(value, 1)):
+        return False  # (a column's state, keyed by its names)
     try:
         rows = np.fromiter(value.keys(), dtype=np.int64, count=len(value))
         lengths = np.fromiter(map(len, value.values()), dtype=np.int64, count=len(value))  # type: ignore[arg-type]
@@ -346,7 +353,7 @@ class OutcomeColumns:
         """Feed everything held here into ``digest`` (``digest_state``), the sketches a few
         thousand rows at a time: a copy of them all would be a million documents' 128 MB."""
         state = self.__dict__.copy()
-        tables = cast(dict[int, npt.NDArray[np.uint8]], state.pop("_sketches"))
+        tables = cast("dict[int, npt.NDArray[np.uint8]]", state.pop("_sketches"))
         digest_state(digest, state)
         for width in sorted(tables):
             rows = np.flatnonzero(self._sketch_width == width)
@@ -367,7 +374,7 @@ class OutcomeColumns:
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        packed = cast(dict[int, tuple[np.ndarray, np.ndarray]], state.pop("_sketches"))
+        packed = cast("dict[int, tuple[np.ndarray, np.ndarray]]", state.pop("_sketches"))
         self.__dict__.update(state)
         self._sketches = {}
         for width, (rows, kept) in packed.items():

@@ -8,10 +8,11 @@ compiled ahead of time, each beside the module that drives it (``index/kernels.p
 ``text/kernels.pyx``, ``image/hash_kernels.pyx``, ``image/direct_kernels.pyx``,
 ``image/check_kernels.pyx``,
 ``grouping/components.pyx``; ``popcount.h`` here is their shared bit count); ``loader`` imports one, or says once why it cannot and lets numpy answer. Nothing is
-compiled on a user's machine.
+compiled on a user's machine. ``lazy`` names a module (numpy) that is imported only where it is
+first used: a rescan given its last result never is.
 """
 
 #: Modules of this package that other packages may import; the rest are its own.
-FACE = ("engine",)
+FACE = ("engine", "lazy")
 #: What this package may import inside ``dupfinder.core`` (``root``: model, errors, wording).
 MAY_IMPORT: tuple[str, ...] = ()

@@ -21,12 +21,10 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol
 
 from dupfinder.core.fingerprints.digest import CHUNK, DIGEST_BYTES, digest_of, hasher
+from dupfinder.core.jit import lazy
 from dupfinder.core.scan.byte_reads import (
     PARTIAL_BYTES,
     SMALL_FILE,
@@ -50,7 +48,13 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 _BATCH_FILES = 64
 _BATCH_BYTES = 32 << 20
 
-IntArray = npt.NDArray[np.int64]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    IntArray = npt.NDArray[np.int64]
+else:
+    np = lazy.module("numpy")  # a rescan given its last result touches no array
 #: Digests looked up in, or written to, the store at once: a rescan of a million files held
 #: every remembered digest in one dict (some 120 bytes a file) and every fresh one in another.
 _STORE_ROWS = 20_000

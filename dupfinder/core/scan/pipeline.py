@@ -18,9 +18,6 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
 from dupfinder.core.fingerprints import heap
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
 from dupfinder.core.fingerprints.formats import content_kinds
@@ -35,6 +32,7 @@ from dupfinder.core.fingerprints.worker import (
     reader_modules,
     worker_init,
 )
+from dupfinder.core.jit import lazy
 from dupfinder.core.model import (
     FINGERPRINTED_KINDS,
     MEDIA_KINDS,
@@ -62,7 +60,13 @@ if TYPE_CHECKING:
     import multiprocessing.context
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    import numpy as np
+    import numpy.typing as npt
+
     from dupfinder.core.grouping.groups import CheckMemory, KindGroups, PairFinder
+
+else:
+    np = lazy.module("numpy")  # a rescan given its last result touches no array
 
 __all__ = ["PairFinder", "fingerprint_files", "group_files", "run"]
 
