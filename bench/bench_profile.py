@@ -107,7 +107,6 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
     from dupfinder.__main__ import one_blas_thread
 
     one_blas_thread()  # as the program's entry does, before numpy is imported
-    from dupfinder.core.grouping import checked, verify
     from dupfinder.core.model import ScanOptions
     from dupfinder.core.results import report
     from dupfinder.core.scan import last_result, pipeline
@@ -118,12 +117,27 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
         (pipeline, "walk_into", "walk"),
         (pipeline, "_fingerprint_all", "fingerprints"),
         (pipeline, "_identical", "byte-identical"),
-        (verify, "candidates", "index"),
-        (checked, "checked_pairs", "second check"),
-        (pipeline, "_compare", "grouping"),
         (last_result, "recall", "kept result"),
     ):
         setattr(module, name, clock.wrap(phase, getattr(module, name)))
+    grouping = pipeline._compare
+
+    def compared(*args: Any, **kwargs: Any) -> Any:
+        """The grouping, its index and check timed apart: imported only by a scan that
+        groups (a rescan given its last result imports neither, nor numpy)."""
+        from dupfinder.core.grouping import checked, verify
+
+        for module, name, phase in (
+            (verify, "candidates", "index"),
+            (checked, "checked_pairs", "second check"),
+        ):
+            if not getattr(getattr(module, name), "timed", False):
+                timed = clock.wrap(phase, getattr(module, name))
+                timed.timed = True  # type: ignore[attr-defined]
+                setattr(module, name, timed)
+        return grouping(*args, **kwargs)
+
+    pipeline._compare = clock.wrap("grouping", compared)
     options = ScanOptions(roots=(Path(folder),), cache_dir=Path(cache), jobs=jobs)
     result = pipeline.run(options)
     with open(os.devnull, "w", encoding="utf-8") as sink:
