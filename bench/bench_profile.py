@@ -127,14 +127,9 @@ def _scan_child(folder: str, cache: str, jobs: int, started_wall: float) -> int:
         groups (a rescan given its last result imports neither, nor numpy)."""
         from dupfinder.core.grouping import checked, verify
 
-        for module, name, phase in (
-            (verify, "candidates", "index"),
-            (checked, "checked_pairs", "second check"),
-        ):
-            if not getattr(getattr(module, name), "timed", False):
-                timed = clock.wrap(phase, getattr(module, name))
-                timed.timed = True  # type: ignore[attr-defined]
-                setattr(module, name, timed)
+        # (a scan groups once)
+        verify.candidates = clock.wrap("index", verify.candidates)
+        checked.checked_pairs = clock.wrap("second check", checked.checked_pairs)
         return grouping(*args, **kwargs)
 
     pipeline._compare = clock.wrap("grouping", compared)

@@ -93,7 +93,7 @@ def _numbers_by_row(digest: _Digest, value: dict[object, object]) -> bool:
     """Feed a dict of rows to tuples of unsigned numbers (the pictures' variant hashes, one
     entry a picture) as three arrays, not an entry at a time; False, feeding nothing, when
     ``value`` is another kind of dict."""
-    if not all(type(row) is int for row in itertools.islice(value, 1)):
+    if type(next(iter(value), 0)) is not int:
         return False  # (a column's state, keyed by its names)
     try:
         rows = np.fromiter(value.keys(), dtype=np.int64, count=len(value))

@@ -29,6 +29,7 @@ __all__ = [
     "FILE_TIME_LIMIT_SECONDS",
     "MEDIA_TIME_LIMIT_SECONDS",
     "NOT_TEXT",
+    "PASSING_CODES",
     "FingerprintOutcome",
     "Task",
     "algorithm_id",
@@ -60,6 +61,11 @@ class Task:
     kind: Kind
 
 
+#: Reasons a file was left unread that may pass by the next scan (vanished, permission, time
+#: limit, a reader that crashed): neither the cache nor a settled folder keeps them.
+PASSING_CODES = frozenset({"unreadable", "timeout", "crashed"})
+
+
 @dataclass(frozen=True, slots=True)
 class FingerprintOutcome:
     """A fingerprint (``value``) or a reason (``error``, ``code``) for one file."""
@@ -76,7 +82,7 @@ class FingerprintOutcome:
     @property
     def cacheable(self) -> bool:
         """Transient failures (vanished, permission, time limit) are retried next scan."""
-        return self.error is None or self.code not in {"unreadable", "timeout", "crashed"}
+        return self.error is None or self.code not in PASSING_CODES
 
 
 def algorithm_id(kind: Kind, *, image_invariance: bool = False) -> str:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, digest_state
-from dupfinder.core.model import CacheKey, Group, ScanError, ScanOptions, ScanResult
+from dupfinder.core.model import CacheKey, Group, ScanError, ScanOptions, ScanResult, ScanStats
 from dupfinder.core.results.report import result_to_dict
 from dupfinder.core.scan.cache import FingerprintCache
 from dupfinder.core.scan.identical import IdenticalReport
@@ -162,53 +162,35 @@ class Settled:
 def remember_settled(
     cache: FingerprintCache, options: ScanOptions, walked: bytes, settled: Settled
 ) -> None:
-    """Keep ``settled`` under the digest of the folders' files as ``walked``."""
-    text = json.dumps(
-        {
-            "inputs": settled.inputs.hex(),
-            "fingerprinted": settled.fingerprinted,
-            "bytes_only": settled.bytes_only,
-            "errors": [[e.path, e.error, e.code] for e in settled.errors],
-        },
-        separators=(",", ":"),
+    """Keep ``settled`` under the digest of the folders' files as ``walked``: its files that
+    could not be compared and its counts as the JSON contract, the inputs' digest beside."""
+    stats = ScanStats(
+        files_fingerprinted=settled.fingerprinted, files_bytes_only=settled.bytes_only
     )
-    blob = zlib.compress(text.encode(), _PACK_LEVEL)
+    data = result_to_dict(ScanResult((), settled.errors, stats), {"inputs": settled.inputs.hex()})
+    blob = zlib.compress(json.dumps(data, separators=(",", ":")).encode(), _PACK_LEVEL)
     cache.store_blobs(_SETTLED, [(_key(options, walked, _SETTLED), blob)])
 
 
 def recall_settled(cache: FingerprintCache, options: ScanOptions, walked: bytes) -> Settled | None:
     """What the last scan of these folders found, when it settled the very same files as
     ``walked``; None when there is none or it cannot be read."""
+    from dupfinder.core.errors import ResultFormatError
+    from dupfinder.core.results.report import result_from_dict
+
     blob = cache.lookup_blobs(_SETTLED, [_key(options, walked, _SETTLED)]).get(0)
     if blob is None:
         return None
     try:
         data = json.loads(zlib.decompress(blob))
-        errors = tuple(
-            ScanError(_text(path), _text(error), _text(code))
-            for path, error, code in data["errors"]
-        )
-        settled = Settled(
-            bytes.fromhex(data["inputs"]),
-            errors,
-            _count(data["fingerprinted"]),
-            _count(data["bytes_only"]),
-        )
-    except (ValueError, KeyError, TypeError, zlib.error):
+        found = result_from_dict(data)
+        inputs = bytes.fromhex(data["inputs"])
+    except (ValueError, KeyError, TypeError, zlib.error, ResultFormatError):
         return None
-    return settled if len(settled.inputs) == 32 else None
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not text")
-    return value
-
-
-def _count(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise TypeError("not a count")
-    return value
+    if len(inputs) != 32:
+        return None
+    stats = found.stats
+    return Settled(inputs, found.errors, stats.files_fingerprinted, stats.files_bytes_only)
 
 
 def recall(
@@ -271,8 +253,6 @@ def remember(
 ) -> None:
     """Keep ``groups`` as these folders' last result, formed from ``inputs``: each group is
     written out and packed on its own, so only the packed text is held."""
-    from dupfinder.core.model import ScanStats
-
     frame = result_to_dict(ScanResult((), (), ScanStats(pairs=pairs)))
     packer = zlib.compressobj(_PACK_LEVEL)
     packed = [packer.compress(json.dumps(frame, separators=(",", ":")).encode() + b"\n")]

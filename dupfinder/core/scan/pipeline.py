@@ -16,7 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from dupfinder.core.fingerprints import heap
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns
@@ -25,6 +25,7 @@ from dupfinder.core.fingerprints.priority import beside_window
 from dupfinder.core.fingerprints.quiet import silenced
 from dupfinder.core.fingerprints.worker import (
     NOT_TEXT,
+    PASSING_CODES,
     FingerprintOutcome,
     Task,
     algorithm_id,
@@ -123,7 +124,7 @@ def run(
     # one cache for the whole scan: a cache that fails is reported and turned off once
     with _opened_cache(options) as cache:
         walked = last_result.files_digest(files, options) if _keeps(cache) else None
-        if cache is not None and walked is not None:
+        if _keeps(cache) and walked is not None:
             known = _settled_result(cache, options, walked, files, walk_report, started)
             if known is not None:
                 sample(Progress(Phase.DONE, len(files), len(files)), force=True)
@@ -159,7 +160,7 @@ def run(
             and _all_settled(read_errors, identical, notices)
             else None
         )
-        if cache is not None and _keeps(cache) and walked is not None and settled is not None:
+        if _keeps(cache) and walked is not None and settled is not None:
             last_result.remember_settled(cache, options, walked, settled)
     if formed is None:
         return _cancelled(len(files), started, from_cache)
@@ -183,14 +184,9 @@ def run(
     return ScanResult(tuple(groups), tuple(errors), stats, notices)
 
 
-def _keeps(cache: FingerprintCache | None) -> bool:
+def _keeps(cache: FingerprintCache | None) -> TypeGuard[FingerprintCache]:
     """Whether the scan's cache is there to keep and give results (not off, not failed)."""
     return cache is not None and cache.enabled
-
-
-#: Reasons a file is left unread that may pass by the next scan (the cache does not keep
-#: them either): a folder with such a file is not settled.
-_PASSING = frozenset({"unreadable", "timeout", "crashed"})
 
 
 def _all_settled(
@@ -202,7 +198,7 @@ def _all_settled(
         not notices
         and not identical.problems
         and not identical.cancelled
-        and all(error.code not in _PASSING for error in read_errors)
+        and all(error.code not in PASSING_CODES for error in read_errors)
     )
 
 
