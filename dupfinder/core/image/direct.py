@@ -139,6 +139,40 @@ def _plan(height: int, width: int, side: int, box_filter: bool) -> _Plan | None:
     )
 
 
+@functools.lru_cache(maxsize=1024)
+def _resize(kernel: ModuleType, height: int, width: int, side: int, box_filter: bool) -> object:
+    """``_plan`` as the kernel's own ``Resize`` (its taps held once per picture size), or
+    None where the picture is that square already."""
+    plan = _plan(height, width, side, box_filter)
+    if plan is None:
+        return None
+    x, y = plan.columns, plan.rows
+    return kernel.Resize(
+        height, width, x.start, x.count, x.weight, y.start, y.count, y.weight,
+        plan.horizontal_first,
+    )  # fmt: skip
+
+
+def _parts(
+    kernel: ModuleType, shown: npt.NDArray[np.uint8], background: int, colour: bool, opacity: bool
+) -> tuple[npt.NDArray[np.uint8], ...] | None:
+    """A whole picture's steps after its border was cut off, in one compiled call: the working
+    square (``_working``), its halving, the colours (``_colours``, with ``colour``) and the
+    opacity thumbnail (``_opacity``, with ``opacity``); None where the square is flat."""
+    height, width = shown.shape[:2]
+    found: tuple[npt.NDArray[np.uint8], ...] | None = kernel.shown_parts(
+        shown,
+        background,
+        _resize(kernel, height, width, WORKING_SIZE, False),
+        _resize(kernel, height, width, imagecheck.CHROMA_SIDE, True),
+        _resize(kernel, height, width, imagecheck.ALPHA_SIDE, True),
+        colour,
+        opacity,
+        levels.FLAT_STD * levels.FLAT_STD,
+    )
+    return found
+
+
 def _border(kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int) -> Box:
     """The part of (h, w, 1, 3 or 4) samples inside a plain border (``levels.trim_levels``'s
     rule, shown over ``background``), found from the edges inward."""
@@ -279,32 +313,17 @@ def fingerprint(
         return None
     if clear is None:
         clear = bool(kernel.translucent(pixels))
-    whole = pixels.shape[:2] == (height, width)
-    shown = pixels
-    trim: Box | None = None
-    if whole:
-        trim, shown = _trimmed(kernel, pixels, 255)
-    trimmed = trim is not None
-    working, box = _working(kernel, shown, 255, trimmed)
-    over_white = True
-    if _flat(kernel, working):
-        if shown.shape[2] != 4:
-            return None
-        if whole:  # white art on transparency: its border is found over black too
-            trim, shown = _trimmed(kernel, pixels, 0)
-        working, box = _working(kernel, shown, 0, trimmed)
-        over_white = False
-        if _flat(kernel, working):
-            return None
-    forms = [working, *(turn(working) for turn in TURNS)] if invariant else [working]
-    hashes = pdhashes(np.ascontiguousarray(np.stack(forms)), working)
-    cells = _chroma_cells(_colours(kernel, shown, box)) if colour else None
-    opacity = _opacity(kernel, shown, box) if clear and over_white else None
-    if trim is not None:
-        box = trim
+    if pixels.shape[:2] == (height, width):
+        parts = _whole(kernel, pixels, colour, clear)
+    else:
+        parts = _shrunk(kernel, pixels, colour, clear)
+    if parts is None:
+        return None
+    working, halved, colours, opacity, box = parts
+    hashes = pdhashes(_forms(working, invariant), working)
     descriptor = imagecheck.assembled(
-        kernel.halved(working),
-        cells,
+        halved,
+        None if colours is None else _chroma_cells(colours),
         opacity,
         graphic=max(width, height) <= imagecheck.SMALL_SIDE or clear,
         transparent=clear,
@@ -314,3 +333,60 @@ def fingerprint(
         border=box,
     )
     return Direct(hashes, descriptor, width, height)
+
+
+#: What a picture's steps give its descriptor: the working square, its halving, the colours
+#: (None without colour), the opacity thumbnail (None where opaque or shown over black) and
+#: the part of the picture kept.
+_Parts = tuple[
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.uint8] | None,
+    npt.NDArray[np.uint8] | None,
+    Box,
+]
+
+
+def _whole(
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], colour: bool, clear: bool
+) -> _Parts | None:
+    """The steps of a picture decoded at its stored size: its border found and cut off at
+    that size, then the rest in one compiled call (``_parts``); shown over black where it is
+    flat over white (white art on transparency: its border is found over black too)."""
+    for background in (255, 0):
+        trim, shown = _trimmed(kernel, pixels, background)
+        over_white = background == 255
+        found = _parts(kernel, shown, background, colour, clear and over_white)
+        if found is not None:
+            working, halved, colours, opacity = found
+            return working, halved, colours, opacity, trim
+        if shown.shape[2] != 4:
+            return None
+    return None
+
+
+def _shrunk(
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], colour: bool, clear: bool
+) -> _Parts | None:
+    """The steps of a picture its decoder shrank (a scaled WebP): its border is found at
+    the size it came at, one step at a time."""
+    working, box = _working(kernel, pixels, 255, False)
+    over_white = True
+    if _flat(kernel, working):
+        if pixels.shape[2] != 4:
+            return None
+        working, box = _working(kernel, pixels, 0, False)
+        over_white = False
+        if _flat(kernel, working):
+            return None
+    colours = _colours(kernel, pixels, box) if colour else None
+    opacity = _opacity(kernel, pixels, box) if clear and over_white else None
+    return working, kernel.halved(working), colours, opacity, box
+
+
+def _forms(working: npt.NDArray[np.uint8], invariant: bool) -> npt.NDArray[np.uint8]:
+    """The working square, and its turned and mirrored forms where ``invariant``, as the
+    hash kernel reads them."""
+    if not invariant:
+        return working[None]
+    return np.ascontiguousarray(np.stack([working, *(turn(working) for turn in TURNS)]))
