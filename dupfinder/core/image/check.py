@@ -1448,6 +1448,38 @@ _LEAST_DRAWN = 32
 def _tones(
     found: Comparison, kept: npt.NDArray[np.uint8], others: npt.NDArray[np.uint8]
 ) -> tuple[list[float], list[float], list[float], list[float]]:
+    """``_numpy_tones``, compiled where the check is (the pairs' thumbnails aligned and told
+    one pair at a time, without numpy's temporaries: they cost a scan's naming of edits
+    more than its comparisons did)."""
+    jit = _kernel()
+    if jit is None:
+        return _numpy_tones(found, kept, others)
+
+    def column(values: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        return np.ascontiguousarray(values, dtype=np.float64)
+
+    told = np.asarray(
+        jit.tones(
+            np.ascontiguousarray(kept),
+            np.ascontiguousarray(others),
+            column(found.scale_y),
+            column(found.offset_y),
+            column(found.scale_x),
+            column(found.offset_x),
+            np.ascontiguousarray(found.b_in_a, dtype=np.uint8),
+            _DRAWN * 255,
+            _LEAST_DRAWN,
+        )
+    )
+    figures = np.stack([found.mean_a, found.mean_b, found.spread_a, found.spread_b], axis=1)
+    chosen = np.where(np.isnan(told), figures, told)
+    mean_a, mean_b, spread_a, spread_b = (values.tolist() for values in chosen.T)
+    return mean_a, mean_b, spread_a, spread_b
+
+
+def _numpy_tones(
+    found: Comparison, kept: npt.NDArray[np.uint8], others: npt.NDArray[np.uint8]
+) -> tuple[list[float], list[float], list[float], list[float]]:
     """Mean and spread of the grey levels of each side, as a person compares the tone of
     two copies. Where a picture is transparent, over its drawing: the cells opaque in
     both, aligned as ``found`` aligned them (a tone edit is made to the drawing; shown over

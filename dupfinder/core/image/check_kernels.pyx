@@ -1441,3 +1441,130 @@ def similarities_of(
     ``table``'s rows: what each picture gives on its own (its profiles sampled at every grid
     alignment among it) is worked out once, however many pairs it is in; the same numbers."""
     return _run_indexed(table, first, second, scales, offsets, edges, weights, constants, below)
+
+
+DEF TRANSPARENT = 2
+
+
+cdef void _levels_of(const unsigned char *row, int start, int side, double *out) noexcept nogil:
+    """A descriptor's (side, side) thumbnail at ``start`` as grey levels on the grey
+    thumbnail's grid (each sample repeated ``SIDE // side`` times each way)."""
+    cdef int repeat = SIDE // side, i, j
+    for i in range(SIDE):
+        for j in range(SIDE):
+            out[i * SIDE + j] = row[start + (i // repeat) * side + j // repeat]
+
+
+cdef void _aligned_pair(const unsigned char *a, const unsigned char *b, int start, int side,
+                        double sy, double oy, double sx, double ox, bint inside,
+                        double *out_a, double *out_b, double *rows, double *work
+                        ) noexcept nogil:
+    """``check._aligned`` of one pair: both thumbnails on the grey grid, the container's
+    region resampled onto the inner's grid (none where the alignment is the whole)."""
+    cdef bint whole = sy == 1.0 and oy == 0.0 and sx == 1.0 and ox == 0.0
+    cdef int i
+    _levels_of(a, start, side, out_a)
+    _levels_of(b, start, side, out_b)
+    if whole:
+        return
+    if inside:
+        _region(out_a, SIDE, sy, oy, sx, ox, rows, work)
+        for i in range(GREY_BYTES):
+            out_a[i] = work[i]
+    else:
+        _region(out_b, SIDE, sy, oy, sx, ox, rows, work)
+        for i in range(GREY_BYTES):
+            out_b[i] = work[i]
+
+
+cdef double _coarse_spread(const double *grey, double *cells) noexcept nogil:
+    """The deviation of a thumbnail's ``_coarse`` cells."""
+    cdef double mean, spread
+    _coarse(grey, cells)
+    _mean_spread(cells, CELLS * CELLS, &mean, &spread)
+    return spread
+
+
+cdef void _drawn_tone(const double *grey, const unsigned char *drawn, double cells,
+                      double *mean, double *spread) noexcept nogil:
+    """Mean and deviation of a thumbnail's levels over its ``drawn`` cells."""
+    cdef double total = 0.0, squares = 0.0, d
+    cdef int i
+    for i in range(GREY_BYTES):
+        if drawn[i]:
+            total += grey[i]
+    mean[0] = total / cells
+    for i in range(GREY_BYTES):
+        if drawn[i]:
+            d = grey[i] - mean[0]
+            squares += d * d
+    spread[0] = sqrt(squares / cells)
+
+
+def tones(
+    const unsigned char[:, ::1] kept,
+    const unsigned char[:, ::1] others,
+    const double[::1] scale_y,
+    const double[::1] offset_y,
+    const double[::1] scale_x,
+    const double[::1] offset_x,
+    const unsigned char[::1] b_in_a,
+    double drawn_level,
+    int least_drawn,
+):
+    """``check._tones``'s figures for (P, DESCRIPTOR_BYTES) rows aligned as a comparison
+    aligned them, as a (P, 4) array of the mean and deviation of each side (kept's, then
+    the other's: mean_a, mean_b, spread_a, spread_b), NaN where the comparison's own
+    figure stands: a transparent pair over the cells opaque to ``drawn_level`` in both
+    (where at least ``least_drawn`` are), the spreads of an opaque pair whose alignment
+    moved over ``_coarse`` cells."""
+    cdef Py_ssize_t pairs = kept.shape[0], p
+    cdef int i, count
+    if (others.shape[0] != pairs or kept.shape[1] != WIDTH or others.shape[1] != WIDTH
+            or scale_y.shape[0] != pairs or offset_y.shape[0] != pairs
+            or scale_x.shape[0] != pairs or offset_x.shape[0] != pairs
+            or b_in_a.shape[0] != pairs):
+        raise ValueError("descriptors must be (P, %d) rows alike, with P alignments" % WIDTH)
+    result = np.full((pairs, 4), np.nan)
+    if pairs == 0:
+        return result
+    cdef double[:, ::1] out = result
+    buffers = np.zeros(7 * GREY_BYTES, np.float64)
+    cdef double[::1] buf = buffers
+    cdef double *ga = &buf[0]
+    cdef double *gb = ga + GREY_BYTES
+    cdef double *oa = gb + GREY_BYTES
+    cdef double *ob = oa + GREY_BYTES
+    cdef double *rows = ob + GREY_BYTES
+    cdef double *work = rows + GREY_BYTES
+    cdef double *cells = work + GREY_BYTES
+    cdef unsigned char drawn[GREY_BYTES]
+    cdef const unsigned char *a
+    cdef const unsigned char *b
+    cdef bint clear, moved, inside
+    with nogil:
+        for p in range(pairs):
+            a = &kept[p, 0]
+            b = &others[p, 0]
+            clear = ((a[0] | b[0]) & TRANSPARENT) != 0
+            moved = not clear and (scale_x[p] < 1.0 or scale_y[p] < 1.0)
+            if not (clear or moved):
+                continue
+            inside = b_in_a[p] != 0
+            _aligned_pair(a, b, HEADER, SIDE, scale_y[p], offset_y[p], scale_x[p],
+                          offset_x[p], inside, ga, gb, rows, work)
+            if moved:
+                out[p, 2] = _coarse_spread(ga, cells)
+                out[p, 3] = _coarse_spread(gb, cells)
+                continue
+            _aligned_pair(a, b, CHROMA_END, ALPHA, scale_y[p], offset_y[p], scale_x[p],
+                          offset_x[p], inside, oa, ob, rows, work)
+            count = 0
+            for i in range(GREY_BYTES):
+                drawn[i] = oa[i] >= drawn_level and ob[i] >= drawn_level
+                count += drawn[i]
+            if count < least_drawn:
+                continue
+            _drawn_tone(ga, drawn, <double> count, &out[p, 0], &out[p, 2])
+            _drawn_tone(gb, drawn, <double> count, &out[p, 1], &out[p, 3])
+    return result

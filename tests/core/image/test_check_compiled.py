@@ -114,6 +114,29 @@ def _every_field_alike(
     return reference
 
 
+def test_the_tone_of_each_side_and_the_edits_named_are_the_same_on_either_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The naming's tones (over the drawing of a transparent pair, the spreads of a crop)
+    compiled and on numpy, from one comparison: the same figures and the same edits."""
+    rows = _descriptors(tmp_path)
+    a = np.repeat(rows, len(rows), axis=0)
+    b = np.tile(rows, (len(rows), 1))
+    found = imagecheck.compare(a, b)
+    transparent = ((a[:, 0] | b[:, 0]) & 2) > 0
+    moved = ~transparent & ((found.scale_x < 1.0) | (found.scale_y < 1.0))
+    assert transparent.sum() > 20  # both kinds of pair are told
+    assert moved.sum() > 5
+    compiled = np.array(imagecheck._tones(found, a, b))
+    reference = np.array(imagecheck._numpy_tones(found, a, b))
+    assert np.allclose(compiled, reference, rtol=1e-9, atol=1e-9)
+    sizes = [(64, 64)] * len(a)
+    named = imagecheck.edits_of(found, a, b, sizes, sizes)
+    monkeypatch.setenv(imagecheck.ENGINE_VARIABLE, "numpy")
+    assert imagecheck.edits_of(found, a, b, sizes, sizes) == named
+    assert sum(1 for edits in named if edits) > 20
+
+
 OXYGEN = Path("/usr/share/icons/oxygen/base")
 
 
