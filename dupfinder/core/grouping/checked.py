@@ -19,11 +19,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import itertools
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +39,7 @@ __all__ = [
     "check_name",
     "checked_pairs",
     "content_keys",
+    "in_threads",
 ]
 
 U8 = npt.NDArray[np.uint8]
@@ -55,6 +57,8 @@ _PARALLEL_MIN = 1024
 #: measured pair by pair.
 _INDEXED_PAIRS = 1024
 _INDEXED_NODES = 512
+#: What a part of ``in_threads``'s work gives.
+_Part = TypeVar("_Part")
 #: A measure of the pairs (first[i], second[i]) of a table of sketches, under a threshold.
 IndexedMeasure = Callable[[U8, I64, I64, float], F64]
 
@@ -210,19 +214,32 @@ def _all_similarities(
     measure: Similarity,
     indexed: Indexed | None = None,
 ) -> F64:
-    """The similarity of every pair of ``pairs``, on every core when there are enough (the
-    compiled check releases the interpreter lock), four chunks a thread so that one slow
-    chunk (graphics compared in detail) does not hold the others up."""
+    """The similarity of every pair of ``pairs``, on every core when there are enough
+    (``in_threads``)."""
+    parts = in_threads(
+        lambda part: _similarities(found, pairs[part], gather, measure, indexed), len(pairs)
+    )
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def in_threads(
+    work: Callable[[slice], _Part], count: int, least: int = _PARALLEL_MIN
+) -> list[_Part]:
+    """``work`` of each part of ``count`` items, in order: on every core where each thread
+    gets at least ``least`` of them (the compiled checks release the interpreter lock), four
+    parts a thread so that one slow part (graphics compared in detail) does not hold the
+    others up; else all of them at once, here."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    workers = max(1, min(cores or 1, 16, len(pairs) // _PARALLEL_MIN))
+    workers = max(1, min(cores or 1, 16, count // max(least, 1)))
     if workers <= 1:
-        return _similarities(found, pairs, gather, measure, indexed)
-    chunks = np.array_split(pairs, workers * 4)
+        return [work(slice(0, count))]
+    parts = workers * 4
+    size, extra = divmod(count, parts)  # as ``np.array_split``: the first parts one longer
+    bounds = [0]
+    for i in range(parts):
+        bounds.append(bounds[-1] + size + (i < extra))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dupfinder-check") as pool:
-        parts = pool.map(
-            lambda chunk: _similarities(found, chunk, gather, measure, indexed), chunks
-        )
-        return np.concatenate(list(parts))
+        return list(pool.map(work, (slice(lo, hi) for lo, hi in itertools.pairwise(bounds))))
 
 
 class CheckedPairs:

@@ -706,7 +706,7 @@ def _is_source_of(
     other = outcomes.padded_sketches(
         np.asarray([rows[i][m.path] for i, m, _ in pairs], dtype=np.intp), width
     )
-    found = imagecheck.compare(kept, other)
+    found = _comparisons(kept, other)
     named = imagecheck.edits_of(
         found, kept, other, [_size(k) for _, _, k in pairs], [_size(m) for _, m, _ in pairs]
     )
@@ -866,6 +866,31 @@ def _edits_memory(again: bool) -> str:
     return checked.check_name(kind, imagecheck.pair_similarity, imagecheck.compiled_files())
 
 
+#: Pairs a thread compares at the least when members are named: a comparison is some
+#: 100 us, a thread's start some 100 us.
+_NAMING_PAIRS_A_THREAD = 64
+
+
+def _comparisons(
+    kept: npt.NDArray[np.uint8], other: npt.NDArray[np.uint8]
+) -> imagecheck.Comparison:
+    """``imagecheck.compare`` of the pairs of rows, on every core when there are enough (a
+    scan names thousands of members one after another, after its pool has finished)."""
+    parts = checked.in_threads(
+        lambda part: imagecheck.compare(kept[part], other[part]),
+        len(kept),
+        _NAMING_PAIRS_A_THREAD,
+    )
+    if len(parts) == 1:
+        return parts[0]
+    return imagecheck.Comparison(
+        **{
+            name: np.concatenate([getattr(part, name) for part in parts])
+            for name in imagecheck.Comparison.__dataclass_fields__
+        }
+    )
+
+
 def _compared(
     kept: npt.NDArray[np.uint8],
     other: npt.NDArray[np.uint8],
@@ -876,7 +901,7 @@ def _compared(
     an earlier scan compared taken from ``memory`` (by the two descriptors' content, in
     order): a rescan names every member's edits without comparing one pair again."""
     if memory is None or not len(kept):
-        return imagecheck.compare(kept, other)
+        return _comparisons(kept, other)
     blank = np.zeros(len(kept), dtype=np.uint64)
     keys = np.stack((checked.content_keys(blank, kept), checked.content_keys(blank, other)), 1)
     known, rows = memory.recall(name, keys)
@@ -886,7 +911,7 @@ def _compared(
         rows = np.zeros((len(kept), len(fields)), dtype=np.float64)
     todo = np.flatnonzero(~known)
     if len(todo):
-        fresh = imagecheck.compare(kept[todo], other[todo])
+        fresh = _comparisons(kept[todo], other[todo])
         rows[todo] = np.stack([np.asarray(getattr(fresh, f), np.float64) for f in fields], 1)
     memory.keep(name, keys, rows)
     columns = dict(zip(fields, rows.T, strict=True))

@@ -89,6 +89,7 @@ __all__ = [
     "edits_of",
     "has_detail",
     "header",
+    "headers",
     "holds_colour",
     "invariant_pair_similarity",
     "opacity_cells",
@@ -354,16 +355,26 @@ def assembled(
 def header(row: npt.ArrayLike) -> Header:
     """The header of one descriptor."""
     data = np.asarray(row, dtype=np.uint8).reshape(-1)
-    flags = int(data[0])
-    fmt = int(data[2])
+    return _header_of(tuple(data[:HEADER_BYTES].tolist()))
+
+
+def headers(rows: npt.NDArray[np.uint8]) -> list[Header]:
+    """The header of each of (P, DESCRIPTOR_BYTES) descriptors: a group's kept picture heads
+    every pair of it, so each distinct header is read once."""
+    return [_header_of(tuple(values)) for values in rows[:, :HEADER_BYTES].tolist()]
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_of(values: tuple[int, ...]) -> Header:
+    flags, quality, fmt, side, *margins = values
     return Header(
         colour=bool(flags & _COLOUR),
         transparent=bool(flags & _TRANSPARENT),
         graphic=bool(flags & _GRAPHIC),
         format=Format(fmt) if fmt in Format._value2member_map_ else Format.OTHER,
-        quality=int(data[1]),
-        side=int(data[3]),
-        margins=(data[4] / 250, data[5] / 250, data[6] / 250, data[7] / 250),
+        quality=quality,
+        side=side,
+        margins=(margins[0] / 250, margins[1] / 250, margins[2] / 250, margins[3] / 250),
     )
 
 
@@ -1424,8 +1435,7 @@ def edits_of(
         )
     ]  # fmt: skip
     colours = _colour_changes(kept, others)
-    heads_a = [header(row) for row in kept]
-    heads_b = [header(row) for row in others]
+    heads_a, heads_b = headers(kept), headers(others)
     return [
         _named(
             _Figures(*(column[i] for column in figures)),

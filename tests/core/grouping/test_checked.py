@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -302,3 +303,42 @@ def test_an_indexed_measure_gives_every_pair_the_plain_measures_answer(
     assert measure.pairs - before == len(found.pairs)
     assert all(nodes <= 60 for nodes, _ in tables)
     assert 0 < sum(pairs for _, pairs in tables) < len(found.pairs)  # both forms were used
+
+
+def test_work_in_threads_covers_every_item_once_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts cut as ``np.array_split`` cuts them, each on some thread, given back in order;
+    too few items for a thread each are worked here at once."""
+    monkeypatch.setattr(checked.os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
+    seen: list[str] = []
+
+    def work(part: slice) -> list[int]:
+        seen.append(threading.current_thread().name)
+        return list(range(part.start, part.stop))
+
+    parts = checked.in_threads(work, 1003, least=100)
+    assert [len(p) for p in parts] == [len(p) for p in np.array_split(np.arange(1003), 12)]
+    assert [i for part in parts for i in part] == list(range(1003))
+    assert all(name.startswith("dupfinder-check") for name in seen)
+    seen.clear()
+    assert checked.in_threads(work, 150, least=100) == [list(range(150))]
+    assert seen == [threading.current_thread().name]
+    assert checked.in_threads(work, 0) == [[]]
+
+
+def test_members_compared_on_threads_give_one_comparison_of_them_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The naming's comparisons cut across threads are the comparison of every pair at once."""
+    from dupfinder.core.grouping import groups
+
+    monkeypatch.setattr(checked.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    rng = np.random.default_rng(5)
+    kept = rng.integers(0, 256, (300, imagecheck.DESCRIPTOR_BYTES), dtype=np.uint8)
+    other = np.clip(kept.astype(int) + rng.integers(-30, 30, kept.shape), 0, 255).astype(np.uint8)
+    for rows in (kept, other):
+        rows[:, 0] = rng.integers(0, 8, len(rows))
+        rows[:, 3] = rng.integers(1, 256, len(rows))
+    whole = imagecheck.compare(kept, other)
+    threaded = groups._comparisons(kept, other)
+    for name in imagecheck.Comparison.__dataclass_fields__:
+        assert np.array_equal(getattr(threaded, name), getattr(whole, name)), name
