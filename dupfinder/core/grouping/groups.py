@@ -531,10 +531,14 @@ def _reached(
         groups[index] = _kept_instead(groups[index], tries[index][attempt], references[index])
     places, kept_rows, other_rows = _keeper_pairs(groups, waiting)
     width = imagecheck.DESCRIPTOR_BYTES
-    similar = pictures_check.measure(
-        outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width),
-        outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width),
-    ).tolist()
+    members = outcomes.padded_sketches(np.asarray(other_rows, dtype=np.intp), width)
+    keepers = outcomes.padded_sketches(np.asarray(kept_rows, dtype=np.intp), width)
+    parts = checked.in_threads(
+        lambda part: pictures_check.measure(members[part], keepers[part]),
+        len(members),
+        _NAMING_PAIRS_A_THREAD,
+    )
+    similar = np.concatenate(parts).tolist()
     figures = dict(zip(places, similar, strict=True))
     took: list[tuple[int, dict[str, int]]] = []
     refused: list[tuple[int, dict[str, int]]] = []
@@ -593,6 +597,10 @@ _UNREACHED_SHARE = 3
 #: 400 x 250 preview of its 3840 x 2160 picture shows more of the scene, in 1/80 of the
 #: pixels): never the original kept instead of it.
 _ORIGINAL_SHRINK = 2
+
+#: Pairs a thread compares at the least when members are named or measured against a new
+#: keeper: a comparison is some 100 us, a thread's start some 100 us.
+_NAMING_PAIRS_A_THREAD = 64
 
 
 def _original_kept(group: Group, references: Sequence[str]) -> Group:
@@ -864,11 +872,6 @@ def _edits_memory(again: bool) -> str:
     another's place; it changes with the check's source, as the check's own name does."""
     kind = "image-edits-again" if again else "image-edits"
     return checked.check_name(kind, imagecheck.pair_similarity, imagecheck.compiled_files())
-
-
-#: Pairs a thread compares at the least when members are named: a comparison is some
-#: 100 us, a thread's start some 100 us.
-_NAMING_PAIRS_A_THREAD = 64
 
 
 def _comparisons(

@@ -198,6 +198,7 @@ def keeper_key(
     referenced = any(_in_folder(path, folder) for folder in references) if references else False
     picture = pixels > 0 and media is None
     lossy_media, bitrate, seconds = _media_quality(media)
+    lossy_picture = _lossy(path) if picture else 0
     return (
         0 if referenced else 1,
         copy_marks(path, pixels > 0),
@@ -206,8 +207,8 @@ def keeper_key(
         bitrate,
         seconds,
         -pixels,
-        _lossy(path) if picture else 0,
-        -size / pixels if picture and _lossy(path) else 0.0,
+        lossy_picture,
+        -size / pixels if lossy_picture else 0.0,
         mtime_ns,
         path.count(os.sep),
         -size,
