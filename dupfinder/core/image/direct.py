@@ -24,6 +24,10 @@ arithmetic, compiled (``direct_kernels``; where it was not built, or
 - the descriptor's grey thumbnail as Pillow's box halving, its chroma through Pillow's
   YCbCr conversion (64 pixels: one call).
 
+After its border is cut off, a picture decoded whole takes the steps from its grey to its
+thumbnails in one compiled call (``shown_parts``): an icon's steps cost more in the
+interpreter between them than in themselves.
+
 A PNG of 8-bit grey, RGB or RGBA samples is read from its bytes by ``png``, without Pillow
 opening it (a grey one is reduced as grey, then made RGB); every other picture is decoded by
 Pillow and handed over as grey, RGB or RGBA. Tests hold both paths equal on the icons and
@@ -139,7 +143,7 @@ def _plan(height: int, width: int, side: int, box_filter: bool) -> _Plan | None:
     )
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)
 def _resize(kernel: ModuleType, height: int, width: int, side: int, box_filter: bool) -> object:
     """``_plan`` as the kernel's own ``Resize`` (its taps held once per picture size), or
     None where the picture is that square already."""
@@ -199,14 +203,14 @@ def _trimmed(
 
 
 def _working(
-    kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int, trimmed: bool
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int
 ) -> tuple[npt.NDArray[np.uint8], Box]:
-    """The working square of the picture's grey over ``background``, and the part of the
-    picture kept (``perceptual._shrink`` for a picture that needs no turn): all of
-    ``pixels`` when they were ``trimmed`` at the stored size already, else the part inside
-    their own plain border (a picture its decoder shrank)."""
+    """The working square of the grey over ``background`` of a picture its decoder shrank,
+    and the part of the picture kept (``perceptual._shrink`` for a picture that needs no
+    turn): the part inside its own plain border (a picture decoded whole had its border cut
+    off at its stored size, ``_whole``)."""
     grey = kernel.grey_over(pixels, background)
-    box = _WHOLE if trimmed else _border(kernel, pixels, background)
+    box = _border(kernel, pixels, background)
     if box != _WHOLE:
         left, top, right, bottom = _pixel_box(box, *grey.shape)
         grey = np.ascontiguousarray(grey[top:bottom, left:right])
@@ -370,12 +374,12 @@ def _shrunk(
 ) -> _Parts | None:
     """The steps of a picture its decoder shrank (a scaled WebP): its border is found at
     the size it came at, one step at a time."""
-    working, box = _working(kernel, pixels, 255, False)
+    working, box = _working(kernel, pixels, 255)
     over_white = True
     if _flat(kernel, working):
         if pixels.shape[2] != 4:
             return None
-        working, box = _working(kernel, pixels, 0, False)
+        working, box = _working(kernel, pixels, 0)
         over_white = False
         if _flat(kernel, working):
             return None
