@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -308,7 +309,7 @@ def test_an_indexed_measure_gives_every_pair_the_plain_measures_answer(
 def test_work_in_threads_covers_every_item_once_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts cut as ``np.array_split`` cuts them, each on some thread, given back in order;
     too few items for a thread each are worked here at once."""
-    monkeypatch.setattr(checked.os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
     seen: list[str] = []
 
     def work(part: slice) -> list[int]:
@@ -331,7 +332,7 @@ def test_members_compared_on_threads_give_one_comparison_of_them_all(
     """The naming's comparisons cut across threads are the comparison of every pair at once."""
     from dupfinder.core.grouping import groups
 
-    monkeypatch.setattr(checked.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     rng = np.random.default_rng(5)
     kept = rng.integers(0, 256, (300, imagecheck.DESCRIPTOR_BYTES), dtype=np.uint8)
     other = np.clip(kept.astype(int) + rng.integers(-30, 30, kept.shape), 0, 255).astype(np.uint8)
