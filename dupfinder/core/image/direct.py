@@ -267,10 +267,72 @@ def _opacity(
 
 
 def _chroma_cells(colours: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """Cb and Cr of the chroma thumbnail, as the descriptor takes them (Pillow's YCbCr)."""
-    side = imagecheck.CHROMA_SIDE
-    small = Image.frombuffer("RGB", (side, side), colours.tobytes(), "raw", "RGB", 0, 1)
-    return imagecheck.chroma_cells(small)
+    """Cb and Cr of the chroma thumbnail, as the descriptor takes them: Pillow's YCbCr, read
+    from ``_chroma_tables`` (an icon's 64 colours through Pillow cost some 30 us of its
+    objects), or from Pillow itself where the tables do not hold."""
+    tables = _chroma_tables()
+    if tables is None:
+        side = imagecheck.CHROMA_SIDE
+        small = Image.frombuffer("RGB", (side, side), colours.tobytes(), "raw", "RGB", 0, 1)
+        return imagecheck.chroma_cells(small)
+    return _chroma_of(tables, colours)
+
+
+#: Pillow's Cb and Cr by 8-bit RGB, halved: Cb is ``((cb[r, g] + b) >> 1) + 128`` and Cr
+#: ``((cr[g, b] + r) >> 1) + 128``.
+_Tables = tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]
+
+
+def _chroma_of(tables: _Tables, rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Cb then Cr of (..., 3) samples by ``tables``, as (2, ...)."""
+    cb_half, cr_half = tables
+    r, g, b = (rgb[..., band].astype(np.intp) for band in range(3))
+    cb = ((cb_half[r, g] + b) >> 1) + 128
+    cr = ((cr_half[g, b] + r) >> 1) + 128
+    return np.stack([cb, cr]).astype(np.uint8)
+
+
+#: Colours held against Pillow when the tables are made: each band's ends and steps, and a
+#: sample of the rest.
+_CHROMA_PROBES = 4096
+
+
+@functools.cache
+def _chroma_tables() -> _Tables | None:
+    """Pillow's RGB to YCbCr chroma as two tables, read from Pillow itself, or None where
+    they do not give its answers.
+
+    Pillow sums a table of each band and shifts (``ConvertYCbCr.c``), and one band's table is
+    32 times the level in each: Cb's blue, Cr's red. ``(T + 32 b) >> 6`` then depends on the
+    other two bands only through ``T >> 5``, which two conversions tell for every pair of
+    levels (``b`` 0 and 1). The tables are held against Pillow on sample colours before
+    they are used (a Pillow that converts otherwise keeps its own steps), and on every
+    colour by the tests."""
+    levels = np.arange(256)
+    pairs = np.stack(np.meshgrid(levels, levels, indexing="ij"), -1).reshape(-1, 2)
+    zero, one = np.zeros(len(pairs), np.intp), np.ones(len(pairs), np.intp)
+
+    def converted(
+        r: npt.NDArray[np.intp], g: npt.NDArray[np.intp], b: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.int64]:
+        samples = np.stack([r, g, b], -1).astype(np.uint8).reshape(256, -1, 3)
+        ycbcr = Image.fromarray(samples, "RGB").convert("YCbCr")
+        return np.asarray(ycbcr).reshape(-1, 3).astype(np.int64)
+
+    def halved(low: npt.NDArray[np.int64], high: npt.NDArray[np.int64]) -> npt.NDArray[np.int16]:
+        return ((low - 128) * 2 + (high - low)).reshape(256, 256).astype(np.int16)
+
+    r, g = pairs[:, 0], pairs[:, 1]
+    cb_half = halved(converted(r, g, zero)[:, 1], converted(r, g, one)[:, 1])
+    cr_half = halved(converted(zero, r, g)[:, 2], converted(one, r, g)[:, 2])
+    tables = (cb_half, cr_half)
+    rng = np.random.default_rng(0)
+    probes = rng.integers(0, 256, (_CHROMA_PROBES, 3))
+    probes[:256] = np.stack([levels, levels[::-1], (levels * 7) % 256], -1)
+    expected = converted(probes[:, 0], probes[:, 1], probes[:, 2])[:, 1:].T
+    if not np.array_equal(_chroma_of(tables, probes.astype(np.uint8)), expected):
+        return None
+    return tables
 
 
 def _reduced(pixels: npt.NDArray[np.uint8], factor: int) -> npt.NDArray[np.uint8]:

@@ -275,3 +275,25 @@ def test_a_truncated_png_is_named_damaged_as_before(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-60])
     with pytest.raises(CorruptFile):
         perceptual.image_fingerprint(path)
+
+
+def test_the_chroma_tables_give_pillows_ycbcr_for_every_colour() -> None:
+    """Cb and Cr read from the tables made of Pillow's own conversions are Pillow's, on all
+    16,777,216 colours; where no tables are made, Pillow converts."""
+    tables = direct._chroma_tables()
+    assert tables is not None
+    every = np.arange(1 << 24, dtype=np.uint32)
+    rgb = np.stack([(every >> 16) & 255, (every >> 8) & 255, every & 255], -1).astype(np.uint8)
+    ycbcr = np.asarray(Image.fromarray(rgb.reshape(4096, 4096, 3), "RGB").convert("YCbCr"))
+    expected = ycbcr.reshape(-1, 3)[:, 1:].T
+    assert np.array_equal(direct._chroma_of(tables, rgb), expected)
+
+
+def test_chroma_cells_are_pillows_with_the_tables_or_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(3)
+    colours = rng.integers(0, 256, (8, 8, 3), dtype=np.uint8)
+    from_tables = direct._chroma_cells(colours)
+    monkeypatch.setattr(direct, "_chroma_tables", lambda: None)
+    assert np.array_equal(direct._chroma_cells(colours), from_tables)
