@@ -136,3 +136,16 @@ def loaded(names: list[str]) -> list[bool]:
     import sys
 
     return [name in sys.modules for name in names]
+
+
+def pictures_warm() -> bool:
+    """Whether the calling process (a worker) holds the picture reader's chroma tables and
+    hasher already, made before its first picture."""
+    import sys
+
+    direct = sys.modules.get("dupfinder.core.image.direct")
+    hashes = sys.modules.get("dupfinder.core.image.hashes")
+    if direct is None or hashes is None:
+        return False
+    made = direct._chroma_tables.cache_info().currsize, hashes._hasher.cache_info().currsize
+    return all(made)

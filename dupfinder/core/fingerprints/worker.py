@@ -127,11 +127,17 @@ _READERS: dict[Kind, tuple[str, ...]] = {
 def reader_modules(kinds: Iterable[Kind]) -> list[str]:
     """This module and the readers of ``kinds``: a pool's fork server imports them once, so
     its workers start with them (each worker importing them again cost its own 0.2-0.3 s of
-    CPU, on every core)."""
+    CPU, on every core); then ``warm``, which has them make what their first file would."""
     wanted = [__name__]
     for kind in sorted(set(kinds) & _READERS.keys()):
         wanted.extend(name for name in _READERS[kind] if name not in wanted)
+    if len(wanted) > 1:  # then what the readers make on their first file, made once
+        wanted.append(_WARM)
     return wanted
+
+
+#: Imported after the readers, it makes what each makes on its first file (``warm``).
+_WARM = "dupfinder.core.fingerprints.warm"
 
 
 class _FileTimeoutError(Exception):

@@ -82,6 +82,7 @@ __all__ = [
     "hash_working",
     "image_fingerprint",
     "load_working_image",
+    "warm",
     "working_hashes",
 ]
 
@@ -736,3 +737,20 @@ def crop_hashes(working: Image.Image) -> tuple[int, ...]:
 _ARRAY_TRANSFORMS: dict[Image.Transpose, Callable[[np.ndarray], np.ndarray]] = dict(
     zip(VARIANT_TRANSFORMS, TURNS, strict=True)
 )
+
+
+def warm() -> None:
+    """Make what a first picture makes once: the compiled kernels loaded, the hasher's plans,
+    the chroma tables, libdeflate's module. A scan pool's fork server calls this before it
+    forks (``fingerprints.warm``), so each worker starts with them instead of making them
+    on its first file (a worker's first icon took 19.6 ms of CPU here, 2.2 ms warmed)."""
+    png.warm()
+    side = 48
+    ramp = np.linspace(0, 255, side, dtype=np.uint8)
+    pixels = np.empty((side, side, 4), dtype=np.uint8)
+    pixels[:, :, 0] = ramp[None, :]
+    pixels[:, :, 1] = ramp[:, None]
+    pixels[:, :, 2] = ramp[::-1][None, :]
+    pixels[:, :, 3] = 255
+    pixels[:4, :4, 3] = 0  # a transparent corner: the opacity's steps too
+    direct.fingerprint(pixels, colour=True, file_format="PNG", invariant=False)

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from dupfinder.core.jit.engine import Kernel, choose
 
-__all__ = ["SIGNATURE", "may_hold_exif", "pixels"]
+__all__ = ["SIGNATURE", "may_hold_exif", "pixels", "warm"]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: IHDR colour types read here: 0 (grey), 2 (RGB) and 6 (RGBA), at 8 bits a sample.
@@ -152,6 +152,11 @@ def _inflated(
         return None
     found: npt.NDArray[np.uint8] | None = kernel.unfiltered(raw, height, width, bands)
     return found
+
+
+def warm() -> None:
+    """Import libdeflate's module now (a worker's first PNG would)."""
+    _inflater()
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from dupfinder.core.scan import pipeline
 
 PICTURES = "dupfinder.core.image.perceptual"
 DOCUMENTS = "dupfinder.core.extract"
+WARM = "dupfinder.core.fingerprints.warm"
 
 
 def test_each_kind_names_its_readers() -> None:
@@ -25,6 +26,8 @@ def test_each_kind_names_its_readers() -> None:
     assert {PICTURES, DOCUMENTS} <= set(both)
     assert len(both) == len(set(both))  # video's picture reader named once
     assert reader_modules([Kind.OTHER]) == ["dupfinder.core.fingerprints.worker"]
+    assert both[-1] == WARM  # after the readers it warms
+    assert reader_modules([Kind.IMAGE])[-1] == WARM
 
 
 @pytest.fixture
@@ -48,3 +51,20 @@ def test_workers_start_with_the_readers_of_the_kinds_read(fresh_fork_server: Non
 
 def test_without_readers_a_worker_starts_without_them(fresh_fork_server: None) -> None:
     assert _loaded_in_a_worker([]) == [False, False]
+
+
+def _warm_in_a_worker(readers: list[str]) -> bool:
+    with ProcessPoolExecutor(1, mp_context=pipeline._mp_context(readers)) as pool:
+        return pool.submit(scan_helpers.pictures_warm).result(timeout=120)
+
+
+def test_workers_start_with_what_a_first_picture_makes(fresh_fork_server: None) -> None:
+    """The fork server had the picture reader make its kernels, plans and tables: a worker
+    forked from it starts with them."""
+    assert _warm_in_a_worker(reader_modules([Kind.IMAGE]))
+
+
+def test_without_warming_a_worker_makes_them_on_its_first_picture(
+    fresh_fork_server: None,
+) -> None:
+    assert not _warm_in_a_worker([name for name in reader_modules([Kind.IMAGE]) if name != WARM])
