@@ -1457,24 +1457,18 @@ cdef void _levels_of(const unsigned char *row, int start, int side, double *out)
 
 cdef void _aligned_pair(const unsigned char *a, const unsigned char *b, int start, int side,
                         double sy, double oy, double sx, double ox, bint inside,
-                        double *out_a, double *out_b, double *rows, double *work
-                        ) noexcept nogil:
+                        double *out_a, double *out_b, double *rows) noexcept nogil:
     """``check._aligned`` of one pair: both thumbnails on the grey grid, the container's
-    region resampled onto the inner's grid (none where the alignment is the whole)."""
-    cdef bint whole = sy == 1.0 and oy == 0.0 and sx == 1.0 and ox == 0.0
-    cdef int i
+    region resampled onto the inner's grid, in place (none where the alignment is the
+    whole)."""
     _levels_of(a, start, side, out_a)
     _levels_of(b, start, side, out_b)
-    if whole:
+    if sy == 1.0 and oy == 0.0 and sx == 1.0 and ox == 0.0:
         return
     if inside:
-        _region(out_a, SIDE, sy, oy, sx, ox, rows, work)
-        for i in range(GREY_BYTES):
-            out_a[i] = work[i]
+        _region(out_a, SIDE, sy, oy, sx, ox, rows, out_a)
     else:
-        _region(out_b, SIDE, sy, oy, sx, ox, rows, work)
-        for i in range(GREY_BYTES):
-            out_b[i] = work[i]
+        _region(out_b, SIDE, sy, oy, sx, ox, rows, out_b)
 
 
 cdef double _coarse_spread(const double *grey, double *cells) noexcept nogil:
@@ -1529,15 +1523,14 @@ def tones(
     if pairs == 0:
         return result
     cdef double[:, ::1] out = result
-    buffers = np.zeros(7 * GREY_BYTES, np.float64)
+    buffers = np.zeros(6 * GREY_BYTES, np.float64)
     cdef double[::1] buf = buffers
     cdef double *ga = &buf[0]
     cdef double *gb = ga + GREY_BYTES
     cdef double *oa = gb + GREY_BYTES
     cdef double *ob = oa + GREY_BYTES
     cdef double *rows = ob + GREY_BYTES
-    cdef double *work = rows + GREY_BYTES
-    cdef double *cells = work + GREY_BYTES
+    cdef double *cells = rows + GREY_BYTES
     cdef unsigned char drawn[GREY_BYTES]
     cdef const unsigned char *a
     cdef const unsigned char *b
@@ -1552,13 +1545,13 @@ def tones(
                 continue
             inside = b_in_a[p] != 0
             _aligned_pair(a, b, HEADER, SIDE, scale_y[p], offset_y[p], scale_x[p],
-                          offset_x[p], inside, ga, gb, rows, work)
+                          offset_x[p], inside, ga, gb, rows)
             if moved:
                 out[p, 2] = _coarse_spread(ga, cells)
                 out[p, 3] = _coarse_spread(gb, cells)
                 continue
             _aligned_pair(a, b, CHROMA_END, ALPHA, scale_y[p], offset_y[p], scale_x[p],
-                          offset_x[p], inside, oa, ob, rows, work)
+                          offset_x[p], inside, oa, ob, rows)
             count = 0
             for i in range(GREY_BYTES):
                 drawn[i] = oa[i] >= drawn_level and ob[i] >= drawn_level

@@ -21,12 +21,12 @@ arithmetic, compiled (``direct_kernels``; where it was not built, or
   fixed point; a picture its decoder shrank is trimmed here, by the same rule);
 - the colours: premultiplied by alpha, box-resized to the chroma thumbnail, unpremultiplied
   (``Image.resize`` of RGBA), composited over white (``AlphaComposite.c``);
-- the descriptor's grey thumbnail as Pillow's box halving, its chroma through Pillow's
-  YCbCr conversion (64 pixels: one call).
+- the descriptor's grey thumbnail as Pillow's box halving, its chroma as Pillow's YCbCr
+  conversion gives it (read from tables made of that conversion, ``_chroma_tables``).
 
-After its border is cut off, a picture decoded whole takes the steps from its grey to its
-thumbnails in one compiled call (``shown_parts``): an icon's steps cost more in the
-interpreter between them than in themselves.
+After its border is cut off, a picture takes the steps from its grey to its thumbnails in
+one compiled call (``shown_parts``): an icon's steps cost more in the interpreter between
+them than in themselves.
 
 A PNG of 8-bit grey, RGB or RGBA samples is read from its bytes by ``png``, without Pillow
 opening it (a grey one is reduced as grey, then made RGB); every other picture is decoded by
@@ -99,30 +99,6 @@ def _taps(matrix: npt.NDArray[np.float64]) -> _Taps:
     return _Taps(start, count, weight)
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """A resize to a fixed size as the kernel runs it (``resample.Resize``'s weights)."""
-
-    columns: _Taps
-    rows: _Taps
-    horizontal_first: bool
-
-    def __call__(self, kernel: ModuleType, pixels: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-        """The resize of (h, w) grey levels (contiguous) or (h, w, bands) samples."""
-        run = kernel.resized_grey if pixels.ndim == 2 else kernel.resized
-        resized: npt.NDArray[np.uint8] = run(
-            pixels,
-            self.columns.start,
-            self.columns.count,
-            self.columns.weight,
-            self.rows.start,
-            self.rows.count,
-            self.rows.weight,
-            self.horizontal_first,
-        )
-        return resized
-
-
 @functools.lru_cache(maxsize=1024)
 def _axis(in_size: int, out_size: int, box_filter: bool) -> _Taps:
     """The taps of one axis of a whole picture resized (Lanczos, or box): a picture's plan
@@ -131,38 +107,28 @@ def _axis(in_size: int, out_size: int, box_filter: bool) -> _Taps:
     return _taps(resample.axis_weights(in_size, out_size, kind))
 
 
-def _plan(height: int, width: int, side: int, box_filter: bool) -> _Plan | None:
-    """Pillow's resize of a (height, width) picture to a ``side`` square (Lanczos, or box);
-    None where it is that square already (Pillow copies it)."""
-    if (height, width) == (side, side):
-        return None
-    return _Plan(
-        _axis(width, side, box_filter),
-        _axis(height, side, box_filter),
-        resample.horizontal_first((height, width), (side, side)),
-    )
-
-
 @functools.lru_cache(maxsize=4096)
 def _resize(kernel: ModuleType, height: int, width: int, side: int, box_filter: bool) -> object:
-    """``_plan`` as the kernel's own ``Resize`` (its taps held once per picture size), or
-    None where the picture is that square already."""
-    plan = _plan(height, width, side, box_filter)
-    if plan is None:
+    """Pillow's resize of a (height, width) picture to a ``side`` square (Lanczos, or box) as
+    the kernel's own ``Resize``, its taps held once per picture size; None where the picture
+    is that square already (Pillow copies it)."""
+    if (height, width) == (side, side):
         return None
-    x, y = plan.columns, plan.rows
+    x, y = _axis(width, side, box_filter), _axis(height, side, box_filter)
     return kernel.Resize(
         height, width, x.start, x.count, x.weight, y.start, y.count, y.weight,
-        plan.horizontal_first,
+        resample.horizontal_first((height, width), (side, side)),
     )  # fmt: skip
 
 
 def _parts(
     kernel: ModuleType, shown: npt.NDArray[np.uint8], background: int, colour: bool, opacity: bool
 ) -> tuple[npt.NDArray[np.uint8], ...] | None:
-    """A whole picture's steps after its border was cut off, in one compiled call: the working
-    square (``_working``), its halving, the colours (``_colours``, with ``colour``) and the
-    opacity thumbnail (``_opacity``, with ``opacity``); None where the square is flat."""
+    """A picture's steps after its border was cut off, in one compiled call: the working
+    square of its grey over ``background``, its halving, the colours at the chroma
+    thumbnail's size (with ``colour``) and the opacity thumbnail (with ``opacity``); None
+    where the square is flat (``perceptual._shrink``, ``_colour`` and ``_opacity`` for a
+    picture that needs no turn)."""
     height, width = shown.shape[:2]
     found: tuple[npt.NDArray[np.uint8], ...] | None = kernel.shown_parts(
         shown,
@@ -188,36 +154,26 @@ def _border(kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int) 
     return (left / width, top / height, right / width, bottom / height)
 
 
+def _kept(
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int
+) -> tuple[Box, npt.NDArray[np.uint8]]:
+    """The part of a picture's samples inside its plain border (shown over ``background``),
+    and that part."""
+    box = _border(kernel, pixels, background)
+    left, top, right, bottom = _pixel_box(box, *pixels.shape[:2])
+    return box, pixels[top:bottom, left:right]
+
+
 def _trimmed(
     kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int
 ) -> tuple[Box, npt.NDArray[np.uint8]]:
     """A picture's stored samples trimmed (shown over ``background``), then reduced by the
     factor of what is kept; grey samples are then made RGB (as Pillow's ``convert``)."""
-    trim = _border(kernel, pixels, background)
-    left, top, right, bottom = _pixel_box(trim, *pixels.shape[:2])
-    kept = pixels[top:bottom, left:right]
+    trim, kept = _kept(kernel, pixels, background)
     shown = _reduced(kept, levels.reduce_factor(kept.shape[1], kept.shape[0]))
     if shown.shape[2] == 1:
         shown = np.ascontiguousarray(np.repeat(shown, 3, axis=2))
     return trim, shown
-
-
-def _working(
-    kernel: ModuleType, pixels: npt.NDArray[np.uint8], background: int
-) -> tuple[npt.NDArray[np.uint8], Box]:
-    """The working square of the grey over ``background`` of a picture its decoder shrank,
-    and the part of the picture kept (``perceptual._shrink`` for a picture that needs no
-    turn): the part inside its own plain border (a picture decoded whole had its border cut
-    off at its stored size, ``_whole``)."""
-    grey = kernel.grey_over(pixels, background)
-    box = _border(kernel, pixels, background)
-    if box != _WHOLE:
-        left, top, right, bottom = _pixel_box(box, *grey.shape)
-        grey = np.ascontiguousarray(grey[top:bottom, left:right])
-    plan = _plan(grey.shape[0], grey.shape[1], WORKING_SIZE, False)
-    if plan is None:
-        return grey, box
-    return plan(kernel, grey), box
 
 
 def _pixel_box(box: Box, height: int, width: int) -> tuple[int, int, int, int]:
@@ -228,42 +184,6 @@ def _pixel_box(box: Box, height: int, width: int) -> tuple[int, int, int, int]:
         round(box[2] * width),
         round(box[3] * height),
     )
-
-
-def _colours(kernel: ModuleType, pixels: npt.NDArray[np.uint8], box: Box) -> npt.NDArray[np.uint8]:
-    """The colours inside ``box`` at the chroma thumbnail's size, over white where
-    transparent, as (side, side, 3): ``perceptual._colour`` for a picture without a turn."""
-    left, top, right, bottom = _pixel_box(box, *pixels.shape[:2])
-    part = pixels[top:bottom, left:right]
-    plan = _plan(part.shape[0], part.shape[1], imagecheck.CHROMA_SIDE, True)
-    opaque = part.shape[2] == 3
-    if plan is None:  # Pillow copies a picture already at the size
-        small = part
-    elif opaque:
-        small = plan(kernel, part)
-    else:  # Image.resize of RGBA: premultiplied, resized, turned back
-        small = plan(kernel, kernel.premultiplied(part))
-    if opaque:
-        return np.ascontiguousarray(small)
-    colours: npt.NDArray[np.uint8] = kernel.over_white(small, plan is not None)
-    return colours
-
-
-def _opacity(
-    kernel: ModuleType, pixels: npt.NDArray[np.uint8], box: Box
-) -> npt.NDArray[np.uint8] | None:
-    """The opacity thumbnail of the part inside ``box`` of (h, w, bands) samples (None
-    without an alpha band): ``perceptual._opacity`` for a picture without a turn, its box
-    resize as Pillow's (``imagecheck.opacity_cells``) run by the kernel."""
-    if pixels.shape[2] not in (2, 4):
-        return None
-    left, top, right, bottom = _pixel_box(box, *pixels.shape[:2])
-    alpha = np.ascontiguousarray(pixels[top:bottom, left:right, -1])
-    height, width = alpha.shape
-    if not alpha.size:  # as Pillow has it
-        return imagecheck.opacity_cells(Image.frombuffer("L", (width, height), alpha))
-    plan = _plan(height, width, imagecheck.ALPHA_SIDE, True)
-    return alpha if plan is None else plan(kernel, alpha)
 
 
 def _chroma_cells(colours: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
@@ -348,10 +268,6 @@ def _reduced(pixels: npt.NDArray[np.uint8], factor: int) -> npt.NDArray[np.uint8
     return reduced[:, :, None] if bands == 1 else reduced
 
 
-def _flat(kernel: ModuleType, working: npt.NDArray[np.uint8]) -> bool:
-    return float(kernel.spread(working)) < levels.FLAT_STD * levels.FLAT_STD
-
-
 def fingerprint(
     pixels: npt.NDArray[np.uint8],
     *,
@@ -378,10 +294,7 @@ def fingerprint(
         return None
     if clear is None:
         clear = bool(kernel.translucent(pixels))
-    if pixels.shape[:2] == (height, width):
-        parts = _whole(kernel, pixels, colour, clear)
-    else:
-        parts = _shrunk(kernel, pixels, colour, clear)
+    parts = _steps(kernel, pixels, colour, clear, pixels.shape[:2] == (height, width))
     if parts is None:
         return None
     working, halved, colours, opacity, box = parts
@@ -412,41 +325,25 @@ _Parts = tuple[
 ]
 
 
-def _whole(
-    kernel: ModuleType, pixels: npt.NDArray[np.uint8], colour: bool, clear: bool
+def _steps(
+    kernel: ModuleType, pixels: npt.NDArray[np.uint8], colour: bool, clear: bool, whole: bool
 ) -> _Parts | None:
-    """The steps of a picture decoded at its stored size: its border found and cut off at
-    that size, then the rest in one compiled call (``_parts``); shown over black where it is
-    flat over white (white art on transparency: its border is found over black too)."""
+    """A picture's border found and cut off, then the rest in one compiled call (``_parts``):
+    at its stored size, and reduced after, when it was decoded ``whole``; at the size it
+    came at when its decoder shrank it (a scaled WebP). Shown over black where it is flat
+    over white (white art on transparency: its border is found over black too)."""
     for background in (255, 0):
-        trim, shown = _trimmed(kernel, pixels, background)
-        over_white = background == 255
-        found = _parts(kernel, shown, background, colour, clear and over_white)
+        if whole:
+            box, shown = _trimmed(kernel, pixels, background)
+        else:
+            box, shown = _kept(kernel, pixels, background)
+        found = _parts(kernel, shown, background, colour, clear and background == 255)
         if found is not None:
             working, halved, colours, opacity = found
-            return working, halved, colours, opacity, trim
+            return working, halved, colours, opacity, box
         if shown.shape[2] != 4:
             return None
     return None
-
-
-def _shrunk(
-    kernel: ModuleType, pixels: npt.NDArray[np.uint8], colour: bool, clear: bool
-) -> _Parts | None:
-    """The steps of a picture its decoder shrank (a scaled WebP): its border is found at
-    the size it came at, one step at a time."""
-    working, box = _working(kernel, pixels, 255)
-    over_white = True
-    if _flat(kernel, working):
-        if pixels.shape[2] != 4:
-            return None
-        working, box = _working(kernel, pixels, 0)
-        over_white = False
-        if _flat(kernel, working):
-            return None
-    colours = _colours(kernel, pixels, box) if colour else None
-    opacity = _opacity(kernel, pixels, box) if clear and over_white else None
-    return working, kernel.halved(working), colours, opacity, box
 
 
 def _forms(working: npt.NDArray[np.uint8], invariant: bool) -> npt.NDArray[np.uint8]:
