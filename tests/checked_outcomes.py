@@ -3,6 +3,7 @@ them to the steps after the stars (``split``, ``assign``)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -48,3 +49,29 @@ class Outcomes:
         kept = [(k, s) for k, s in self.similarities.items() if s >= THRESHOLD]
         pairs = np.array([k for k, _ in kept], dtype=np.int64).reshape(-1, 2)
         return pairs, np.array([s for _, s in kept], dtype=np.float64)
+
+
+def random_outcomes(n: int, values: list[float], proposed: list[bool]) -> Outcomes:
+    """The checks ``random_checks`` drew: the pairs of ``n`` nodes ``proposed`` says were
+    checked, each with its value."""
+    every = itertools.combinations(range(n), 2)
+    pairs = [p for p, asked in zip(every, proposed, strict=False) if asked]
+    return Outcomes({p: v for p, v in zip(pairs, values, strict=False)})
+
+
+def assert_only_parted(
+    groups: list[tuple[int, ...]], parted: list[tuple[int, ...]], outcomes: Outcomes
+) -> None:
+    """Every group of ``parted`` lies inside one of ``groups``, no row is in two, and every
+    member passed against its representative (stars cut, nothing linked anew)."""
+    before = {row: i for i, group in enumerate(groups) for row in group}
+    seen: set[int] = set()
+    for group in parted:
+        assert len(group) >= 2
+        assert len({before[row] for row in group}) == 1
+        assert not seen & set(group)
+        seen |= set(group)
+        for member in group[1:]:
+            known, similarity = outcomes.similarity_of(np.array([group[0]]), np.array([member]))
+            assert known[0]
+            assert similarity[0] >= THRESHOLD

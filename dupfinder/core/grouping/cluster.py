@@ -32,7 +32,14 @@ from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.jit.engine import Engine, Kernel, choose
 from dupfinder.core.model import Grouping
 
-__all__ = ["Cluster", "Graph", "cluster_nodes", "cluster_unique", "component_labels"]
+__all__ = [
+    "Cluster",
+    "Graph",
+    "cluster_nodes",
+    "cluster_unique",
+    "component_labels",
+    "part_stars",
+]
 
 I64 = npt.NDArray[np.int64]
 
@@ -244,3 +251,24 @@ def _star_labels(
         taken[free] = True
         labels[free] = centre
     return labels
+
+
+def part_stars(
+    rows: I64,
+    node_of: I64,
+    part_nodes: I64,
+    passed: npt.NDArray[np.bool_],
+    sort_keys: Sequence[Any],
+) -> list[tuple[int, ...]]:
+    """The rows of ``rows`` whose node is in ``part_nodes``, made stars from the pairs that
+    passed among them (rows as given, representative first)."""
+    local = {int(node): i for i, node in enumerate(part_nodes.tolist())}
+    kept = [int(r) for r in rows.tolist() if int(node_of[r]) in local]
+    inverse = np.array([local[int(node_of[r])] for r in kept], dtype=np.int64)
+    a, b = np.nonzero(np.triu(passed, 1))
+    pairs = np.stack([a, b], axis=1).astype(np.int64)
+    keys = [sort_keys[r] for r in kept]
+    return [
+        tuple(kept[i] for i in group)
+        for group in cluster_nodes(inverse, pairs, keys, Grouping.STAR)
+    ]

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.assign import nearest_representatives, with_orphans
+from dupfinder.core.grouping.centres import better_centres
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import (
@@ -191,6 +192,22 @@ def _gathered(
     return outcomes.padded_sketches(rows[local], width)
 
 
+def _differences(
+    gather: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.uint8]],
+    outcomes: OutcomeColumns,
+    rows: npt.NDArray[np.intp],
+    a: int,
+    b: int,
+) -> frozenset[EditCode]:
+    """The edits named between the pictures of local rows ``a`` and ``b``, either way round
+    (a tone or a transparency named one way is named the other way too, as its opposite)."""
+    descriptors = gather(np.array([a, b], dtype=np.int64))
+    sizes = [(int(outcomes.widths[rows[r]]), int(outcomes.heights[rows[r]])) for r in (a, b)]
+    named = imagecheck.edits(descriptors[0], descriptors[1], sizes[0], sizes[1])
+    back = imagecheck.edits(descriptors[1], descriptors[0], sizes[1], sizes[0])
+    return frozenset(edit.code for edit in (*named, *back))
+
+
 def _compared_rows(
     gather: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.uint8]],
     measure: Similarity,
@@ -354,6 +371,15 @@ def group_rows(
                 check.threshold,
                 keeper_keys,
                 functools.partial(_coloured, gather, found.first),
+            )
+            # two look-alikes and their copies round one centre: each round its own
+            found_groups = better_centres(
+                found_groups,
+                found.inverse,
+                outcome.similarity_of,
+                check.threshold,
+                keeper_keys,
+                functools.partial(_differences, gather, outcomes, rows),
             )
             # a copy taken by a look-alike's star goes to the picture it is most like
             found_groups = nearest_representatives(

@@ -29,9 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dupfinder.core.grouping.cluster import cluster_nodes
+from dupfinder.core.grouping.cluster import part_stars
 from dupfinder.core.index.distinct import sorted_unique
-from dupfinder.core.model import Grouping
 
 __all__ = ["CROSS_PASSES", "DENSER", "DEPTH", "LONE_PASSES", "split_mixed"]
 
@@ -89,7 +88,9 @@ def split_mixed(
             out.append(tuple(group))
             continue
         for part in parts:
-            out.extend(_stars(rows, node_of, nodes[part], passed[np.ix_(part, part)], sort_keys))
+            out.extend(
+                part_stars(rows, node_of, nodes[part], passed[np.ix_(part, part)], sort_keys)
+            )
     out.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
     return out
 
@@ -175,24 +176,3 @@ def _share(passed: npt.NDArray[np.bool_], checked: npt.NDArray[np.bool_]) -> flo
     None when none was checked."""
     total = int(checked.sum())
     return int(passed.sum()) / total if total else None
-
-
-def _stars(
-    rows: I64,
-    node_of: I64,
-    part_nodes: I64,
-    passed: npt.NDArray[np.bool_],
-    sort_keys: Sequence[Any],
-) -> list[tuple[int, ...]]:
-    """The rows of ``rows`` whose node is in ``part_nodes``, made stars from the pairs that
-    passed among them (rows as given, representative first)."""
-    local = {int(node): i for i, node in enumerate(part_nodes.tolist())}
-    kept = [int(r) for r in rows.tolist() if int(node_of[r]) in local]
-    inverse = np.array([local[int(node_of[r])] for r in kept], dtype=np.int64)
-    a, b = np.nonzero(np.triu(passed, 1))
-    pairs = np.stack([a, b], axis=1).astype(np.int64)
-    keys = [sort_keys[r] for r in kept]
-    return [
-        tuple(kept[i] for i in group)
-        for group in cluster_nodes(inverse, pairs, keys, Grouping.STAR)
-    ]

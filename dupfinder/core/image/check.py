@@ -1388,6 +1388,11 @@ def _hue_kinds(
 
 #: Cosine of two tints' hues below which they read as toned differently.
 _SAME_HUE = 0.9
+#: A picture whose strongest cell of colour is below this (of 127) has too little colour to
+#: say it was lost or added against one without any, unless that one's file holds no colour
+#: at all: a grey window with a few small coloured icons reads as colourless or not by
+#: where its cells fall, and a crop of it must not read as its coloured original.
+_FAINT = 2.0 * _COLOURLESS
 
 
 def _colour_changes(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> list[EditCode | None]:
@@ -1396,9 +1401,13 @@ def _colour_changes(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> list[
     COLOURED, a sign of the original for the keeper, is many hues where there were none."""
     (kind_a, hue_a), (kind_b, hue_b) = _hue_kinds(a), _hue_kinds(b)
     other_hue = _cosine(hue_a, hue_b) < _SAME_HUE
-    tinted = (kind_b == 1) & ((kind_a != 1) | other_hue)
+    clear_a = (_strongest(_chroma(a)) >= _FAINT) | ((b[:, 0] & _COLOUR) == 0)
+    clear_b = (_strongest(_chroma(b)) >= _FAINT) | ((a[:, 0] & _COLOUR) == 0)
+    tinted = (kind_b == 1) & ((kind_a != 1) | other_hue) & clear_b
     code = np.select(
-        [(kind_b == 0) & (kind_a > 0), tinted, (kind_a == 0) & (kind_b > 0)], [1, 2, 3], 0
+        [(kind_b == 0) & (kind_a > 0) & clear_a, tinted, (kind_a == 0) & (kind_b > 0) & clear_b],
+        [1, 2, 3],
+        0,
     )
     names = (None, EditCode.GREYSCALE, EditCode.TINTED, EditCode.COLOURED)
     return [names[c] for c in code.tolist()]

@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.image import perceptual as imagesim
-from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, Kind, ScanOptions, ScanResult
+from dupfinder.core.model import DEFAULT_IMAGE_THRESHOLD, EditCode, Kind, ScanOptions, ScanResult
 from dupfinder.core.scan import pipeline as scan
 
 Badge = Callable[[ImageDraw.ImageDraw], object]
@@ -92,3 +92,49 @@ def test_mirrored_copies_are_verified_when_asked_for(tmp_path: Path) -> None:
     assert group.members[1].similarity >= ScanOptions(roots=()).image_similarity
     # the bits shown are those of the turned copy, which the search matched (not some 25)
     assert group.members[1].distance <= ScanOptions(roots=()).image_threshold
+
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def _copies(source: Path, folder: Path) -> None:
+    """A screenshot and five copies a person makes of it: half size, JPEG, grey, brighter,
+    cut at the right and bottom."""
+    im = Image.open(source).convert("RGB")
+    folder.mkdir()
+    im.save(folder / "original.png")
+    w, h = im.size
+    im.resize((w // 2, h // 2), Image.Resampling.LANCZOS).save(folder / "half.png")
+    im.save(folder / "copy.jpg", quality=80)
+    im.convert("L").save(folder / "grey.png")
+    im.point(lambda v: min(255, round(v * 1.15))).save(folder / "brighter.png")
+    im.crop((0, 0, round(w * 0.93), round(h * 0.95))).save(folder / "crop.png")
+
+
+def test_two_screenshots_of_one_window_each_keep_their_copies(tmp_path: Path) -> None:
+    """The app's window showing its plan and showing its undo: one layout, other words. Each
+    screenshot's copies pass against the other screenshot too; they are more like their
+    own, so each gets a group of its own, kept as it was taken."""
+    for name in ("xvfb-plan", "xvfb-undo"):
+        _copies(DOCS / f"{name}.png", tmp_path / name)
+    result = scan.run(_options(tmp_path))
+    copies = ["brighter.png", "copy.jpg", "crop.png", "grey.png", "half.png", "original.png"]
+    assert _names(result) == [copies, copies]
+    for group in result.groups:
+        folders = {Path(m.path).parent.name for m in group.members}
+        assert len(folders) == 1
+        assert Path(group.members[0].path).name == "original.png"
+
+
+def test_a_crop_of_a_nearly_grey_screenshot_is_not_its_coloured_original(tmp_path: Path) -> None:
+    """A grey window with a few small coloured icons: cut at two sides it still holds the
+    same colours, so nothing names it coloured or the whole one greyscale, and the whole
+    one is kept."""
+    _copies(DOCS / "xvfb-plan.png", tmp_path / "plan")
+    result = scan.run(_options(tmp_path))
+    (group,) = result.groups
+    assert Path(group.members[0].path).name == "original.png"
+    crop = next(m for m in group.members if Path(m.path).name == "crop.png")
+    codes = {edit.code for edit in crop.edits}
+    assert EditCode.CROPPED in codes
+    assert not codes & {EditCode.COLOURED, EditCode.GREYSCALE, EditCode.TINTED}

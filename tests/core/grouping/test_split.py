@@ -6,7 +6,13 @@ import itertools
 
 import numpy as np
 import pytest
-from checked_outcomes import THRESHOLD, Outcomes, random_checks
+from checked_outcomes import (
+    THRESHOLD,
+    Outcomes,
+    assert_only_parted,
+    random_checks,
+    random_outcomes,
+)
 from hypothesis import settings
 
 from dupfinder.core.grouping import split
@@ -145,22 +151,10 @@ def test_splitting_only_removes_links_and_keeps_stars(
 ) -> None:
     """Whatever the checks said: every group after the split lies inside one group before
     it, no row is in two groups, and every member passed against its representative."""
-    every = itertools.combinations(range(n), 2)
-    pairs = [p for p, asked in zip(every, proposed, strict=False) if asked]
-    outcomes = Outcomes({p: v for p, v in zip(pairs, values, strict=False)})
+    outcomes = random_outcomes(n, values, proposed)
     groups, keys = _groups(outcomes, n)
     parted = split_mixed(groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys)
-    before = {row: i for i, group in enumerate(groups) for row in group}
-    seen: set[int] = set()
-    for group in parted:
-        assert len(group) >= 2
-        assert len({before[row] for row in group}) == 1
-        assert not seen & set(group)
-        seen |= set(group)
-        for member in group[1:]:
-            known, similarity = outcomes.similarity_of(np.array([group[0]]), np.array([member]))
-            assert known[0]
-            assert similarity[0] >= THRESHOLD
+    assert_only_parted(groups, parted, outcomes)
 
 
 def test_a_copy_that_passes_against_half_its_group_is_not_cut_off() -> None:

@@ -9,12 +9,12 @@ animation) and ImageMagick where it is installed.
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import imagemagick
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -199,7 +199,7 @@ def test_a_webp_qt_writes_decodes_to_pillows_pixels(tmp_path: Path) -> None:
 
 
 @needs_webp
-@pytest.mark.skipif(shutil.which("convert") is None, reason="ImageMagick not installed")
+@pytest.mark.skipif(not imagemagick.installed(), reason="ImageMagick not installed")
 def test_a_webp_imagemagick_writes_decodes_to_pillows_pixels(tmp_path: Path) -> None:
     source = _saved(tmp_path, _drawing("RGB", (211, 150)), "a.png")
     path = tmp_path / "im.webp"

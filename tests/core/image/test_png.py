@@ -10,13 +10,13 @@ odd widths; damaged, interlaced and unusual files go to libspng or to Pillow as 
 from __future__ import annotations
 
 import io
-import shutil
 import struct
 import subprocess
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import imagemagick
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -215,7 +215,7 @@ def test_more_image_data_than_the_header_says_is_not_taken_as_it() -> None:
     assert found is None or np.array_equal(found, pixels)
 
 
-@pytest.mark.skipif(shutil.which("convert") is None, reason="ImageMagick not installed")
+@pytest.mark.skipif(not imagemagick.installed(), reason="ImageMagick not installed")
 def test_an_interlaced_png_gives_pillows_pixels(tmp_path: Path) -> None:
     """Pillow writes no interlaced PNG: ImageMagick does (Adam7)."""
     source = tmp_path / "plain.png"
