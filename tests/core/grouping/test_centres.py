@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import numpy as np
 import pytest
@@ -14,10 +18,14 @@ from checked_outcomes import (
     random_outcomes,
 )
 from hypothesis import settings
+from PIL import Image, ImageDraw
 
-from dupfinder.core.grouping import centres
+from dupfinder.core.fingerprints.columns import OutcomeColumns
+from dupfinder.core.grouping import centres, groups
 from dupfinder.core.grouping.centres import MARGIN, better_centres
 from dupfinder.core.grouping.cluster import cluster_nodes
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.model import EditCode, Grouping
 
 
@@ -133,3 +141,40 @@ def test_parting_only_removes_links_and_keeps_stars(
     groups, keys = _star(outcomes, n)
     parted = better_centres(groups, np.arange(n), outcomes.similarity_of, THRESHOLD, keys, _named())
     assert_only_parted(groups, parted, outcomes)
+
+
+def _drive(tmp_path: Path, name: str, lamp: bool, mode: str = "RGB") -> Path:
+    """A grey drawing of a drive, with or without a small green lamp."""
+    im = Image.new("RGB", (128, 128), (255, 255, 255))
+    draw = ImageDraw.Draw(im)
+    draw.rounded_rectangle((12, 30, 116, 100), 8, fill=(150, 150, 150), outline=(90, 90, 90))
+    for x in range(24, 84, 6):
+        draw.rectangle((x, 86, x + 3, 92), fill=(200, 170, 60) if lamp else (120, 120, 120))
+    if lamp:
+        draw.ellipse((96, 84, 106, 94), fill=(40, 220, 40))
+    path = tmp_path / name
+    im.convert(mode).save(path)
+    return path
+
+
+def test_a_coloured_detail_of_two_colour_files_names_no_batch(tmp_path: Path) -> None:
+    """Two drawings in colour files, one with a green lamp where the other has none: that
+    is a detail, not copies made grey; a file that holds no colour at all is."""
+    paths = [
+        _drive(tmp_path, "lamp.png", lamp=True),
+        _drive(tmp_path, "plain.png", lamp=False),
+        _drive(tmp_path, "grey.png", lamp=True, mode="L"),
+    ]
+    found = [imagesim.image_fingerprint(path) for path in paths]
+    rows = np.stack([imagecheck.padded(np.frombuffer(f.descriptor, np.uint8))[0] for f in found])
+    sizes = SimpleNamespace(
+        widths=np.array([f.width for f in found]), heights=np.array([f.height for f in found])
+    )
+    outcomes = cast(OutcomeColumns, sizes)  # the two columns _differences reads
+    differences = functools.partial(
+        groups._differences, lambda local: rows[local], outcomes, np.arange(3)
+    )
+    named = imagecheck.edits(rows[0], rows[1], (128, 128), (128, 128))
+    assert EditCode.GREYSCALE in {edit.code for edit in named}  # what the panel shows
+    assert not differences(0, 1) & {EditCode.GREYSCALE, EditCode.COLOURED}
+    assert EditCode.GREYSCALE in differences(0, 2)
