@@ -202,11 +202,13 @@ def _differences(
     """The edits named between the pictures of local rows ``a`` and ``b``, either way round
     (a tone or a transparency named one way is named the other way too, as its opposite),
     as ``centres.better_centres`` asks: what a batch of copies made in one go would share."""
-    descriptors = gather(np.array([a, b], dtype=np.int64))
+    descriptors = imagecheck.padded(gather(np.array([a, b], dtype=np.int64)))
     sizes = [(int(outcomes.widths[rows[r]]), int(outcomes.heights[rows[r]])) for r in (a, b)]
-    named = imagecheck.edits(descriptors[0], descriptors[1], sizes[0], sizes[1])
-    back = imagecheck.edits(descriptors[1], descriptors[0], sizes[1], sizes[0])
-    codes = frozenset(edit.code for edit in (*named, *back))
+    other = descriptors[::-1].copy()  # both ways round in one comparison
+    named = imagecheck.edits_of(
+        imagecheck.compare(descriptors, other), descriptors, other, sizes, sizes[::-1]
+    )
+    codes = frozenset(edit.code for edits in named for edit in edits)
     if all(imagecheck.header(row).colour for row in descriptors):
         # two files in colour, one of them with no colour to see: as often a drawing's small
         # coloured detail (a drive's lamp, a badge) as a batch of copies made grey
