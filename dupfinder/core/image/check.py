@@ -1374,20 +1374,6 @@ def _sides(left: float, top: float, right: float, bottom: float) -> tuple[Side, 
     return tuple(side for side, share in named if share > _EDGE)
 
 
-def _hue_kinds(
-    rows: npt.NDArray[np.uint8],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """Per descriptor 0: no colour, 1: one hue (a tint), 2: many hues; and the summed chroma
-    (Cb, Cr)."""
-    chroma = _chroma(rows)
-    resultant = chroma.reshape(len(rows), 2, -1).sum(axis=2)
-    coloured = ((rows[:, 0] & _COLOUR) > 0) & ~_colourless(chroma)
-    kinds = np.where(coloured, np.where(_one_hue(chroma), 1, 2), 0).astype(np.int64)
-    return kinds, resultant
-
-
-#: Cosine of two tints' hues below which they read as toned differently.
-_SAME_HUE = 0.9
 #: A picture whose strongest cell of colour is below this (of 127) has too little colour to
 #: say it was lost or added against one without any, unless that one's file holds no colour
 #: at all: a grey window with a few small coloured icons reads as colourless or not by
@@ -1395,14 +1381,31 @@ _SAME_HUE = 0.9
 _FAINT = 2.0 * _COLOURLESS
 
 
+def _hue_kinds(
+    rows: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Per descriptor 0: no colour, 1: one hue (a tint), 2: many hues; the summed chroma
+    (Cb, Cr); and whether its colour is clear (``_FAINT``)."""
+    chroma = _chroma(rows)
+    strongest = _strongest(chroma)
+    resultant = chroma.reshape(len(rows), 2, -1).sum(axis=2)
+    coloured = ((rows[:, 0] & _COLOUR) > 0) & (strongest >= _COLOURLESS)
+    kinds = np.where(coloured, np.where(_one_hue(chroma), 1, 2), 0).astype(np.int64)
+    return kinds, resultant, strongest >= _FAINT
+
+
+#: Cosine of two tints' hues below which they read as toned differently.
+_SAME_HUE = 0.9
+
+
 def _colour_changes(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> list[EditCode | None]:
     """GREYSCALE, TINTED or COLOURED for each row of ``b`` against the same row of ``a``, or
     None. One hue on a picture without colour is a tint too (a grey photo toned sepia):
     COLOURED, a sign of the original for the keeper, is many hues where there were none."""
-    (kind_a, hue_a), (kind_b, hue_b) = _hue_kinds(a), _hue_kinds(b)
+    (kind_a, hue_a, vivid_a), (kind_b, hue_b, vivid_b) = _hue_kinds(a), _hue_kinds(b)
     other_hue = _cosine(hue_a, hue_b) < _SAME_HUE
-    clear_a = (_strongest(_chroma(a)) >= _FAINT) | ((b[:, 0] & _COLOUR) == 0)
-    clear_b = (_strongest(_chroma(b)) >= _FAINT) | ((a[:, 0] & _COLOUR) == 0)
+    clear_a = vivid_a | ((b[:, 0] & _COLOUR) == 0)
+    clear_b = vivid_b | ((a[:, 0] & _COLOUR) == 0)
     tinted = (kind_b == 1) & ((kind_a != 1) | other_hue) & clear_b
     code = np.select(
         [(kind_b == 0) & (kind_a > 0) & clear_a, tinted, (kind_a == 0) & (kind_b > 0) & clear_b],
