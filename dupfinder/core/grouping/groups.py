@@ -23,7 +23,6 @@ import numpy.typing as npt
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.assign import nearest_representatives, with_orphans
-from dupfinder.core.grouping.centres import better_centres
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
 from dupfinder.core.grouping.keeper import (
@@ -37,7 +36,8 @@ from dupfinder.core.grouping.keeper import (
     suggested,
 )
 from dupfinder.core.grouping.media_check import MediaPart, media_part
-from dupfinder.core.grouping.split import split_mixed
+from dupfinder.core.grouping.parting import Parting
+from dupfinder.core.grouping.rejoin import rejoined
 from dupfinder.core.grouping.verify import Similarity
 from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.pairs import near_pairs
@@ -371,24 +371,15 @@ def group_rows(
         found_groups = cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind))
         stars = options.grouping(kind) is Grouping.STAR
         if kind is Kind.IMAGE and stars and outcome is not None and check is not None:
-            # two families of look-alike pictures met in one star: part them
-            found_groups = split_mixed(
-                found_groups,
+            parting = Parting(
                 found.inverse,
                 outcome.similarity_of,
                 check.threshold,
                 keeper_keys,
                 functools.partial(_coloured, gather, found.first),
-            )
-            # two look-alikes and their copies round one centre: each round its own
-            found_groups = better_centres(
-                found_groups,
-                found.inverse,
-                outcome.similarity_of,
-                check.threshold,
-                keeper_keys,
                 functools.partial(_differences, gather, outcomes, rows),
             )
+            found_groups = parting.parted(found_groups)
             # a copy taken by a look-alike's star goes to the picture it is most like
             found_groups = nearest_representatives(
                 found_groups,
@@ -397,6 +388,18 @@ def group_rows(
                 outcome.similarities,
                 outcome.similarity_of,
                 keeper_keys,
+            )
+            # one picture's copies left in two stars: joined where nothing would part them
+            found_groups = rejoined(
+                found_groups,
+                found.inverse,
+                outcome.pairs,
+                outcome.similarities,
+                outcome.similarity_of,
+                functools.partial(_compared_rows, gather, check.measure),
+                check.threshold,
+                keeper_keys,
+                parting.whole,
             )
             found_groups = with_orphans(
                 found_groups,

@@ -1,0 +1,144 @@
+"""One picture's copies in two stars: the smaller star joined to the one whose centre they pass.
+
+Greedy stars are made in the order of how well connected a centre is, and a look-alike's
+star that is made first takes the copies of another picture it reaches (the grey, sepia and
+JPEG copies of a desktop folder, taken by the saved-search folder's star). ``split`` parts
+that star again, and the part it cuts off becomes a star of its own round one of those
+copies: the folder's original, made a centre later, never reached them, so one picture's
+copies end up in two groups (measured on the picture benchmark, a third of the graphics'
+copies that were not with their original were in such a second group).
+
+So, after the stars are parted and their copies moved to the picture they are most like, two
+groups are joined when their representatives passed the check against each other, every
+member of one passes against the other's representative (checked now where the index never
+proposed the pair, as ``assign.with_orphans`` does) and the union is one group as ``split``
+and ``centres`` see it (``Whole``): nothing is joined that those steps would part again. The
+union keeps the representative a person would keep (``sort_keys``) when its members pass
+against it, else the other; the closest pairs of representatives are joined first.
+
+Every member of every group still passed against its group's representative, as a star
+promises; a group is only ever joined whole, so no pair found is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["MARGIN", "rejoined"]
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+#: For node pairs (a, b): whether each was checked, and its similarity.
+SimilarityOf = Callable[[I64, I64], tuple[npt.NDArray[np.bool_], F64]]
+#: For row pairs (a[i], b[i]): the check's similarity of the two pictures.
+Compare = Callable[[I64, I64], F64]
+#: Whether a group (rows, representative first) is one group as the parting steps see it.
+Whole = Callable[[tuple[int, ...]], bool]
+
+#: A group is joined to another only when none of its members is more like its own
+#: representative than like the other's by more than this (``centres.MARGIN``: what parts
+#: two look-alikes' copies there keeps them apart here).
+MARGIN = 0.02
+
+
+def rejoined(
+    groups: Sequence[tuple[int, ...]],
+    inverse: npt.ArrayLike,
+    passed: npt.ArrayLike,
+    similarities: npt.ArrayLike,
+    similarity_of: SimilarityOf,
+    compare: Compare,
+    threshold: float,
+    sort_keys: Sequence[Any],
+    whole: Whole,
+) -> list[tuple[int, ...]]:
+    """``groups`` (rows, representative first, stars) with two joined wherever one picture's
+    copies were left in both (see the module); groups largest first."""
+    node_of = np.asarray(inverse, dtype=np.int64).reshape(-1)
+    pairs = np.asarray(passed, dtype=np.int64).reshape(-1, 2)
+    scores = np.asarray(similarities, dtype=np.float64).reshape(-1)
+    current: list[tuple[int, ...] | None] = [tuple(group) for group in groups]
+    if len(current) < 2 or len(pairs) == 0:
+        return [group for group in current if group is not None]
+    led = np.full(max(int(node_of.max()), int(pairs.max())) + 1, -1, dtype=np.int64)
+    for index, group in enumerate(groups):
+        led[node_of[group[0]]] = index
+    between = (led[pairs[:, 0]] >= 0) & (led[pairs[:, 1]] >= 0)
+    order = np.argsort(-scores[between], kind="stable")
+    first_group = led[pairs[between, 0]][order]
+    second_group = led[pairs[between, 1]][order]
+    owner = list(range(len(current)))  # a joined group's index: the group it went into
+    for a, b in zip(first_group.tolist(), second_group.tolist(), strict=True):
+        a, b = _root(owner, a), _root(owner, b)
+        if a == b:
+            continue
+        joined = _joined(current[a], current[b], node_of, similarity_of, compare, threshold,
+                         sort_keys, whole)  # fmt: skip
+        if joined is None:
+            continue
+        current[a], current[b] = joined, None
+        owner[b] = a
+    out = [group for group in current if group is not None]
+    out.sort(key=lambda g: (-len(g), sort_keys[g[0]]))
+    return out
+
+
+def _root(owner: list[int], index: int) -> int:
+    while owner[index] != index:
+        index = owner[index]
+    return index
+
+
+def _joined(
+    one: tuple[int, ...] | None,
+    other: tuple[int, ...] | None,
+    node_of: I64,
+    similarity_of: SimilarityOf,
+    compare: Compare,
+    threshold: float,
+    sort_keys: Sequence[Any],
+    whole: Whole,
+) -> tuple[int, ...] | None:
+    """The union of two groups round the first representative (the better keeper first)
+    that every member of the other passes against and is as like as its own (``MARGIN``),
+    when the union is whole; else None. Only a group's own representative is asked of
+    (``one`` and ``other`` are current)."""
+    if one is None or other is None:
+        return None
+    ranked = sorted((one, other), key=lambda g: sort_keys[g[0]])
+    for centre, rest in (ranked, ranked[::-1]):
+        members = np.asarray(rest, dtype=np.int64)
+        there = _similarity(centre[0], members, node_of, similarity_of, compare)
+        if not bool((there >= threshold).all()):
+            continue
+        # the other's own copies: as like the centre as their own representative, mostly
+        own = members[node_of[members] != node_of[rest[0]]]
+        here = _similarity(rest[0], own, node_of, similarity_of, compare)
+        gap = there[node_of[members] != node_of[rest[0]]] - here
+        if len(gap) and float(np.median(gap)) < -MARGIN:
+            return None
+        union = (centre[0], *sorted((*centre[1:], *rest), key=sort_keys.__getitem__))
+        return union if whole(union) else None
+    return None
+
+
+def _similarity(
+    centre: int,
+    rows: I64,
+    node_of: I64,
+    similarity_of: SimilarityOf,
+    compare: Compare,
+) -> F64:
+    """The check's similarity of each row's picture with ``centre``'s (compared now where
+    the pair never was checked; a row of the centre's own node is 1)."""
+    same = node_of[rows] == node_of[centre]
+    known, similarity = similarity_of(np.full(len(rows), node_of[centre]), node_of[rows])
+    out = np.where(same, 1.0, np.where(known, similarity, np.nan)).astype(np.float64)
+    unknown = np.flatnonzero(~known & ~same)
+    if len(unknown):
+        out[unknown] = compare(np.full(len(unknown), centre, dtype=np.int64), rows[unknown])
+    return out
