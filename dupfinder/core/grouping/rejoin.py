@@ -136,8 +136,8 @@ def _joined(
     ranked = sorted((one, other), key=lambda g: sort_keys[g[0]])
     for centre, rest in (ranked, ranked[::-1]):
         members = np.asarray(rest, dtype=np.int64)
-        there = _similarity(centre[0], members, node_of, similarity_of, compare)
-        if not bool((there >= threshold).all()):
+        there = _passing(centre[0], members, node_of, similarity_of, compare, threshold)
+        if there is None:
             continue
         # the other's own copies: as like the centre as their own representative, mostly
         own = members[node_of[members] != node_of[rest[0]]]
@@ -151,18 +151,42 @@ def _joined(
 
 
 def _similarity(
+    centre: int, rows: I64, node_of: I64, similarity_of: SimilarityOf, compare: Compare
+) -> F64:
+    """The check's similarity of each row's picture with ``centre``'s (compared now where
+    the pair never was checked; a row of the centre's own node is 1)."""
+    out, unknown = _known(centre, rows, node_of, similarity_of)
+    if len(unknown):
+        out[unknown] = compare(np.full(len(unknown), centre, dtype=np.int64), rows[unknown])
+    return out
+
+
+def _passing(
     centre: int,
     rows: I64,
     node_of: I64,
     similarity_of: SimilarityOf,
     compare: Compare,
-) -> F64:
-    """The check's similarity of each row's picture with ``centre``'s (compared now where
-    the pair never was checked; a row of the centre's own node is 1)."""
+    threshold: float,
+) -> F64 | None:
+    """``_similarity``, or None as soon as one falls under ``threshold``: the checked pairs
+    are read first, then the first row (its group's representative) compared alone, then
+    the rest."""
+    out, unknown = _known(centre, rows, node_of, similarity_of)
+    if bool((out < threshold).any()):
+        return None
+    for part in (unknown[:1], unknown[1:]):
+        if len(part):
+            out[part] = compare(np.full(len(part), centre, dtype=np.int64), rows[part])
+            if bool((out[part] < threshold).any()):
+                return None
+    return out
+
+
+def _known(centre: int, rows: I64, node_of: I64, similarity_of: SimilarityOf) -> tuple[F64, I64]:
+    """Each row's similarity with ``centre`` where it was checked (1 for the centre's own
+    node, NaN elsewhere), and the positions of the rows never checked against it."""
     same = node_of[rows] == node_of[centre]
     known, similarity = similarity_of(np.full(len(rows), node_of[centre]), node_of[rows])
     out = np.where(same, 1.0, np.where(known, similarity, np.nan)).astype(np.float64)
-    unknown = np.flatnonzero(~known & ~same)
-    if len(unknown):
-        out[unknown] = compare(np.full(len(unknown), centre, dtype=np.int64), rows[unknown])
-    return out
+    return out, np.flatnonzero(~known & ~same)
