@@ -400,6 +400,7 @@ def group_rows(
                 check.threshold,
                 keeper_keys,
                 parting.whole,
+                parting.colours_apart,
             )
             found_groups = with_orphans(
                 found_groups,

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from dupfinder.core.grouping.centres import Differences, better_centres
 from dupfinder.core.grouping.split import ColouredOf, SimilarityOf, split_mixed
+from dupfinder.core.model import EditCode
 
 __all__ = ["Parting"]
 
@@ -44,3 +45,13 @@ class Parting:
         """Whether neither step would part ``group`` (rows, representative first)."""
         parts = self.parted([group])
         return len(parts) == 1 and len(parts[0]) == len(group)
+
+    def colours_apart(self, a: int, b: int) -> bool:
+        """Whether rows ``a`` and ``b`` hold pictures whose colours differ by more than a tone:
+        one is named a greyscale, coloured or tinted copy of the other, which the check lets
+        pass for any two colourings of one drawing (a grey terminal and a purple one, a green
+        and a blue one in one theme's muted colours) as readily as for a copy made grey."""
+        return bool(self.differences(a, b) & _COLOUR_EDITS)
+
+
+_COLOUR_EDITS = frozenset({EditCode.GREYSCALE, EditCode.COLOURED, EditCode.TINTED})

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import numpy as np
 from checked_outcomes import THRESHOLD, Outcomes, random_checks
 from hypothesis import settings
+from PIL import Image, ImageDraw
 
+from dupfinder.core.fingerprints.columns import OutcomeColumns
+from dupfinder.core.grouping import groups
 from dupfinder.core.grouping.parting import Parting
 from dupfinder.core.grouping.rejoin import MARGIN, rejoined
+from dupfinder.core.image import check as imagecheck
+from dupfinder.core.image import perceptual as imagesim
 from dupfinder.core.model import EditCode
 
 
@@ -38,11 +47,16 @@ def _whole(group: tuple[int, ...]) -> bool:
     return True
 
 
+def _colours_alike(a: int, b: int) -> bool:
+    return False
+
+
 def _rejoined(
     pictures: _Pictures,
     groups: list[tuple[int, ...]],
     n: int,
     whole: object = _whole,
+    colours_apart: object = _colours_alike,
 ) -> list[tuple[int, ...]]:
     passed, similarities = pictures.passed_with_similarities()
     return rejoined(
@@ -55,6 +69,7 @@ def _rejoined(
         THRESHOLD,
         list(range(n)),
         whole,  # type: ignore[arg-type]
+        colours_apart,  # type: ignore[arg-type]
     )
 
 
@@ -102,6 +117,22 @@ def test_a_union_the_parting_steps_would_cut_is_not_made() -> None:
 
     assert _rejoined(pictures, groups, 10, whole) == groups
     assert asked == [tuple(range(10))]
+
+
+def test_two_colourings_stay_apart() -> None:
+    """A grey terminal icon and a purple one, a green and a blue one in one theme's muted
+    colours: the check passes them as it passes a copy made grey or tinted, so groups whose
+    representatives differ in their colours are not joined."""
+    pictures = _split_family()
+    groups = [tuple(range(6)), (6, 7, 8, 9)]
+    asked: list[tuple[int, int]] = []
+
+    def colours_apart(a: int, b: int) -> bool:
+        asked.append((a, b))
+        return True
+
+    assert _rejoined(pictures, groups, 10, colours_apart=colours_apart) == groups
+    assert asked == [(0, 6)]
 
 
 def test_the_other_representative_keeps_the_union_when_only_it_is_passed() -> None:
@@ -161,3 +192,38 @@ def test_joining_keeps_groups_whole_and_stars(
                 continue  # the centre's own star, as it was
             key = (min(group[0], member), max(group[0], member))
             assert {**checked, **unchecked}[key] >= THRESHOLD
+
+
+def _terminal(tmp_path: Path, name: str, colour: tuple[int, int, int], mode: str = "RGBA") -> Path:
+    """A rounded square of one colour with a prompt on it, as a theme draws a terminal."""
+    im = Image.new("RGBA", (96, 96), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(im)
+    draw.rounded_rectangle((6, 6, 90, 90), 14, fill=(*colour, 255))
+    draw.text((18, 20), "$_", fill=(255, 255, 255, 255), font_size=40)
+    path = tmp_path / name
+    im.convert(mode).save(path)
+    return path
+
+
+def test_a_grey_or_other_coloured_drawing_is_colours_apart(tmp_path: Path) -> None:
+    paths = [
+        _terminal(tmp_path, "purple.png", (120, 50, 140)),
+        _terminal(tmp_path, "grey.png", (120, 50, 140), mode="LA"),
+        _terminal(tmp_path, "brighter.png", (150, 62, 175)),
+    ]
+    found = [imagesim.image_fingerprint(path) for path in paths]
+    rows = np.stack([imagecheck.padded(np.frombuffer(f.descriptor, np.uint8))[0] for f in found])
+    sizes = SimpleNamespace(
+        widths=np.array([f.width for f in found]), heights=np.array([f.height for f in found])
+    )
+    outcomes = cast(OutcomeColumns, sizes)  # the two columns _differences reads
+    parting = Parting(
+        np.arange(3),
+        Outcomes({}).similarity_of,
+        THRESHOLD,
+        list(range(3)),
+        lambda nodes: np.ones(len(nodes), dtype=bool),
+        functools.partial(groups._differences, lambda local: rows[local], outcomes, np.arange(3)),
+    )
+    assert parting.colours_apart(0, 1)
+    assert not parting.colours_apart(0, 2)
