@@ -221,12 +221,13 @@ def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> flo
         return _media_similarity(kind, target, kept, options)
     import numpy as np  # only here: the command line's help must not load numpy
 
-    from dupfinder.core.grouping.groups import second_check
+    from dupfinder.core.grouping.groups import second_check, shapes_apart_of
 
     check = second_check(kind, options)
     if check is None:
         return 0.0
     rows = []
+    sizes = []
     for path in (target, kept):
         outcome = fingerprint_file(Task(0, path, kind), image_invariance=options.image_invariance)
         if outcome.sketch is None:
@@ -235,6 +236,9 @@ def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> flo
         data = np.frombuffer(outcome.sketch, dtype=np.uint8)[: check.width]
         row[: data.size] = data
         rows.append(row.reshape(1, -1))
+        sizes.append((outcome.width or 0, outcome.height or 0))
+    if kind is Kind.IMAGE and shapes_apart_of(rows, sizes, options.image_invariance):
+        return 0.0
     return float(np.asarray(check.measure(rows[0], rows[1]), dtype=np.float64)[0])
 
 

@@ -72,6 +72,7 @@ __all__ = [
     "groups_from",
     "picture_check",
     "second_check",
+    "shapes_apart_of",
 ]
 
 #: Near pairs of one kind: (kind, fingerprints, radius, image variants or None) to (P, 2)
@@ -219,13 +220,65 @@ def _differences(
 def _compared_rows(
     gather: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.uint8]],
     measure: Similarity,
+    shapes: npt.NDArray[np.float64] | None,
+    turned: bool,
     a: npt.NDArray[np.int64],
     b: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.float64]:
-    """The check's similarity of the pictures of rows ``a[i]`` and ``b[i]``."""
+    """The check's similarity of the pictures of local rows ``a[i]`` and ``b[i]``; 0 for two
+    of other shapes (``shapes``: each local row's ``imagecheck.content_shapes``)."""
     if len(a) == 0:
         return np.zeros(0, dtype=np.float64)
-    return np.asarray(measure(gather(a), gather(b)), dtype=np.float64)
+    out = np.asarray(measure(gather(a), gather(b)), dtype=np.float64)
+    if shapes is not None:
+        out = np.where(imagecheck.shapes_apart(shapes[a], shapes[b], turned), 0.0, out)
+    return out
+
+
+def shapes_apart_of(
+    descriptors: Sequence[npt.NDArray[np.uint8]], sizes: Sequence[tuple[int, int]], turned: bool
+) -> bool:
+    """Whether two pictures (their descriptor rows and upright stored sizes) are of other
+    shapes, so never one picture, as a scan rules (``imagecheck.shapes_apart``): what an
+    action proves again before it acts."""
+    shapes = [
+        imagecheck.content_shapes(np.asarray(row).reshape(1, -1)[:, : imagecheck.HEADER_BYTES],
+                                  [width], [height])[0]
+        for row, (width, height) in zip(descriptors, sizes, strict=True)
+    ]  # fmt: skip
+    return bool(imagecheck.shapes_apart(shapes[0], shapes[1], turned))
+
+
+def _shapes(outcomes: OutcomeColumns, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    """``imagecheck.content_shapes`` of each picture of ``rows`` (its header and stored size),
+    read a chunk at a time."""
+    read = outcomes.key_reader(rows, imagecheck.HEADER_BYTES)
+    parts = [np.zeros(0, dtype=np.float64)]
+    for lo in range(0, len(rows), _SHAPES_AT_ONCE):
+        at = np.arange(lo, min(lo + _SHAPES_AT_ONCE, len(rows)))
+        heads = read(at)[:, : imagecheck.HEADER_BYTES]
+        parts.append(
+            imagecheck.content_shapes(heads, outcomes.widths[rows[at]], outcomes.heights[rows[at]])
+        )
+    return np.concatenate(parts)
+
+
+#: Pictures whose headers are read at once for their shapes.
+_SHAPES_AT_ONCE = 1 << 16
+
+
+def _alike_in_shape(
+    found: verify.Candidates, shapes: npt.NDArray[np.float64], turned: bool
+) -> verify.Candidates:
+    """``found`` without the node pairs whose pictures are of other shapes (``shapes``: each
+    row's; a node's rows are one picture)."""
+    if len(found.pairs) == 0:
+        return found
+    of_node = shapes[found.first]
+    apart = imagecheck.shapes_apart(of_node[found.pairs[:, 0]], of_node[found.pairs[:, 1]], turned)
+    if not apart.any():
+        return found
+    return dataclasses.replace(found, pairs=found.pairs[~apart])
 
 
 def _coloured(
@@ -345,6 +398,10 @@ def group_rows(
         # a kind is three steps (pairs, their check, groups): each moves the count a third
         # of the way, so a long one (pictures turned and mirrored) never reads "0 of N"
         progress(Progress(Phase.COMPARING, start + len(rows) // 3, total))
+        shapes = None
+        if kind is Kind.IMAGE:  # pictures of other shapes are never one picture
+            shapes = _shapes(outcomes, rows)
+            found = _alike_in_shape(found, shapes, options.image_invariance)
         pairs = found.pairs
         gather = functools.partial(_gathered, outcomes, rows, check.width if check else 0)
         outcome: checked.CheckedPairs | None = None
@@ -371,6 +428,9 @@ def group_rows(
         found_groups = cluster_nodes(found.inverse, pairs, keeper_keys, options.grouping(kind))
         stars = options.grouping(kind) is Grouping.STAR
         if kind is Kind.IMAGE and stars and outcome is not None and check is not None:
+            compare = functools.partial(
+                _compared_rows, gather, check.measure, shapes, options.image_invariance
+            )
             parting = Parting(
                 found.inverse,
                 outcome.similarity_of,
@@ -396,7 +456,7 @@ def group_rows(
                 outcome.pairs,
                 outcome.similarities,
                 outcome.similarity_of,
-                functools.partial(_compared_rows, gather, check.measure),
+                compare,
                 check.threshold,
                 keeper_keys,
                 parting.whole,
@@ -408,7 +468,7 @@ def group_rows(
                 found.first,
                 outcome.pairs,
                 outcome.similarity_of,
-                functools.partial(_compared_rows, gather, check.measure),
+                compare,
                 check.threshold,
                 keeper_keys,
             )

@@ -75,6 +75,7 @@ __all__ = [
     "GREY_SIDE",
     "HEADER_BYTES",
     "MIN_SCALE",
+    "SHAPES_APART",
     "SMALL_SIDE",
     "STOPPED",
     "Comparison",
@@ -84,6 +85,7 @@ __all__ = [
     "chroma_cells",
     "compare",
     "compiled_files",
+    "content_shapes",
     "descriptor",
     "edits",
     "edits_of",
@@ -96,6 +98,7 @@ __all__ = [
     "padded",
     "pair_similarity",
     "pair_similarity_of",
+    "shapes_apart",
     "similarity",
     "stopped_early",
     "transparent",
@@ -1180,6 +1183,45 @@ def pair_similarity_of(
         return pair_similarity(rows[a], rows[b], below)
     arguments = (*_kernel_arguments(), -1.0 if below is None else float(below))
     out: npt.NDArray[np.float64] = np.asarray(jit.similarities_of(rows, a, b, *arguments))
+    return out
+
+
+#: Two pictures whose shown parts' shapes (width over height, inside their plain borders)
+#: differ by more than this factor are not one picture, whatever their thumbnails say: the
+#: thumbnails are square, and a crop the alignment undoes changes the shape by at most
+#: ``1 / MIN_SCALE`` (1.32). On the picture benchmark no pair of copies is further apart
+#: than 1.4; on ``/usr/share`` a square checkbox was a landscape tablet's and a portrait
+#: phone's copy, a circle an ellipse's, a play triangle a narrower arrow's.
+SHAPES_APART = 1.5
+
+
+def content_shapes(
+    headers: npt.ArrayLike, widths: npt.ArrayLike, heights: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """The natural log of the shape (width over height) of each picture's part inside its
+    plain border: (N, at least ``HEADER_BYTES``) descriptors and each picture's upright
+    stored size; NaN where a size or a descriptor is missing (nothing is then ruled out)."""
+    count = len(np.asarray(widths))
+    rows = np.asarray(headers, dtype=np.uint8).reshape(count, -1)
+    margins = rows[:, 4:HEADER_BYTES].astype(np.float64) / 250.0
+    width = np.asarray(widths, dtype=np.float64) * (1.0 - margins[:, 0] - margins[:, 2])
+    height = np.asarray(heights, dtype=np.float64) * (1.0 - margins[:, 1] - margins[:, 3])
+    known = (width > 0) & (height > 0) & rows.any(axis=1)
+    out: npt.NDArray[np.float64] = np.full(count, np.nan)
+    out[known] = np.log(width[known] / height[known])
+    return out
+
+
+def shapes_apart(a: npt.ArrayLike, b: npt.ArrayLike, turned: bool = False) -> npt.NDArray[np.bool_]:
+    """Whether the pictures of each pair (``content_shapes`` of each side) are too unlike in
+    shape to be one picture (``SHAPES_APART``); ``turned``: a quarter turn is allowed (the
+    scan's mirror and rotation invariance), which swaps width and height."""
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    gap = np.abs(x - y)
+    if turned:
+        gap = np.minimum(gap, np.abs(x + y))
+    with np.errstate(invalid="ignore"):  # NaN: a shape not known rules nothing out
+        out: npt.NDArray[np.bool_] = gap > np.log(SHAPES_APART)
     return out
 
 

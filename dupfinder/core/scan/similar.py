@@ -31,7 +31,7 @@ import numpy.typing as npt
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.fingerprints.digest import digest_stream
-from dupfinder.core.grouping.groups import SecondCheck, second_check
+from dupfinder.core.grouping.groups import SecondCheck, second_check, shapes_apart_of
 from dupfinder.core.grouping.media_check import match_span, matched, media_check, near_rows
 from dupfinder.core.grouping.media_facts import probed
 from dupfinder.core.index.library import Library
@@ -154,7 +154,7 @@ def similar(
     if kind is not Kind.TEXT:  # documents meet every sketch; pictures those within the radius
         near = np.flatnonzero(distance <= options.threshold(kind))
         rows, distance = rows[near], distance[near]
-    similarity = _similarities(outcomes, 0, rows, check)
+    similarity = _similarities(outcomes, 0, rows, check, kind, options.image_invariance)
     keep = similarity >= check.threshold
     rows, distance, similarity = rows[keep], distance[keep], similarity[keep]
     same = _same_bytes(files, 0, rows.tolist())
@@ -292,7 +292,7 @@ def _measured(
         return tuple(Measure(files.paths[row], 0, 1.0, True) for row in same)
     rows = rows[(files.kinds[rows] == files.kinds[own]) & outcomes.has_value[rows]]
     distance = _distances(outcomes, own, rows)
-    similarity = _similarities(outcomes, own, rows, check)
+    similarity = _similarities(outcomes, own, rows, check, kind, options.image_invariance)
     return tuple(
         Measure(files.paths[row], 0, 1.0, True)
         if row in same
@@ -344,16 +344,30 @@ def _distances(
 
 
 def _similarities(
-    outcomes: OutcomeColumns, row: int, rows: npt.NDArray[np.intp], check: SecondCheck
+    outcomes: OutcomeColumns,
+    row: int,
+    rows: npt.NDArray[np.intp],
+    check: SecondCheck,
+    kind: Kind,
+    turned: bool,
 ) -> npt.NDArray[np.float64]:
-    """The second check of ``row`` against each of ``rows``, a chunk at a time."""
+    """The second check of ``row`` against each of ``rows``, a chunk at a time; 0 for a
+    picture of another shape (``grouping.groups.shapes_apart_of``, as a scan rules)."""
     own = outcomes.padded_sketches(np.array([row]), check.width)[0]
+    size = (int(outcomes.widths[row]), int(outcomes.heights[row]))
     parts = [np.zeros(0, dtype=np.float64)]
     for start in range(0, len(rows), _CHUNK):
-        theirs = outcomes.padded_sketches(rows[start : start + _CHUNK], check.width)
-        parts.append(
-            np.asarray(check.measure(theirs, np.broadcast_to(own, theirs.shape)), dtype=np.float64)
+        chunk = rows[start : start + _CHUNK]
+        theirs = outcomes.padded_sketches(chunk, check.width)
+        found = np.asarray(
+            check.measure(theirs, np.broadcast_to(own, theirs.shape)), dtype=np.float64
         )
+        if kind is Kind.IMAGE:
+            for i, other in enumerate(chunk.tolist()):
+                other_size = (int(outcomes.widths[other]), int(outcomes.heights[other]))
+                if shapes_apart_of((own, theirs[i]), (size, other_size), turned):
+                    found[i] = 0.0
+        parts.append(found)
     return np.concatenate(parts)
 
 
