@@ -62,9 +62,9 @@ Whole = Callable[[tuple[int, ...]], bool]
 #: Whether two rows' pictures differ in their colours (greyscale, coloured, tinted).
 ColoursApart = Callable[[int, int], bool]
 
-#: A group is joined to another only when none of its members is more like its own
-#: representative than like the other's by more than this (``centres.MARGIN``: what parts
-#: two look-alikes' copies there keeps them apart here).
+#: A group is joined to another only when its members are, in the median, no more like its
+#: own representative than like the other's by more than this (``centres.MARGIN``: what
+#: parts two look-alikes' copies there keeps them apart here).
 MARGIN = 0.02
 
 

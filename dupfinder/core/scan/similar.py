@@ -31,9 +31,10 @@ import numpy.typing as npt
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.fingerprints.digest import digest_stream
-from dupfinder.core.grouping.groups import SecondCheck, second_check, shapes_apart_of
+from dupfinder.core.grouping.groups import SecondCheck, second_check
 from dupfinder.core.grouping.media_check import match_span, matched, media_check, near_rows
 from dupfinder.core.grouping.media_facts import probed
+from dupfinder.core.image import check as imagecheck
 from dupfinder.core.index.library import Library
 from dupfinder.core.media.match import MediaMatch
 from dupfinder.core.model import (
@@ -354,7 +355,6 @@ def _similarities(
     """The second check of ``row`` against each of ``rows``, a chunk at a time; 0 for a
     picture of another shape (``grouping.groups.shapes_apart_of``, as a scan rules)."""
     own = outcomes.padded_sketches(np.array([row]), check.width)[0]
-    size = (int(outcomes.widths[row]), int(outcomes.heights[row]))
     parts = [np.zeros(0, dtype=np.float64)]
     for start in range(0, len(rows), _CHUNK):
         chunk = rows[start : start + _CHUNK]
@@ -363,10 +363,14 @@ def _similarities(
             check.measure(theirs, np.broadcast_to(own, theirs.shape)), dtype=np.float64
         )
         if kind is Kind.IMAGE:
-            for i, other in enumerate(chunk.tolist()):
-                other_size = (int(outcomes.widths[other]), int(outcomes.heights[other]))
-                if shapes_apart_of((own, theirs[i]), (size, other_size), turned):
-                    found[i] = 0.0
+            shapes = imagecheck.content_shapes(
+                np.vstack(
+                    [own[None, : imagecheck.HEADER_BYTES], theirs[:, : imagecheck.HEADER_BYTES]]
+                ),
+                outcomes.widths[np.concatenate(([row], chunk))],
+                outcomes.heights[np.concatenate(([row], chunk))],
+            )
+            found[imagecheck.shapes_apart(shapes[0], shapes[1:], turned)] = 0.0
         parts.append(found)
     return np.concatenate(parts)
 
