@@ -44,6 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dupfinder.core.grouping.cluster import part_stars
+from dupfinder.core.grouping.split import SimilarityOf
 from dupfinder.core.index.distinct import sorted_unique
 from dupfinder.core.model import EditCode
 
@@ -51,8 +52,6 @@ __all__ = ["DEPTH", "LEAST", "MARGIN", "SHARE", "UNEXPLAINED", "better_centres"]
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
-#: For node pairs (a, b): whether each was checked, and its similarity.
-SimilarityOf = Callable[[I64, I64], tuple[npt.NDArray[np.bool_], F64]]
 #: For two rows: the edits that tell one picture from the other, named either way round.
 Differences = Callable[[int, int], frozenset[EditCode]]
 

@@ -44,19 +44,18 @@ promises; a group is only ever joined whole, so no pair found is lost.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from dupfinder.core.grouping.assign import Compare, SimilarityOf
+
 __all__ = ["MARGIN", "rejoined"]
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
-#: For node pairs (a, b): whether each was checked, and its similarity.
-SimilarityOf = Callable[[I64, I64], tuple[npt.NDArray[np.bool_], F64]]
-#: For row pairs (a[i], b[i]): the check's similarity of the two pictures.
-Compare = Callable[[I64, I64], F64]
 #: Whether a group (rows, representative first) is one group as the parting steps see it.
 Whole = Callable[[tuple[int, ...]], bool]
 #: Whether two rows' pictures differ in their colours (greyscale, coloured, tinted).
@@ -88,6 +87,8 @@ def rejoined(
     current: list[tuple[int, ...] | None] = [tuple(group) for group in groups]
     if len(current) < 2 or len(pairs) == 0:
         return [group for group in current if group is not None]
+    pictures = _Pictures(node_of, similarity_of, compare, threshold, sort_keys, whole,
+                         colours_apart)  # fmt: skip
     nodes = max(int(node_of.max()), int(pairs.max())) + 1
     led = np.full(nodes, -1, dtype=np.int64)  # the group a node represents
     within = np.full(nodes, -1, dtype=np.int64)  # the group a node is in
@@ -110,8 +111,7 @@ def rejoined(
         if a == b or (current[a], current[b]) in asked or (current[b], current[a]) in asked:
             continue
         asked.add((current[a], current[b]))
-        joined = _joined(current[a], current[b], node_of, similarity_of, compare, threshold,
-                         sort_keys, whole, colours_apart)  # fmt: skip
+        joined = pictures.joined(current[a], current[b])
         if joined is None:
             continue
         current[a], current[b] = joined, None
@@ -127,79 +127,74 @@ def _root(owner: list[int], index: int) -> int:
     return index
 
 
-def _joined(
-    one: tuple[int, ...] | None,
-    other: tuple[int, ...] | None,
-    node_of: I64,
-    similarity_of: SimilarityOf,
-    compare: Compare,
-    threshold: float,
-    sort_keys: Sequence[Any],
-    whole: Whole,
-    colours_apart: ColoursApart,
-) -> tuple[int, ...] | None:
-    """The union of two groups round the first representative (the better keeper first)
-    that every member of the other passes against and is as like as its own (``MARGIN``),
-    when the union is whole; else None. Only a group's own representative is asked of
-    (``one`` and ``other`` are current)."""
-    if one is None or other is None:
-        return None
-    ranked = sorted((one, other), key=lambda g: sort_keys[g[0]])
-    for centre, rest in (ranked, ranked[::-1]):
-        members = np.asarray(rest, dtype=np.int64)
-        there = _passing(centre[0], members, node_of, similarity_of, compare, threshold)
-        if there is None:
-            continue
-        # the other's own copies: as like the centre as their own representative, mostly
-        own = members[node_of[members] != node_of[rest[0]]]
-        here = _similarity(rest[0], own, node_of, similarity_of, compare)
-        gap = there[node_of[members] != node_of[rest[0]]] - here
-        if len(gap) and float(np.median(gap)) < -MARGIN:
+@dataclass(frozen=True, slots=True)
+class _Pictures:
+    """What a scan's pictures answer when two groups are asked about (see ``rejoined``)."""
+
+    node_of: I64
+    similarity_of: SimilarityOf
+    compare: Compare
+    threshold: float
+    sort_keys: Sequence[Any]
+    whole: Whole
+    colours_apart: ColoursApart
+
+    def joined(
+        self, one: tuple[int, ...] | None, other: tuple[int, ...] | None
+    ) -> tuple[int, ...] | None:
+        """The union of two groups round the first representative (the better keeper
+        first) that every member of the other passes against and is as like as its own
+        (``MARGIN``), when the colours agree and the union is whole; else None. Only a
+        group's own representative is asked of (``one`` and ``other`` are current)."""
+        if one is None or other is None:
             return None
-        if colours_apart(centre[0], rest[0]):
-            return None
-        union = (centre[0], *sorted((*centre[1:], *rest), key=sort_keys.__getitem__))
-        return union if whole(union) else None
-    return None
-
-
-def _similarity(
-    centre: int, rows: I64, node_of: I64, similarity_of: SimilarityOf, compare: Compare
-) -> F64:
-    """The check's similarity of each row's picture with ``centre``'s (compared now where
-    the pair never was checked; a row of the centre's own node is 1)."""
-    out, unknown = _known(centre, rows, node_of, similarity_of)
-    if len(unknown):
-        out[unknown] = compare(np.full(len(unknown), centre, dtype=np.int64), rows[unknown])
-    return out
-
-
-def _passing(
-    centre: int,
-    rows: I64,
-    node_of: I64,
-    similarity_of: SimilarityOf,
-    compare: Compare,
-    threshold: float,
-) -> F64 | None:
-    """``_similarity``, or None as soon as one falls under ``threshold``: the checked pairs
-    are read first, then the first row (its group's representative) compared alone, then
-    the rest."""
-    out, unknown = _known(centre, rows, node_of, similarity_of)
-    if bool((out < threshold).any()):
-        return None
-    for part in (unknown[:1], unknown[1:]):
-        if len(part):
-            out[part] = compare(np.full(len(part), centre, dtype=np.int64), rows[part])
-            if bool((out[part] < threshold).any()):
+        ranked = sorted((one, other), key=lambda g: self.sort_keys[g[0]])
+        for centre, rest in (ranked, ranked[::-1]):
+            members = np.asarray(rest, dtype=np.int64)
+            there = self._passing(centre[0], members)
+            if there is None:
+                continue
+            # the other's own copies: as like the centre as their own representative, mostly
+            own = self.node_of[members] != self.node_of[rest[0]]
+            gap = there[own] - self._similarity(rest[0], members[own])
+            if len(gap) and float(np.median(gap)) < -MARGIN:
                 return None
-    return out
+            if self.colours_apart(centre[0], rest[0]):
+                return None
+            union = (centre[0], *sorted((*centre[1:], *rest), key=self.sort_keys.__getitem__))
+            return union if self.whole(union) else None
+        return None
 
+    def _similarity(self, centre: int, rows: I64) -> F64:
+        """The check's similarity of each row's picture with ``centre``'s (compared now
+        where the pair never was checked; a row of the centre's own node is 1)."""
+        out, unknown = self._known(centre, rows)
+        if len(unknown):
+            out[unknown] = self._compared(centre, rows[unknown])
+        return out
 
-def _known(centre: int, rows: I64, node_of: I64, similarity_of: SimilarityOf) -> tuple[F64, I64]:
-    """Each row's similarity with ``centre`` where it was checked (1 for the centre's own
-    node, NaN elsewhere), and the positions of the rows never checked against it."""
-    same = node_of[rows] == node_of[centre]
-    known, similarity = similarity_of(np.full(len(rows), node_of[centre]), node_of[rows])
-    out = np.where(same, 1.0, np.where(known, similarity, np.nan)).astype(np.float64)
-    return out, np.flatnonzero(~known & ~same)
+    def _passing(self, centre: int, rows: I64) -> F64 | None:
+        """``_similarity``, or None as soon as one falls under the threshold: the checked
+        pairs are read first, then the first row (its group's representative) compared
+        alone, then the rest."""
+        out, unknown = self._known(centre, rows)
+        if bool((out < self.threshold).any()):
+            return None
+        for part in (unknown[:1], unknown[1:]):
+            if len(part):
+                out[part] = self._compared(centre, rows[part])
+                if bool((out[part] < self.threshold).any()):
+                    return None
+        return out
+
+    def _known(self, centre: int, rows: I64) -> tuple[F64, I64]:
+        """Each row's similarity with ``centre`` where it was checked (1 for the centre's
+        own node, NaN elsewhere), and the positions of the rows never checked against it."""
+        nodes = self.node_of[rows]
+        same = nodes == self.node_of[centre]
+        known, similarity = self.similarity_of(np.full(len(rows), self.node_of[centre]), nodes)
+        out = np.where(same, 1.0, np.where(known, similarity, np.nan)).astype(np.float64)
+        return out, np.flatnonzero(~known & ~same)
+
+    def _compared(self, centre: int, rows: I64) -> F64:
+        return self.compare(np.full(len(rows), centre, dtype=np.int64), rows)
