@@ -225,6 +225,31 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
         pass
 
 
+#: Seconds a killed child is waited for through ``subprocess`` before it is reaped directly.
+_REAP_S = 5.0
+
+
+def _reap(process: subprocess.Popen[bytes]) -> None:
+    """Wait for a killed child. ``Popen.wait`` holds a lock while it waits, and a signal
+    handler that raises (the worker's time limit) between taking and releasing it leaves it
+    taken: a second ``wait()`` then blocks forever, and the worker with it. So the wait is
+    bounded, and past it the child is reaped by its pid."""
+    import subprocess
+
+    try:
+        process.wait(timeout=_REAP_S)
+        return
+    except subprocess.TimeoutExpired:
+        if os.name != "posix":
+            raise
+    try:
+        _, status = os.waitpid(process.pid, 0)
+    except ChildProcessError:  # reaped already, its status gone with it
+        process.returncode = -signal.SIGKILL
+        return
+    process.returncode = os.waitstatus_to_exitcode(status)
+
+
 def _problem(stderr: bytes) -> str:
     lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
     if not lines:
@@ -285,7 +310,7 @@ def run_tool(
             raise TooLarge("decodes to more data than the limit allows; skipped")
     finally:
         _kill(process)
-        process.wait()
+        _reap(process)
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from media_samples import make, needs_ffmpeg
@@ -194,3 +194,26 @@ def test_a_decoder_over_its_memory_limit_fails_with_a_reason() -> None:
     assert tools.run_tool(small, time_limit_s=30.0) == b""
     with pytest.raises(CorruptFile):
         tools.run_tool(small, time_limit_s=30.0, memory_limit=30 * 1024 * 1024)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the time limit's signal is POSIX only")
+def test_a_killed_child_is_reaped_though_a_signal_left_the_wait_lock_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Popen.wait`` takes a lock while it waits; a time limit's signal raised between its
+    taking and its release leaves it taken, and a second ``wait()`` blocked forever (seen
+    in a run of the test above on a loaded machine). The killed child is reaped anyway."""
+    monkeypatch.setattr(tools, "_REAP_S", 0.2)
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    lock = cast(Any, process)._waitpid_lock  # CPython's: what the interrupted wait left taken
+    assert lock.acquire(False)
+    try:
+        tools._kill(process)
+        started = time.monotonic()
+        tools._reap(process)
+        assert time.monotonic() - started < 30
+        assert process.returncode == -signal.SIGKILL
+    finally:
+        lock.release()
