@@ -23,6 +23,8 @@ PACKAGING = ROOT / "packaging"
 
 pytestmark = [
     pytest.mark.bundle,
+    # one worker runs both, in order: the second installs the bundle the first built
+    pytest.mark.xdist_group("bundle"),
     pytest.mark.skipif(
         os.environ.get("DUPFINDER_BUNDLE_TEST") != "1",
         reason="builds the bundles; set DUPFINDER_BUNDLE_TEST=1 to run",
