@@ -221,7 +221,7 @@ def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> flo
         return _media_similarity(kind, target, kept, options)
     import numpy as np  # only here: the command line's help must not load numpy
 
-    from dupfinder.core.grouping.groups import second_check, shapes_apart_of
+    from dupfinder.core.grouping.groups import drawn_apart_of, second_check, shapes_apart_of
 
     check = second_check(kind, options)
     if check is None:
@@ -239,7 +239,10 @@ def _similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> flo
         sizes.append((outcome.width or 0, outcome.height or 0))
     if kind is Kind.IMAGE and shapes_apart_of(rows, sizes, options.image_invariance):
         return 0.0
-    return float(np.asarray(check.measure(rows[0], rows[1]), dtype=np.float64)[0])
+    similarity = float(np.asarray(check.measure(rows[0], rows[1]), dtype=np.float64)[0])
+    if kind is Kind.IMAGE and drawn_apart_of(rows, sizes, similarity):
+        return 0.0
+    return similarity
 
 
 def _media_similarity(kind: Kind, target: str, kept: str, options: ScanOptions) -> float:

@@ -25,6 +25,7 @@ from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.assign import nearest_representatives, with_orphans
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
+from dupfinder.core.grouping.drawings import other_drawings_removed, size_of
 from dupfinder.core.grouping.keeper import (
     BYTES_PER_PIXEL,
     MTIME,
@@ -67,6 +68,7 @@ __all__ = [
     "KindGroups",
     "PairFinder",
     "SecondCheck",
+    "drawn_apart_of",
     "group_order",
     "group_rows",
     "groups_from",
@@ -247,6 +249,24 @@ def shapes_apart_of(
         for row, (width, height) in zip(descriptors, sizes, strict=True)
     ]  # fmt: skip
     return bool(imagecheck.shapes_apart(shapes[0], shapes[1], turned))
+
+
+def drawn_apart_of(
+    descriptors: Sequence[npt.NDArray[np.uint8]],
+    sizes: Sequence[tuple[int, int]],
+    similarity: float,
+) -> bool:
+    """Whether a picture and a kept one (their descriptor rows and upright stored sizes, the
+    kept one second) are two small drawings of one size, as a scan rules once it has named
+    the edits (``imagecheck.drawn_apart``): what files like one leave out and what an action
+    proves again before it acts. The edits are named only where the sizes and the similarity
+    leave the question open."""
+    other_size, kept_size = sizes
+    if not imagecheck.drawn_apart(similarity, (), kept_size, other_size):
+        return False
+    other, kept = (np.asarray(row, dtype=np.uint8).reshape(1, -1) for row in descriptors)
+    found = imagecheck.edits(kept, other, kept_size, other_size)
+    return imagecheck.drawn_apart(similarity, found, kept_size, other_size)
 
 
 def _shapes(outcomes: OutcomeColumns, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
@@ -560,6 +580,7 @@ def groups_from(
     for index, named in _with_edits(groups, outcomes, pictures, memory=memory):
         groups[index] = named
     _swapped_keepers(groups, pictures, references, outcomes, pictures_check, memory)
+    groups = other_drawings_removed(groups, [index for index, _ in pictures])
     groups.sort(key=group_order)
     return groups
 
@@ -813,7 +834,7 @@ def _is_source_of(
     )
     found = _comparisons(kept, other)
     named = imagecheck.edits_of(
-        found, kept, other, [_size(k) for _, _, k in pairs], [_size(m) for _, m, _ in pairs]
+        found, kept, other, [size_of(k) for _, _, k in pairs], [size_of(m) for _, m, _ in pairs]
     )
     return [
         similarity >= threshold
@@ -1045,8 +1066,8 @@ def _with_edits(
             _compared(kept, other, memory, _edits_memory(again=figures is not None)),
             kept,
             other,
-            [_size(groups[i].members[0]) for i, _ in places],
-            [_size(groups[i].members[p]) for i, p in places],
+            [size_of(groups[i].members[0]) for i, _ in places],
+            [size_of(groups[i].members[p]) for i, p in places],
         )
     members = {index: list(groups[index].members) for index, _ in pictures}
     for (index, position), edits in zip(places, named, strict=True):
@@ -1058,10 +1079,6 @@ def _with_edits(
         (index, dataclasses.replace(groups[index], members=tuple(members[index])))
         for index, _ in pictures
     ]
-
-
-def _size(m: Member) -> tuple[int, int]:
-    return (m.width or 0, m.height or 0)
 
 
 def _refigured(

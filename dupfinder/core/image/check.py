@@ -71,7 +71,10 @@ __all__ = [
     "CHECK_VERSION",
     "CHROMA_SIDE",
     "DESCRIPTOR_BYTES",
+    "DRAWN_SIDE",
     "ENGINE_VARIABLE",
+    "EXPLAINED",
+    "FRAMING_CODES",
     "GREY_SIDE",
     "HEADER_BYTES",
     "MIN_SCALE",
@@ -87,6 +90,7 @@ __all__ = [
     "compiled_files",
     "content_shapes",
     "descriptor",
+    "drawn_apart",
     "edits",
     "edits_of",
     "has_detail",
@@ -1223,6 +1227,39 @@ def shapes_apart(a: npt.ArrayLike, b: npt.ArrayLike, turned: bool = False) -> np
     with np.errstate(invalid="ignore"):  # NaN: a shape not known rules nothing out
         out: npt.NDArray[np.bool_] = gap > np.log(SHAPES_APART)
     return out
+
+
+#: Pictures whose longer side is at most this many pixels are drawn at their size (icons,
+#: emblems, a toolbar's buttons): ``drawn_apart`` rules on two of them of one size.
+DRAWN_SIDE = 64
+#: Two such pictures less alike than this differ by more than a re-save or a re-render: an
+#: edit must name what changed (real themes' copies under two names score 0.97 and above).
+EXPLAINED = 0.97
+#: The edits that only frame a picture (``drawn_apart``).
+FRAMING_CODES = frozenset(
+    {EditCode.CROPPED, EditCode.UNCROPPED, EditCode.PADDED, EditCode.BORDER_REMOVED}
+)
+
+
+def drawn_apart(
+    similarity: float,
+    found: Sequence[Edit],
+    size_a: tuple[int, int],
+    size_b: tuple[int, int],
+) -> bool:
+    """Whether two small pictures of one size (``DRAWN_SIDE``) are two drawings: less alike
+    than ``EXPLAINED`` while no edit of tone, colour, marks or file names the difference
+    (``found``: none, or framing alone, which at one size is a part of the drawing moved or
+    grown, as nobody crops a 24-pixel icon and enlarges it back). Real themes' look-alikes
+    are such pairs: a battery's level, a face's mouth, a speaker's waves, lines of text
+    aligned left or right; the check's blocks of a 16-pixel drawing are two pixels wide, so
+    it passes them as alike. Of the sizes, the upright stored sizes; either unknown (0):
+    nothing is ruled out."""
+    if size_a != size_b or min(size_a) < 1 or max(size_a) > DRAWN_SIDE:
+        return False
+    if similarity >= EXPLAINED:
+        return False
+    return all(edit.code in FRAMING_CODES for edit in found)
 
 
 #: Added to the upper bound that a pair stopped early answers: such answers lie in [-2, -1).

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from dupfinder.core.errors import DupfinderError
 from dupfinder.core.fingerprints.columns import FileColumns, OutcomeColumns, member
 from dupfinder.core.fingerprints.digest import digest_stream
-from dupfinder.core.grouping.groups import SecondCheck, second_check
+from dupfinder.core.grouping.groups import SecondCheck, drawn_apart_of, second_check
 from dupfinder.core.grouping.media_check import match_span, matched, media_check, near_rows
 from dupfinder.core.grouping.media_facts import probed
 from dupfinder.core.image import check as imagecheck
@@ -371,8 +371,33 @@ def _similarities(
                 outcomes.heights[np.concatenate(([row], chunk))],
             )
             found[imagecheck.shapes_apart(shapes[0], shapes[1:], turned)] = 0.0
+            found[_drawings_apart(outcomes, row, own, chunk, theirs, found, check.threshold)] = 0.0
         parts.append(found)
     return np.concatenate(parts)
+
+
+def _drawings_apart(
+    outcomes: OutcomeColumns,
+    row: int,
+    own: npt.NDArray[np.uint8],
+    rows: npt.NDArray[np.intp],
+    theirs: npt.NDArray[np.uint8],
+    similarity: npt.NDArray[np.float64],
+    least: float,
+) -> npt.NDArray[np.bool_]:
+    """Which pictures of ``rows`` (their descriptors ``theirs`` and ``similarity`` to
+    ``row``'s, ``own``) that reach ``least`` are other small drawings of its size, as a scan
+    rules (``grouping.groups.drawn_apart_of``)."""
+
+    def size(at: int) -> tuple[int, int]:
+        return (int(outcomes.widths[at]), int(outcomes.heights[at]))
+
+    apart = np.zeros(len(rows), dtype=np.bool_)
+    for i in np.flatnonzero(similarity >= least).tolist():
+        apart[i] = drawn_apart_of(
+            (theirs[i], own), (size(int(rows[i])), size(row)), float(similarity[i])
+        )
+    return apart
 
 
 def _digest(path: str) -> bytes | None:
