@@ -90,7 +90,9 @@ def _kind(item: Item) -> str:
 # --------------------------------------------------------------------------- the tools
 
 
-def _run(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[str, float, float]:
+def _run(
+    command: Sequence[str], env: dict[str, str] | None = None, cwd: str | None = None
+) -> tuple[str, float, float]:
     """Run a command to its end: stdout, wall seconds, CPU seconds of every process it started
     (``bench.measure``: a scan's workers and their fork server are not its children)."""
     with tempfile.TemporaryDirectory(prefix="picture-bench-home-") as home:
@@ -101,7 +103,7 @@ def _run(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[str
             "XDG_CONFIG_HOME": f"{home}/config",
             **(env or {}),
         }
-        done = measure(command, env=full)
+        done = measure(command, env=full, cwd=cwd)
     if done.returncode:
         raise RuntimeError(f"{command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
     return done.stdout, done.wall, done.cpu

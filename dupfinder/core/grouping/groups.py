@@ -580,7 +580,14 @@ def groups_from(
     for index, named in _with_edits(groups, outcomes, pictures, memory=memory):
         groups[index] = named
     _swapped_keepers(groups, pictures, references, outcomes, pictures_check, memory)
-    groups = other_drawings_removed(groups, [index for index, _ in pictures])
+    groups = other_drawings_removed(
+        groups,
+        [index for index, _ in pictures],
+        functools.partial(
+            _descriptors_at, outcomes, dict(item for _, rows in pictures for item in rows.items())
+        ),
+        pictures_check.measure,
+    )
     groups.sort(key=group_order)
     return groups
 
@@ -961,6 +968,14 @@ def _margin_marked(edits: Sequence[Edit]) -> bool:
         sides(EditCode.CROPPED) & sides(EditCode.PADDED)
         or sides(EditCode.UNCROPPED) & sides(EditCode.BORDER_REMOVED)
     )
+
+
+def _descriptors_at(
+    outcomes: OutcomeColumns, rows: dict[str, int], paths: Sequence[str]
+) -> npt.NDArray[np.uint8]:
+    """The descriptors of the pictures at ``paths`` (``rows``: each picture's row)."""
+    at = np.asarray([rows[path] for path in paths], dtype=np.intp)
+    return outcomes.padded_sketches(at, imagecheck.DESCRIPTOR_BYTES)
 
 
 def _keeper_pairs(
