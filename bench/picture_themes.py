@@ -1,7 +1,7 @@
 """Look-alike icons in real themes: dupfinder and Czkawka on Debian's icon themes, names as truth.
 
     python -m bench.picture_themes [--sizes small|mid|all] [--tools dupfinder czkawka]
-                                   [--before SOURCE] [--show N] [ROOT ...]
+                                   [--before SOURCE] [--show N] [--quick] [ROOT ...]
 
 The picture corpus (``bench/picture_corpus.py``) draws its edits on icons of 128 to 512
 pixels; a theme's own icons at 16 to 64 pixels, where a drawing's parts are a few pixels
@@ -141,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", help="another version's source tree, run beside")
     parser.add_argument("--show", type=int, default=0, help="print this many look-alike pairs")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--quick", action="store_true", help="48-64 px only (the fewer files)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes = "mid"
     sizes = [s for key, names in SIZES.items() if args.sizes in (key, "all") for s in names]
     roots = args.roots or theme_folders(sizes)
     if not roots:
