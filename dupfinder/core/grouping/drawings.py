@@ -5,9 +5,10 @@ that differ in a few of their own pixels (a battery's level, a face's mouth, a s
 waves) pass as alike, and the alignment it finds reads the moved part as a crop or a
 border. What tells them apart is that no edit a person makes explains the difference. Once
 a group's members and their edits are known, every two of its members of the kept
-picture's small size are held to that rule, the kept picture among them: of two drawings,
-the one less like the kept picture leaves (a grey copy of one battery level is kept with the other level's
-picture as "greyscale", but the two levels in colour are told apart beside it).
+picture's small size are held to that rule, the kept picture among them, and of two
+drawings the one less like the kept picture leaves. Pairs, not only the kept picture's:
+a look-alike may pass against a grey copy of the kept picture ("greyscale" names that
+difference) while the kept picture in colour beside it tells the two drawings apart.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def size_of(member: Member) -> tuple[int, int]:
 
 
 def other_drawings_removed(
-    groups: list[Group],
+    groups: Sequence[Group],
     pictures: Sequence[int],
     descriptors: Descriptors,
     measure: Measure,
@@ -45,18 +46,14 @@ def other_drawings_removed(
     other drawings than a member more like the kept picture removed (``_leaving``); a group
     left with its keeper alone is gone, one that lost members has its keeper's reasons
     named again."""
-    removed: set[int] = set()
+    out: list[Group | None] = list(groups)
     for index in pictures:
         group = groups[index]
         leaving = _leaving(group, descriptors, measure)
-        if not leaving:
-            continue
-        kept = [m for i, m in enumerate(group.members) if i not in leaving]
-        if len(kept) > 1:
-            groups[index] = regrouped(group, kept)
-        else:
-            removed.add(index)
-    return [group for index, group in enumerate(groups) if index not in removed]
+        if leaving:
+            kept = [m for i, m in enumerate(group.members) if i not in leaving]
+            out[index] = regrouped(group, kept) if len(kept) > 1 else None
+    return [group for group in out if group is not None]
 
 
 def _leaving(group: Group, descriptors: Descriptors, measure: Measure) -> set[int]:
