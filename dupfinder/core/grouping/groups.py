@@ -25,7 +25,7 @@ from dupfinder.core.grouping import checked, verify
 from dupfinder.core.grouping.assign import nearest_representatives, with_orphans
 from dupfinder.core.grouping.checked import CheckMemory
 from dupfinder.core.grouping.cluster import cluster_nodes
-from dupfinder.core.grouping.drawings import other_drawings_removed, size_of
+from dupfinder.core.grouping.drawings import PictureCheck, other_drawings_removed, size_of
 from dupfinder.core.grouping.keeper import (
     BYTES_PER_PIXEL,
     MTIME,
@@ -580,14 +580,13 @@ def groups_from(
     for index, named in _with_edits(groups, outcomes, pictures, memory=memory):
         groups[index] = named
     _swapped_keepers(groups, pictures, references, outcomes, pictures_check, memory)
-    groups = other_drawings_removed(
-        groups,
-        [index for index, _ in pictures],
-        functools.partial(
-            _descriptors_at, outcomes, dict(item for _, rows in pictures for item in rows.items())
-        ),
+    by_path = dict(item for _, rows in pictures for item in rows.items())
+    drawings = PictureCheck(
+        functools.partial(_descriptors_at, outcomes, by_path),
         pictures_check.measure,
+        pictures_check.threshold,
     )
+    groups = other_drawings_removed(groups, [index for index, _ in pictures], drawings, references)
     groups.sort(key=group_order)
     return groups
 

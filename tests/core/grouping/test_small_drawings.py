@@ -5,8 +5,10 @@ proof rule alike, while an edited copy of such a drawing is still found."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageOps
 from scan_helpers import member_at
@@ -15,8 +17,11 @@ from dupfinder.core.actions import make_plan
 from dupfinder.core.actions.apply import apply
 from dupfinder.core.actions.journal import Journal
 from dupfinder.core.fingerprints.digest import digest_of
+from dupfinder.core.grouping import drawings
+from dupfinder.core.grouping.groups import second_check
 from dupfinder.core.image import check as imagecheck
-from dupfinder.core.model import EditCode, Group, Kind, ScanOptions, ScanResult
+from dupfinder.core.image import perceptual as imagesim
+from dupfinder.core.model import EditCode, Group, Kind, Member, ScanOptions, ScanResult
 from dupfinder.core.scan import pipeline as scan
 from dupfinder.core.scan.similar import similar
 
@@ -104,3 +109,67 @@ def test_a_themes_text_alignments_are_four_drawings(tmp_path: Path) -> None:
         name = f"format-justify-{way}.png"
         (folder / name).write_bytes((TANGO / name).read_bytes())
     assert scan.run(_options(folder)).groups == ()
+
+
+def _drawings_check(paths: list[Path]) -> tuple[drawings.PictureCheck, dict[str, Member]]:
+    """The rule's view of a scan of ``paths``: descriptors, the scan's measure, members."""
+    found = {str(p): imagesim.image_fingerprint(p) for p in paths}
+    check = second_check(Kind.IMAGE, _options(paths[0].parent))
+    assert check is not None
+
+    def descriptors(at: Sequence[str]) -> np.ndarray:
+        return imagecheck.padded(np.array([list(found[p].descriptor) for p in at], np.uint8))
+
+    members = {
+        path: dataclasses.replace(
+            member_at(Path(path), Kind.IMAGE, f.value), width=f.width, height=f.height
+        )
+        for path, f in found.items()
+    }
+    return drawings.PictureCheck(descriptors, check.measure, check.threshold), members
+
+
+def _group_of(members: list[Member], check: drawings.PictureCheck) -> Group:
+    """A group around the first member, each other's similarity to it as the scan's."""
+    rows = check.descriptors([m.path for m in members])
+    measured = np.asarray(check.measure(rows[1:], np.broadcast_to(rows[0], rows[1:].shape)))
+    rest = [
+        dataclasses.replace(m, similarity=float(s))
+        for m, s in zip(members[1:], measured, strict=True)
+    ]
+    return Group(Kind.IMAGE, (dataclasses.replace(members[0], similarity=1.0), *rest))
+
+
+def test_a_drawing_that_leaves_takes_its_own_grey_copy_into_a_group_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """One star holding two levels of a battery and a grey copy of each: the kept picture
+    passes the other level's grey copy ("greyscale" names that difference), so the other
+    level leaves with it, and the two form a group of their own."""
+    folder = _folder(tmp_path)
+    _grey(_battery(0.6)).save(folder / "battery-good-grey.png")
+    names = ["battery-half", "battery-half-grey", "battery-good", "battery-good-grey"]
+    check, members = _drawings_check([folder / f"{n}.png" for n in names])
+    group = _group_of([members[str(folder / f"{n}.png")] for n in names], check)
+    out = drawings.other_drawings_removed([group], [0], check)
+    assert sorted(sorted(Path(m.path).stem for m in g.members) for g in out) == [
+        ["battery-good", "battery-good-grey"],
+        ["battery-half", "battery-half-grey"],
+    ]
+    (formed,) = (g for g in out if g.members[0].path.endswith("battery-good.png"))
+    assert [e.code for e in formed.members[1].edits] == [EditCode.GREYSCALE]
+    assert formed.members[1].similarity >= imagecheck.EXPLAINED
+
+
+def test_a_group_holding_a_larger_picture_keeps_its_small_renderings(tmp_path: Path) -> None:
+    """Two renderings of one larger picture at the kept one's size (a theme's own drawing,
+    a resize) differ by pixels no edit names: with the larger picture in the group, neither
+    leaves."""
+    folder = _folder(tmp_path)
+    _battery(0.5).resize((48, 48), Image.Resampling.LANCZOS).save(folder / "battery-large.png")
+    names = ["battery-half", "battery-good", "battery-large"]
+    check, members = _drawings_check([folder / f"{n}.png" for n in names])
+    group = _group_of([members[str(folder / f"{n}.png")] for n in names], check)
+    assert drawings.other_drawings_removed([group], [0], check) == [group]
+    without = Group(Kind.IMAGE, group.members[:2])
+    assert drawings.other_drawings_removed([without], [0], check) == []
