@@ -872,7 +872,10 @@ def _replaces(member: Member, keeper: Member, ranked: KeeperKey, references: Seq
     the keeper's original and may be kept instead: not after it on reference folders and
     copy marks, nor with less than ``1 / _ORIGINAL_SHRINK`` of its pixels."""
     return (
-        (_is_original(member, keeper) or _first_by_order(member, ranked, references))
+        (
+            _is_original(member, keeper)
+            or _first_by_order(member, ranked, references, pixels(keeper))
+        )
         and member_key(member, references)[:2] <= ranked[:2]
         and pixels(member) >= pixels(keeper) / _ORIGINAL_SHRINK
     )
@@ -900,15 +903,29 @@ def _named(member: Member, codes: frozenset[EditCode]) -> int:
 _TOLD_BY_EDITS = _ORIGINAL_SIGNS | {EditCode.MARKED, EditCode.TRANSPARENCY_REMOVED}
 
 
-def _first_by_order(member: Member, keeper_key: KeeperKey, references: Sequence[str]) -> bool:
+#: A member with this many times the keeper's pixels or more is not called a copy by its
+#: framing alone: told across scales, a resize's soft edges read as more margin, so the
+#: original reads as a crop (or a padding) of its own resize, and a crop has fewer pixels.
+_SCALED_FRAMING = 2
+_FRAMING = frozenset({EditCode.CROPPED, EditCode.PADDED})
+
+
+def _first_by_order(
+    member: Member, keeper_key: KeeperKey, references: Sequence[str], kept_pixels: int
+) -> bool:
     """Whether ``member`` comes before the keeper in the order that suggests keepers (more
     pixels at the same framing, a lossless format, older) and no edit says it is a copy.
     The keeper is its star's centre, the picture linked to every member; the original
     may not be (a copy made by two edits passes against a copy made by one of them
     only), and a smaller, lossy or newer copy was kept. A lossy copy's bytes per pixel
-    are left out: a brightened JPEG saved at a higher quality has more than its original."""
+    are left out: a brightened JPEG saved at a higher quality has more than its original.
+    ``kept_pixels``: the keeper's; with ``_SCALED_FRAMING`` times them or more, the member's
+    framing (a crop, a border, a mark in a margin) does not call it a copy."""
     codes = {edit.code for edit in member.edits}
-    if codes & (_COPY_SIGNS | _TOLD_BY_EDITS) or _margin_marked(member.edits):
+    signs = _COPY_SIGNS | _TOLD_BY_EDITS
+    if EditCode.LARGER in codes and pixels(member) >= _SCALED_FRAMING * kept_pixels:
+        signs = signs - _FRAMING  # framing told across scales: the resize's soft edges
+    if codes & signs or (_margin_marked(member.edits) and not signs.isdisjoint(_FRAMING)):
         return False
     return _by_order(member_key(member, references)) < _by_order(keeper_key)
 

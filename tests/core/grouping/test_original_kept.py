@@ -311,6 +311,36 @@ def test_a_half_size_centre_gives_way_to_the_full_size_picture() -> None:
     assert Path(kept.members[0].path).name == "hills.png"
 
 
+def test_a_half_size_centre_gives_way_to_the_icon_read_as_a_crop_of_it() -> None:
+    """Told against its own half-size resize, an icon reads as "larger, cropped 5 %": the
+    resize's soft edges look like more margin (oxygen's battery on the picture benchmark).
+    A crop has fewer pixels than what it was cut from, so at twice the pixels or more the
+    framing does not call the icon a copy, and it is kept."""
+    group = Group(
+        Kind.IMAGE,
+        (
+            _member("battery-half.png", 64, 5),
+            _member("battery-half-sepia.png", 64, 3, EditCode.TINTED),
+            _member("battery.png", 128, 0, EditCode.LARGER, EditCode.CROPPED),
+        ),
+    )
+    kept = groups._original_kept(group, ())
+    assert Path(kept.members[0].path).name == "battery.png"
+
+
+def test_a_crop_not_twice_the_keeper_s_pixels_is_still_a_copy() -> None:
+    """Framing told at nearly one scale still says which is the copy: a crop that has more
+    pixels than the keeper, but not twice as many, is not kept over it."""
+    group = Group(
+        Kind.IMAGE,
+        (
+            _member("battery-half.png", 100, 5),
+            _member("battery-cut.png", 128, 0, EditCode.LARGER, EditCode.CROPPED),
+        ),
+    )
+    assert groups._original_kept(group, ()) is group
+
+
 def test_a_brightened_copy_saved_with_more_bytes_is_not_taken_for_the_original() -> None:
     """A lossy copy's bytes per pixel say nothing of which of two edited pictures came
     first: the order's age decides, and the keeper, older, stays."""
