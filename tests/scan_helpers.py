@@ -5,6 +5,7 @@ Also worker functions (one dies on purpose), importable by worker processes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import time
@@ -13,6 +14,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from dupfinder.core.actions import make_plan
+from dupfinder.core.actions.apply import ApplyReport, apply
+from dupfinder.core.actions.journal import Journal
 from dupfinder.core.fingerprints.worker import FingerprintOutcome, Task, fingerprint_batch
 from dupfinder.core.model import (
     Fingerprint,
@@ -149,3 +153,11 @@ def pictures_warm() -> bool:
         return False
     made = direct._chroma_tables.cache_info().currsize, hashes._hasher.cache_info().currsize
     return all(made)
+
+
+def applied_as_copy(keep: Path, other: Path, journal: Path, kind: Kind = Kind.IMAGE) -> ApplyReport:
+    """The apply of a results file that calls ``other`` a copy of ``keep`` (similarity 0.95)
+    and marks it: what an action's proof makes of a claim it must check."""
+    copy = dataclasses.replace(member_at(other, kind), similarity=0.95)
+    group = Group(kind, (member_at(keep, kind), copy))
+    return apply(make_plan(ScanResult((group,)), {str(other)}), journal=Journal(journal))

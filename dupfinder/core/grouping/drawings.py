@@ -168,7 +168,13 @@ def _leaving(group: Group, descriptors: Descriptors, measure: Measure) -> set[in
         return set()
     rows = descriptors([members[p].path for pair in pairs for p in pair]).reshape(len(pairs), 2, -1)
     first, second = rows[:, 0], rows[:, 1]
-    similarity = np.asarray(measure(first, second), dtype=np.float64).reshape(-1)
+    # against the kept picture the scan has measured each member already
+    similarity = np.array([members[j].similarity if i == 0 else np.nan for i, j in pairs])
+    among = np.flatnonzero(np.isnan(similarity))
+    if len(among):
+        similarity[among] = np.asarray(
+            measure(first[among], second[among]), dtype=np.float64
+        ).reshape(-1)
     open_ = [k for k in range(len(pairs)) if similarity[k] < imagecheck.EXPLAINED]
     if not open_:
         return set()

@@ -3,17 +3,13 @@ scan, files like one (``scan.similar``) and an action's proof rule alike."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from PIL import Image, ImageDraw
-from scan_helpers import member_at
+from scan_helpers import applied_as_copy
 
-from dupfinder.core.actions import make_plan
-from dupfinder.core.actions.apply import apply
-from dupfinder.core.actions.journal import Journal
 from dupfinder.core.fingerprints.digest import digest_of
-from dupfinder.core.model import Group, Kind, ScanOptions, ScanResult
+from dupfinder.core.model import Kind, ScanOptions
 from dupfinder.core.scan import pipeline as scan
 from dupfinder.core.scan.similar import similar
 
@@ -59,9 +55,6 @@ def test_a_results_file_calling_a_wide_outline_a_copy_removes_nothing(tmp_path: 
     folder = _folder(tmp_path)
     keep, other = folder / "checkbox.png", folder / "tablet.png"
     before = digest_of(other.read_bytes())
-    copy = dataclasses.replace(member_at(other, Kind.IMAGE), similarity=0.95)
-    group = Group(Kind.IMAGE, (member_at(keep, Kind.IMAGE), copy))
-    plan = make_plan(ScanResult((group,)), {str(other)})
-    report = apply(plan, journal=Journal(tmp_path / "journal.jsonl"))
+    report = applied_as_copy(keep, other, tmp_path / "journal.jsonl")
     assert [o.status for o in report.outcomes] == ["skipped"], report
     assert digest_of(other.read_bytes()) == before

@@ -11,11 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageOps
-from scan_helpers import member_at
+from scan_helpers import applied_as_copy, member_at
 
-from dupfinder.core.actions import make_plan
-from dupfinder.core.actions.apply import apply
-from dupfinder.core.actions.journal import Journal
 from dupfinder.core.fingerprints.digest import digest_of
 from dupfinder.core.grouping import drawings
 from dupfinder.core.grouping.groups import second_check
@@ -91,10 +88,7 @@ def test_a_results_file_calling_another_level_a_copy_removes_nothing(tmp_path: P
     folder = _folder(tmp_path)
     keep, other = folder / "battery-half.png", folder / "battery-good.png"
     before = digest_of(other.read_bytes())
-    copy = dataclasses.replace(member_at(other, Kind.IMAGE), similarity=0.95)
-    group = Group(Kind.IMAGE, (member_at(keep, Kind.IMAGE), copy))
-    plan = make_plan(ScanResult((group,)), {str(other)})
-    report = apply(plan, journal=Journal(tmp_path / "journal.jsonl"))
+    report = applied_as_copy(keep, other, tmp_path / "journal.jsonl")
     assert [o.status for o in report.outcomes] == ["skipped"], report
     assert digest_of(other.read_bytes()) == before
 
