@@ -17,7 +17,9 @@ that holds the other), the better way kept:
    shift is undone instead of compared cell by cell.
 2. **Tone.** The container's aligned region is resampled onto the other's grid, and the cubic
    tone curve that best maps one onto the other (least squares) is applied: brightness,
-   contrast and gamma drop out, and a grey or sepia copy has the luma of its original. A
+   contrast and gamma drop out, and a grey or sepia copy has the luma of its original. The
+   curve keeps the tones' order: one that takes the darkest level above the lightest (a
+   negative, a light glyph against a dark one) is no tone edit, and one level is fitted. A
    level clipped at white is a bound, not a level: it is left out of the fit and agrees
    wherever the curve reaches it, so a light picture brightened past white is still its
    copy. The mean difference left, over the other's deviation and that of unrelated
@@ -663,7 +665,12 @@ def _curve(
     colours: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
     """``fb`` as the cubic tone curve of ``colours`` shown with ``opacity`` over white predicts
-    it, at every cell (least squares over ``fit``): with ``opacity`` 1, the curve of ``fa``."""
+    it, at every cell (least squares over ``fit``): with ``opacity`` 1, the curve of ``fa``.
+
+    A tone edit keeps the order of tones: a curve that takes ``colours``' darkest fitted
+    level above its lightest (a negative, a dark theme's glyph against a light theme's) is
+    no tone edit, and the best level that keeps the order, one grey for every cell, is
+    fitted instead."""
     powers = [opacity, opacity * colours]
     powers += [powers[1] * colours, powers[1] * colours * colours]
     basis = np.stack(powers, axis=2)  # (P, N, 4)
@@ -671,7 +678,21 @@ def _curve(
     gram = np.einsum("pni,pnj->pij", weighted, basis) + _RIDGE * np.eye(4)
     rhs = np.einsum("pni,pn->pi", weighted, fb - (1.0 - opacity))
     coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
+    fitted = fit.any(axis=1)
+    lowest = np.where(fitted, np.where(fit, colours, np.inf).min(axis=1), 0.0)
+    highest = np.where(fitted, np.where(fit, colours, -np.inf).max(axis=1), 0.0)
+    reversed_ = fitted & (_cubic(coef, highest) < _cubic(coef, lowest))
+    if reversed_.any():
+        level = np.zeros_like(coef)
+        level[:, 0] = rhs[:, 0] / gram[:, 0, 0]
+        coef = np.where(reversed_[:, None], level, coef)
     out: npt.NDArray[np.float64] = np.einsum("pni,pi->pn", basis, coef) + (1.0 - opacity)
+    return out
+
+
+def _cubic(coef: npt.NDArray[np.float64], x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Each row's cubic (coefficients of 1, x, x^2, x^3) at its ``x``."""
+    out: npt.NDArray[np.float64] = coef[:, 0] + x * (coef[:, 1] + x * (coef[:, 2] + x * coef[:, 3]))
     return out
 
 

@@ -438,10 +438,18 @@ cdef void _scaled(const double *levels, int n, double *out) noexcept nogil:
         out[i] = levels[i] / 255.0
 
 
-cdef void _curve(const double *power, double *rhs, Constants *k) noexcept nogil:
+cdef inline double _cubic(const double *coef, double x) noexcept nogil:
+    return coef[0] + x * (coef[1] + x * (coef[2] + x * coef[3]))
+
+
+cdef void _curve(const double *power, double *rhs, Constants *k, double lowest,
+                 double highest) noexcept nogil:
     """The cubic tone curve's coefficients, into ``rhs``, from the normal equations' power
-    sums (``gram[r][c] = power[r + c]``, ridged) and right-hand side (zeros if singular)."""
+    sums (``gram[r][c] = power[r + c]``, ridged) and right-hand side (zeros if singular). As
+    ``check._curve``, a curve that takes the fitted levels' ``lowest`` above their
+    ``highest`` keeps no tone order: the best single level is fitted instead."""
     cdef double gram[16]
+    cdef double sum_b = rhs[0]
     cdef int r, c
     for r in range(4):
         for c in range(4):
@@ -450,6 +458,10 @@ cdef void _curve(const double *power, double *rhs, Constants *k) noexcept nogil:
         gram[r * 4 + r] += k.ridge
     if not _solve4(gram, rhs):
         rhs[0] = rhs[1] = rhs[2] = rhs[3] = 0.0
+        return
+    if lowest <= highest and _cubic(rhs, highest) < _cubic(rhs, lowest):
+        rhs[0] = sum_b / (power[0] + k.ridge)
+        rhs[1] = rhs[2] = rhs[3] = 0.0
 
 
 # Where a cell stands in a censored tone fit (``check._censored_fit``).
@@ -518,6 +530,7 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
     cdef double power[7]
     cdef unsigned char role[GREY_BYTES]
     cdef double fa, fb, f2, f3, fitted, diff = 0.0, light = -1.0
+    cdef double lowest = INFINITY, highest = -INFINITY
     cdef int i
     for i in range(7):
         power[i] = 0.0
@@ -531,6 +544,8 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
         fa = sa[i]
         fb = sb[i]
         count += 1.0
+        lowest = fmin(lowest, fa)
+        highest = fmax(highest, fa)
         f2 = fa * fa
         f3 = f2 * fa
         power[1] += fa
@@ -544,7 +559,7 @@ cdef double _tone_fit(const double *a, const double *b, const double *sa, const 
         rhs[2] += f2 * fb
         rhs[3] += f3 * fb
     power[0] = count
-    _curve(power, rhs, k)
+    _curve(power, rhs, k, lowest, highest)
     for i in range(n):
         fa = sa[i]
         fb = sb[i] * scale
@@ -611,6 +626,7 @@ cdef double _by_colour(const double *a, const double *b, const double *sa, const
     cdef double power[7]
     cdef double colours[GREY_BYTES]
     cdef double u, o, w, u2, u3, target, fitted, diff = 0.0, changed = 0.0
+    cdef double lowest = INFINITY, highest = -INFINITY
     cdef int i
     cdef bint transparent = False
     for i in range(n):
@@ -635,6 +651,8 @@ cdef double _by_colour(const double *a, const double *b, const double *sa, const
         o = clear[i]
         u = _colour_of(sa[i], o, k)
         colours[i] = u
+        lowest = fmin(lowest, u)
+        highest = fmax(highest, u)
         w = o * o
         u2 = u * u
         u3 = u2 * u
@@ -650,7 +668,7 @@ cdef double _by_colour(const double *a, const double *b, const double *sa, const
         rhs[1] += u * target
         rhs[2] += u2 * target
         rhs[3] += u3 * target
-    _curve(power, rhs, k)
+    _curve(power, rhs, k, lowest, highest)
     for i in range(n):  # the colours' fitted values shown, over ``b``'s deviation
         if (graphic and a[i] >= k.white and b[i] >= k.white) or (edge != NULL and edge[i]):
             colours[i] = sb[i] * scale  # left out: agrees, as ``_tone_fit`` has it

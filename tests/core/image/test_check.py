@@ -160,6 +160,37 @@ def test_tone_does_not_count_but_layout_does() -> None:
     assert similarity(a, other) < 0.5
 
 
+def test_a_negative_is_not_a_copy(check_engine: str, tmp_path: Path) -> None:
+    """A tone edit keeps the order of tones: a grey photo's negative was 99.7 % alike (a
+    falling curve mapped one onto the other), and a dark theme's white glyph passed as a copy
+    of the light theme's black one. Both read as another picture; a darker copy still does."""
+    grey = photo(4).convert("L")
+    original = descriptor_of(saved(grey, tmp_path / "grey.png"))
+    negative = descriptor_of(saved(ImageOps.invert(grey), tmp_path / "negative.png"))
+    darker = descriptor_of(saved(grey.point(lambda v: v * 0.6), tmp_path / "darker.png"))
+    assert similarity(original, negative) < DIFFERENT
+    assert similarity(negative, original) < DIFFERENT
+    assert similarity(original, darker) >= SAME
+    glyph = Image.new("LA", (64, 64), (0, 0))
+    ImageDraw.Draw(glyph).polygon([(10, 54), (32, 8), (54, 54), (32, 40)], fill=(0, 255))
+    white = Image.merge("LA", (ImageOps.invert(glyph.getchannel("L")), glyph.getchannel("A")))
+    black_glyph = descriptor_of(saved(glyph, tmp_path / "black.png"))
+    white_glyph = descriptor_of(saved(white, tmp_path / "white.png"))
+    assert similarity(black_glyph, white_glyph) < DIFFERENT
+
+
+def test_a_falling_tone_curve_is_fitted_as_one_level() -> None:
+    """The reference's curve: rising levels are fitted through the cubic, falling ones (a
+    negative) get the one level that keeps the order, the mean of the other's levels."""
+    fa = np.linspace(0.1, 0.9, 16)[None, :]
+    fit = np.ones_like(fa, dtype=bool)
+    ones = np.ones_like(fa)
+    rising = imagecheck._curve(fa, 0.5 * fa + 0.2, fit, ones, fa)
+    falling = imagecheck._curve(fa, 1.0 - fa, fit, ones, fa)
+    np.testing.assert_allclose(rising, 0.5 * fa + 0.2, atol=1e-4)
+    np.testing.assert_allclose(falling, np.full_like(fa, 0.5), atol=1e-4)
+
+
 @pytest.mark.parametrize(("base", "factor"), [(150, 1.2), (140, 1.3)])
 def test_a_brighter_copy_whose_light_parts_clip_to_white_is_a_copy(
     check_engine: str, base: float, factor: float
