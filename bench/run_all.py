@@ -21,6 +21,7 @@ BENCHMARKS = (
     "image_accuracy",  # precision/recall/F1 per edit on real pictures
     "peer_czkawka",  # image accuracy and scan speed vs Czkawka's engine (czkawka_core)
     "picture_themes",  # look-alike icons grouped in Debian's icon themes vs Czkawka
+    "picture_probe",  # edits the picture corpus never made: copies found, non-copies refused
     "bench_readers",  # per-format read speed, PDF fidelity, cold scan vs the previous release
     "bench_scan",  # end-to-end cold and warm scan of ~20,000 files
     "bench_profile",  # a whole scan's phases x kinds vs the first release and peers
