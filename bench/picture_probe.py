@@ -1,6 +1,6 @@
 """Edits the picture corpus never made: is each still called a copy, and is a non-copy refused?
 
-    python -m bench.picture_probe [--split held|tune|all] [--per-kind N] [--quick]
+    python -m bench.picture_probe [--split held|tune|all] [--per-kind N] [--tools ...] [--quick]
 
 ``bench/picture_corpus.py`` holds the edits the check was chosen on (resize, crop, pad, tone,
 grey, sepia, text, overlay, formats). People make others, and a check tuned on one set of
@@ -21,6 +21,11 @@ two pictures may be grouped):
   colours, transparency kept), ``grey-negative`` (of its grey copy, against that grey copy),
   ``halves-swapped`` (left and right halves traded).
 
+Then the probe's folder (each original, its grey copy and every edit) is scanned whole by each
+of ``--tools`` in a fresh process, as a person would scan it: dupfinder (``scan --kind image``,
+its defaults) and Czkawka at its three presets (as ``bench.picture_bench`` runs it), each pair
+counted found where its two pictures share a group, with the CPU of every process.
+
 Mirrored and turned copies are left out: they are copies only for a scan that looks for them
 (``--mirror-rotate``), and symmetric drawings are their own mirror image. JSON goes to
 ``bench/out/picture_probe.json``.
@@ -29,18 +34,22 @@ Mirrored and turned copies are left out: they are copies only for a scan that lo
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import math
+import os
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont, ImageOps
 
-from bench.picture_bench import _kind
+from bench.picture_bench import CZKAWKA_LEVELS, _czkawka, _dupfinder, _kind
 from bench.picture_corpus import FONT, Item, _per_rgb, _rgb, build
 from dupfinder.core.image import check
 from dupfinder.core.image.perceptual import image_fingerprint
@@ -161,57 +170,89 @@ OTHERS: dict[str, tuple[Edit, bool]] = {
 }
 
 
-def _descriptor(im: Image.Image, folder: Path) -> np.ndarray | None:
-    path = folder / "probe.png"
-    im.save(path)
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """An edited picture and the one it is to be compared with (its original, or for a grey
+    copy's negative that grey copy), both written to the probe's folder."""
+
+    kind: str
+    edit: str
+    original: Path
+    edited: Path
+    copy: bool
+
+
+def _opened(path: str) -> Image.Image:
+    with Image.open(path) as opened:
+        return opened.convert("RGBA") if "A" in opened.getbands() else opened.convert("RGB")
+
+
+def stage(items: list[Item], per_kind: int, folder: Path) -> list[Pair]:
+    """The probe's pictures in ``folder`` (a folder per original: the original, its grey copy
+    and every edit), as pairs to score."""
+    originals: dict[str, list[Item]] = defaultdict(list)
+    for item in sorted(items, key=lambda i: i.group):
+        if item.edit == "original" and len(originals[_kind(item)]) < per_kind:
+            originals[_kind(item)].append(item)
+    pairs: list[Pair] = []
+    for kind, chosen in originals.items():
+        for item in chosen:
+            im = _opened(item.path)
+            place = folder / item.group.replace("/", "__")
+            place.mkdir(parents=True)
+            original, grey = place / "original.png", place / "grey.png"
+            im.save(original)
+            im.convert("L").save(grey)
+            edits = {name: (edit, False, True) for name, edit in COPIES.items()}
+            edits.update({name: (edit, greyed, False) for name, (edit, greyed) in OTHERS.items()})
+            for name, (edit, greyed, copy) in edits.items():
+                edited = place / f"{name}.png"
+                edit(im).save(edited)
+                pairs.append(Pair(kind, name, grey if greyed else original, edited, copy))
+    return pairs
+
+
+def _descriptor(path: Path) -> np.ndarray | None:
     try:
         return np.frombuffer(image_fingerprint(path).descriptor, np.uint8)
     except Exception:  # too flat to fingerprint: nothing a scan could group
         return None
 
 
-def probe(items: list[Item], per_kind: int) -> dict[str, dict[str, list[float]]]:
-    """Similarity of each edit's copy with its original, by edit and kind."""
-    found: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    originals: dict[str, list[Item]] = defaultdict(list)
-    for item in sorted(items, key=lambda i: i.group):
-        if item.edit == "original" and len(originals[_kind(item)]) < per_kind:
-            originals[_kind(item)].append(item)
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        for kind, chosen in originals.items():
-            for item in chosen:
-                with Image.open(item.path) as opened:
-                    im = (
-                        opened.convert("RGBA")
-                        if "A" in opened.getbands()
-                        else opened.convert("RGB")
-                    )
-                base = _descriptor(im, folder)
-                grey = _descriptor(im.convert("L"), folder)
-                for name, edit in COPIES.items():
-                    copy = _descriptor(edit(im), folder)
-                    if base is not None and copy is not None:
-                        found[name][kind].append(float(check.pair_similarity(base, copy)[0]))
-                for name, (edit, greyed) in OTHERS.items():
-                    original = grey if greyed else base
-                    other = _descriptor(edit(im), folder)
-                    if original is not None and other is not None:
-                        found[name][kind].append(float(check.pair_similarity(original, other)[0]))
+def checked(pairs: list[Pair]) -> dict[str, dict[str, list[bool]]]:
+    """Whether each pair passes the scan's check at its default threshold, by edit and kind
+    (a pair of which a picture cannot be fingerprinted is left out)."""
+    found: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for pair in pairs:
+        a, b = _descriptor(pair.original), _descriptor(pair.edited)
+        if a is not None and b is not None:
+            similarity = float(check.pair_similarity(a, b)[0])
+            found[pair.edit][pair.kind].append(similarity >= DEFAULT_IMAGE_SIMILARITY)
     return found
 
 
-def report(found: dict[str, dict[str, list[float]]]) -> None:
+def grouped(pairs: list[Pair], groups: list[list[str]]) -> dict[str, dict[str, list[bool]]]:
+    """Whether each pair's two pictures are in one group of a whole scan, by edit and kind."""
+    group_of = {os.path.realpath(path): n for n, group in enumerate(groups) for path in group}
+    found: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for pair in pairs:
+        a = group_of.get(os.path.realpath(pair.original), -1)
+        b = group_of.get(os.path.realpath(pair.edited), -2)
+        found[pair.edit][pair.kind].append(a == b)
+    return found
+
+
+def report(title: str, found: dict[str, dict[str, list[bool]]]) -> None:
     kinds = ("photo", "graphic", "screenshot")
+    print(f"\n{title}")
     print(f"{'edit':16s}" + "".join(f"{k:>16s}" for k in kinds))
-    for title, names in (("copies (share found)", COPIES), ("not copies (share grouped)", OTHERS)):
-        print(f"-- {title}")
+    for heading, names in (("copies (share found)", COPIES), ("not copies (share paired)", OTHERS)):
+        print(f"-- {heading}")
         for name in names:
             cells = []
             for kind in kinds:
                 values = found.get(name, {}).get(kind, [])
-                passed = sum(v >= DEFAULT_IMAGE_SIMILARITY for v in values)
-                cells.append(f"{passed / len(values):.2f} ({len(values)})" if values else "—")
+                cells.append(f"{sum(values) / len(values):.2f} ({len(values)})" if values else "—")
             print(f"{name:16s}" + "".join(f"{c:>16s}" for c in cells))
 
 
@@ -219,16 +260,40 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="held", choices=("held", "tune", "all"))
     parser.add_argument("--per-kind", type=int, default=40)
+    parser.add_argument("--tools", nargs="*", default=["dupfinder", "czkawka"])
+    parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--quick", action="store_true", help="10 originals of each kind")
     args = parser.parse_args(argv)
     if args.quick:
         args.per_kind = min(args.per_kind, 10)
     items = [i for i in build() if args.split == "all" or i.split == args.split]
-    found = probe(items, args.per_kind)
-    report(found)
+    results: dict[str, Any] = {"split": args.split}
+    with tempfile.TemporaryDirectory(prefix="picture-probe-") as tmp:
+        folder = Path(tmp)
+        pairs = stage(items, args.per_kind, folder)
+        found = checked(pairs)
+        report("the check, each pair alone (dupfinder's second check at its default, 85 %)", found)
+        results["check"] = found
+        runs: list[tuple[str, Callable[[], tuple[list[list[str]], float, float]]]] = []
+        if "dupfinder" in args.tools:
+            runs.append(("dupfinder", lambda: _dupfinder(folder, args.jobs)))
+        if "czkawka" in args.tools:
+            for name, level in CZKAWKA_LEVELS.items():
+                runs.append(
+                    (f"czkawka {name}", functools.partial(_czkawka, folder, level, args.jobs))
+                )
+        for tool, run in runs:
+            try:
+                groups, wall, cpu = run()
+            except (RuntimeError, OSError) as exc:
+                print(f"\n{tool}: not run ({exc})")
+                continue
+            scored = grouped(pairs, groups)
+            report(f"{tool}: whole scan of the probe's folder, CPU {cpu:.1f} s", scored)
+            results[tool] = {"groups": scored, "cpu": cpu, "wall": wall}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"split": args.split, "similarities": found}, indent=1))
+    args.out.write_text(json.dumps(results, indent=1))
     return 0
 
 
