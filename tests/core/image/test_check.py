@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageOps
+from scan_helpers import applied_as_copy
 from test_perceptual import icon, photo
 
 from dupfinder.core.image import check as imagecheck
@@ -177,6 +178,19 @@ def test_a_negative_is_not_a_copy(check_engine: str, tmp_path: Path) -> None:
     black_glyph = descriptor_of(saved(glyph, tmp_path / "black.png"))
     white_glyph = descriptor_of(saved(white, tmp_path / "white.png"))
     assert similarity(black_glyph, white_glyph) < DIFFERENT
+
+
+def test_a_results_file_calling_a_negative_a_copy_removes_nothing(tmp_path: Path) -> None:
+    """A scan never proposes a negative (its hash is some 60 bits away), but a results file
+    may claim anything: the proof at the moment of acting runs the check, which let the
+    negative pass at 99.7 % and removed it."""
+    grey = photo(4).convert("L")
+    keep = saved(grey, tmp_path / "photo.png")
+    negative = saved(ImageOps.invert(grey), tmp_path / "photo-negative.png")
+    before = negative.read_bytes()
+    report = applied_as_copy(keep, negative, tmp_path / "journal.jsonl")
+    assert [o.status for o in report.outcomes] == ["skipped"], report
+    assert negative.read_bytes() == before
 
 
 def test_a_falling_tone_curve_is_fitted_as_one_level() -> None:
