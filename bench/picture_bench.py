@@ -109,12 +109,14 @@ def _run(
     return done.stdout, done.wall, done.cpu
 
 
-def _dupfinder(folder: Path, jobs: int) -> tuple[list[list[str]], float, float]:
+def _dupfinder(
+    folder: Path, jobs: int, extra: Sequence[str] = ()
+) -> tuple[list[list[str]], float, float]:
     with tempfile.TemporaryDirectory() as out:
         result = Path(out) / "result.json"
         command = [sys.executable, "-m", "dupfinder", "scan", str(folder), "--kind",
                    "image", "--no-cache", "--jobs", str(jobs), "--format", "json", "-o",
-                   str(result)]  # fmt: skip
+                   str(result), *extra]  # fmt: skip
         _, wall, cpu = _run(command)
         data = json.loads(result.read_text())
     return [[m["path"] for m in g["members"]] for g in data["groups"]], wall, cpu

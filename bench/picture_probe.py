@@ -17,6 +17,9 @@ two pictures may be grouped):
   ``desaturate`` (Photoshop's lightness, (max + min) / 2) and ``average`` ((R + G + B) / 3),
   ``stretch`` (a quarter wider), ``jpeg30`` (flattened over white), ``watermark`` (a
   translucent word across the middle), ``thumb64`` (64 pixels on its long side);
+- **turned and mirrored copies**, copies for a scan that looks for them (``--mirror-rotate``,
+  checked and scanned that way too): ``mirrored``, ``upside-down``, ``turned90`` and
+  ``turned90+jpeg30``;
 - **not copies** (another picture; the share that passes should be 0): ``negative`` (of the
   colours, transparency kept), ``grey-negative`` (of its grey copy, against that grey copy),
   ``halves-swapped`` (left and right halves traded).
@@ -26,9 +29,9 @@ of ``--tools`` in a fresh process, as a person would scan it: dupfinder (``scan 
 its defaults) and Czkawka at its three presets (as ``bench.picture_bench`` runs it), each pair
 counted found where its two pictures share a group, with the CPU of every process.
 
-Mirrored and turned copies are left out: they are copies only for a scan that looks for them
-(``--mirror-rotate``), and symmetric drawings are their own mirror image. JSON goes to
-``bench/out/picture_probe.json``.
+Without ``--mirror-rotate`` the turned and mirrored copies are another picture to a scan
+(a symmetric drawing is its own mirror image, so their shares there are not misses). JSON goes
+to ``bench/out/picture_probe.json``.
 """
 
 from __future__ import annotations
@@ -162,6 +165,13 @@ COPIES: dict[str, Edit] = {
     "watermark": _watermark,
     "thumb64": _thumb,
 }
+#: Copies for a scan that looks for turned and mirrored pictures (``--mirror-rotate``).
+TURNED: dict[str, Edit] = {
+    "mirrored": ImageOps.mirror,
+    "upside-down": lambda im: im.rotate(180),
+    "turned90": lambda im: im.rotate(90, expand=True),
+    "turned90+jpeg30": lambda im: _jpeg(im.rotate(90, expand=True)),
+}
 #: Not copies: (edit, whether the original is first made grey, as its counterpart is).
 OTHERS: dict[str, tuple[Edit, bool]] = {
     "negative": (lambda im: _per_rgb(im, ImageOps.invert), False),
@@ -203,7 +213,7 @@ def stage(items: list[Item], per_kind: int, folder: Path) -> list[Pair]:
             original, grey = place / "original.png", place / "grey.png"
             im.save(original)
             im.convert("L").save(grey)
-            edits = {name: (edit, False, True) for name, edit in COPIES.items()}
+            edits = {name: (edit, False, True) for name, edit in (COPIES | TURNED).items()}
             edits.update({name: (edit, greyed, False) for name, (edit, greyed) in OTHERS.items()})
             for name, (edit, greyed, copy) in edits.items():
                 edited = place / f"{name}.png"
@@ -219,14 +229,16 @@ def _descriptor(path: Path) -> np.ndarray | None:
         return None
 
 
-def checked(pairs: list[Pair]) -> dict[str, dict[str, list[bool]]]:
-    """Whether each pair passes the scan's check at its default threshold, by edit and kind
-    (a pair of which a picture cannot be fingerprinted is left out)."""
+def checked(pairs: list[Pair], invariant: bool = False) -> dict[str, dict[str, list[bool]]]:
+    """Whether each pair passes the scan's check at its default threshold (``invariant``: as
+    ``--mirror-rotate`` checks), by edit and kind (a pair of which a picture cannot be
+    fingerprinted is left out)."""
+    measure = check.invariant_pair_similarity if invariant else check.pair_similarity
     found: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for pair in pairs:
         a, b = _descriptor(pair.original), _descriptor(pair.edited)
         if a is not None and b is not None:
-            similarity = float(check.pair_similarity(a, b)[0])
+            similarity = float(measure(a, b)[0])
             found[pair.edit][pair.kind].append(similarity >= DEFAULT_IMAGE_SIMILARITY)
     return found
 
@@ -246,7 +258,14 @@ def report(title: str, found: dict[str, dict[str, list[bool]]]) -> None:
     kinds = ("photo", "graphic", "screenshot")
     print(f"\n{title}")
     print(f"{'edit':16s}" + "".join(f"{k:>16s}" for k in kinds))
-    for heading, names in (("copies (share found)", COPIES), ("not copies (share paired)", OTHERS)):
+    for heading, names in (
+        ("copies (share found)", COPIES),
+        (
+            "turned and mirrored copies (share found; a scan finds them with --mirror-rotate)",
+            TURNED,
+        ),
+        ("not copies (share paired)", OTHERS),
+    ):
         print(f"-- {heading}")
         for name in names:
             cells = []
@@ -275,9 +294,18 @@ def main(argv: list[str] | None = None) -> int:
         found = checked(pairs)
         report("the check, each pair alone (dupfinder's second check at its default, 85 %)", found)
         results["check"] = found
+        found = checked(pairs, invariant=True)
+        report("the check with --mirror-rotate, each pair alone", found)
+        results["check --mirror-rotate"] = found
         runs: list[tuple[str, Callable[[], tuple[list[list[str]], float, float]]]] = []
         if "dupfinder" in args.tools:
-            runs.append(("dupfinder", lambda: _dupfinder(folder, args.jobs)))
+            runs.append(("dupfinder", functools.partial(_dupfinder, folder, args.jobs)))
+            runs.append(
+                (
+                    "dupfinder --mirror-rotate",
+                    functools.partial(_dupfinder, folder, args.jobs, ("--mirror-rotate",)),
+                )
+            )
         if "czkawka" in args.tools:
             for name, level in CZKAWKA_LEVELS.items():
                 runs.append(
