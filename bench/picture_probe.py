@@ -5,10 +5,10 @@
 ``bench/picture_corpus.py`` holds the edits the check was chosen on (resize, crop, pad, tone,
 grey, sepia, text, overlay, formats). People make others, and a check tuned on one set of
 edits is narrower than the world. Each original of the corpus (``--split``, at most
-``--per-kind`` of each kind, 10 with ``--quick``: photo, graphic = icon and drawn art, screenshot) is edited here
-in ways the corpus never did, and each edited copy is checked against its original with the
-scan's check at its default threshold (``pair_similarity`` >= 0.85, what a scan needs before
-two pictures may be grouped):
+``--per-kind`` of each kind, 10 with ``--quick``: photo, graphic = icon and drawn art,
+screenshot) is edited here in ways the corpus never did, and each edited copy is checked
+against its original with the scan's check at its default threshold (``pair_similarity`` >=
+0.85, what a scan needs before two pictures may be grouped):
 
 - **copies** (a person would call them the same picture; the share that passes):
   ``straighten1``-``straighten3`` (turned by 1-3 degrees and cut to the largest upright
@@ -26,8 +26,9 @@ two pictures may be grouped):
 
 Then the probe's folder (each original, its grey copy and every edit) is scanned whole by each
 of ``--tools`` in a fresh process, as a person would scan it: dupfinder (``scan --kind image``,
-its defaults) and Czkawka at its three presets (as ``bench.picture_bench`` runs it), each pair
-counted found where its two pictures share a group, with the CPU of every process.
+its defaults, then with ``--mirror-rotate``) and Czkawka at its three presets (as
+``bench.picture_bench`` runs it), each pair counted found where its two pictures share a
+group, with the CPU of every process.
 
 Without ``--mirror-rotate`` the turned and mirrored copies are another picture to a scan
 (a symmetric drawing is its own mirror image, so their shares there are not misses). JSON goes
