@@ -161,3 +161,12 @@ def applied_as_copy(keep: Path, other: Path, journal: Path, kind: Kind = Kind.IM
     copy = dataclasses.replace(member_at(other, kind), similarity=0.95)
     group = Group(kind, (member_at(keep, kind), copy))
     return apply(make_plan(ScanResult((group,)), {str(other)}), journal=Journal(journal))
+
+
+def assert_refused_as_copy(keep: Path, other: Path, journal: Path) -> None:
+    """A results file that calls ``other`` a copy of ``keep`` is applied: its proof refuses the
+    claim, so the removal is skipped and ``other``'s bytes are untouched."""
+    before = other.read_bytes()
+    report = applied_as_copy(keep, other, journal)
+    assert [o.status for o in report.outcomes] == ["skipped"], report
+    assert other.read_bytes() == before

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageOps
-from scan_helpers import applied_as_copy
+from scan_helpers import assert_refused_as_copy
 from test_perceptual import icon, photo
 
 from dupfinder.core.image import check as imagecheck
@@ -187,10 +187,7 @@ def test_a_results_file_calling_a_negative_a_copy_removes_nothing(tmp_path: Path
     grey = photo(4).convert("L")
     keep = saved(grey, tmp_path / "photo.png")
     negative = saved(ImageOps.invert(grey), tmp_path / "photo-negative.png")
-    before = negative.read_bytes()
-    report = applied_as_copy(keep, negative, tmp_path / "journal.jsonl")
-    assert [o.status for o in report.outcomes] == ["skipped"], report
-    assert negative.read_bytes() == before
+    assert_refused_as_copy(keep, negative, tmp_path / "journal.jsonl")
 
 
 def test_a_falling_tone_curve_is_fitted_as_one_level() -> None:
